@@ -1,0 +1,73 @@
+package autoexpose
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/session"
+)
+
+// call serves one tools/call: validate the arguments, dispatch them to the
+// tool's route in the caller's session, and map the response.
+func (d *Door) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	var header http.Header
+	if req.Extra != nil {
+		header = req.Extra.Header
+	}
+	httpReq := d.inflight.lookup(header)
+	sid := d.sessionOf(httpReq)
+
+	args := []byte(req.Params.Arguments)
+	if len(args) == 0 || string(args) == "null" {
+		args = []byte("{}") // MCP clients omit the arguments of a tool that takes none
+	}
+	if ae := validateArgs(t.resolved, args); ae != nil {
+		body := ae.body()
+		return errorResult(
+			fmt.Sprintf("HTTP %d from POST %s: %s", http.StatusUnprocessableEntity, t.path, body),
+			ErrorInfo{Code: statusCode(http.StatusUnprocessableEntity), Message: ae.Detail, Status: http.StatusUnprocessableEntity, Effect: EffectNotApplied})
+	}
+
+	c := &replay.Call{Path: t.path, Body: args, Header: make(http.Header, 2+len(d.forward)), Host: "localhost"}
+	c.Header.Set("Content-Type", "application/json")
+	forward(c.Header, header, d.forward)
+	if httpReq != nil {
+		c.Host, c.RemoteAddr, c.TLS = httpReq.Host, httpReq.RemoteAddr, httpReq.TLS
+		// The tool's context ends with the SDK's request; make it end with
+		// the client's connection too.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(httpReq.Context(), cancel)()
+	}
+	if d.sessions != nil {
+		if cookie, err := d.sessions.Cookie(sid); err == nil {
+			c.Header.Add("Cookie", cookie.Name+"="+cookie.Value)
+		}
+	}
+	if t.direct {
+		ctx = session.NewContext(ctx, sid)
+	}
+
+	resp := t.dispatcher.Dispatch(ctx, c)
+	if resp.Panic != nil {
+		d.log.Error("mcpdoor: handler panicked", "tool", t.Name, "route", t.Route, "panic", resp.Panic, "stack", string(resp.Stack))
+	}
+	return t.result(resp)
+}
+
+// sessionOf returns the session a call runs in: that of the MCP request's
+// session cookie, when it carries a valid one, or else the door's local
+// session.
+func (d *Door) sessionOf(httpReq *http.Request) string {
+	if d.sessions != nil && httpReq != nil {
+		if sid, err := d.sessions.Read(httpReq); err == nil {
+			return sid
+		}
+	}
+	return d.localSID
+}

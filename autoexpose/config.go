@@ -1,0 +1,391 @@
+package autoexpose
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/textproto"
+	"os"
+	"reflect"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/session"
+)
+
+// DefaultTokenHeader is the header that carries a rollout's session token,
+// as NeMo Gym's claude_code_agent sends it.
+const DefaultTokenHeader = "X-NeMo-Gym-Session-Token"
+
+// Defaults of the mcp block.
+const (
+	DefaultPath         = "/mcp"
+	DefaultIdleTimeout  = 600 * time.Second
+	DefaultMaxBodyBytes = 4 << 20
+)
+
+// Config is one server's mcpdoor configuration: the YAML block described in
+// the package documentation, plus hooks that only Go can express.
+//
+// The zero Config leaves the router untouched (expose_tools_over_mcp is
+// false). Config can be embedded inline in a server's own config struct:
+//
+//	type ServerConfig struct {
+//		autoexpose.Config `yaml:",inline"`
+//		Port int `yaml:"port"`
+//	}
+type Config struct {
+	// Name is the server name: the MCP server's name, and the <name> in the
+	// mcp__<name>__<tool> names that /verify normalizes.
+	Name string `yaml:"name"`
+	// ExposeToolsOverMCP is the opt-in. False (the default) changes nothing.
+	ExposeToolsOverMCP bool `yaml:"expose_tools_over_mcp"`
+	// MCP holds every other setting; all optional.
+	MCP MCPConfig `yaml:"mcp"`
+
+	// Sessions is the session manager whose middleware the router uses.
+	// Dispatch puts a tool call in the session its token names, the way that
+	// middleware would. Set it with UseSessions, or leave it nil for a server
+	// without sessions.
+	Sessions *session.Manager `yaml:"-"`
+	// Declared gives tools' descriptions and schemas in code, by tool name,
+	// without touching their handlers. A declaration wins over what the
+	// handler carries.
+	Declared map[string]Declaration `yaml:"-"`
+	// Logger receives the startup report and runtime errors (handler panics).
+	// Default slog.Default().
+	Logger *slog.Logger `yaml:"-"`
+}
+
+// MCPConfig is the mcp block of a server's config. Every field is optional;
+// the doc comment of each gives its default.
+type MCPConfig struct {
+	// Path is where the MCP endpoint is mounted (also at Path + "/").
+	// Default "/mcp".
+	Path string `yaml:"path"`
+	// Tools narrows the MCP tool list to these names; a name matches a tool
+	// in full or by its suffix after "__". Empty: every tool. HTTP routes are
+	// never affected.
+	Tools []string `yaml:"tools"`
+	// Exclude removes these tools from MCP (matched like Tools). The routes
+	// keep working over HTTP.
+	Exclude []string `yaml:"exclude"`
+	// Dispatch is auto, direct, replay or strict (see detector.Mode).
+	// Default auto.
+	Dispatch string `yaml:"dispatch"`
+	// TransparentMiddleware lists middleware function names (as the startup
+	// report prints them) that a direct call may skip.
+	TransparentMiddleware []string `yaml:"transparent_middleware"`
+	// ForwardHeaders are copied from the MCP request to every dispatched
+	// request. Default [Authorization]; an explicit empty list forwards none.
+	ForwardHeaders []string `yaml:"forward_headers"`
+	// SessionSecret signs session tokens and cookies: one secret, or a list
+	// whose first entry signs and whose every entry verifies (rotation).
+	// Each at least 32 bytes.
+	SessionSecret Secrets `yaml:"session_secret"`
+	// SessionSecretEnv names an environment variable holding the secret(s),
+	// comma-separated. When neither is set, a random per-process secret is
+	// made and the startup log says so.
+	SessionSecretEnv string `yaml:"session_secret_env"`
+	// TokenTTL bounds a session token's age. Default 0: untimed.
+	TokenTTL time.Duration `yaml:"token_ttl"`
+	// TokenHeader is the header that carries the session token. Default
+	// X-NeMo-Gym-Session-Token.
+	TokenHeader string `yaml:"token_header"`
+	// Rollout says the server follows the rollout contract (/seed_session
+	// and /verify). Default true; false for a plain API.
+	Rollout *bool `yaml:"rollout"`
+	// RequireToken refuses tool calls without a session token. Default true.
+	RequireToken *bool `yaml:"require_token"`
+	// Stateful serves sessions with Mcp-Session-Id. Default false: stateless.
+	Stateful bool `yaml:"stateful"`
+	// Exclusive allows at most one live MCP session (implies Stateful).
+	Exclusive bool `yaml:"exclusive"`
+	// IdleTimeout frees an idle session. Default 600s.
+	IdleTimeout time.Duration `yaml:"idle_timeout"`
+	// AllowedOrigins are Origins accepted on the MCP endpoint besides the
+	// server's own.
+	AllowedOrigins []string `yaml:"allowed_origins"`
+	// AllowedHosts are Host names accepted on a loopback listener besides
+	// loopback names.
+	AllowedHosts []string `yaml:"allowed_hosts"`
+	// RateLimit limits calls per session. Default off.
+	RateLimit RateLimit `yaml:"rate_limit"`
+	// CallTimeout bounds one tool call. Default 0: none.
+	CallTimeout time.Duration `yaml:"call_timeout"`
+	// MaxBodyBytes caps an MCP request body, and the response captured from a
+	// dispatched handler. Default 4 MiB.
+	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// Degrade is fail (Install returns the error) or http-only (the server
+	// runs without the MCP endpoint, and the log says why). Default fail.
+	Degrade string `yaml:"degrade"`
+}
+
+// RateLimit is the per-session call rate.
+type RateLimit struct {
+	// PerSession is the sustained rate, in calls per second; 0 is off.
+	PerSession float64 `yaml:"per_session"`
+	// Burst is the number of calls allowed at once. Default: PerSession
+	// rounded up.
+	Burst int `yaml:"burst"`
+}
+
+// Secrets is one secret or a list of them, the signing one first.
+type Secrets []string
+
+// UnmarshalYAML accepts a string or a list of strings.
+func (s *Secrets) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		*s = Secrets{n.Value}
+		return nil
+	}
+	var list []string
+	if err := n.Decode(&list); err != nil {
+		return errors.New("want a string or a list of strings")
+	}
+	*s = list
+	return nil
+}
+
+// A Declaration describes a tool in code: what its handler does not carry.
+type Declaration struct {
+	Description string
+	// Input is the tool's input schema; it must have type "object". Use
+	// SchemaFor to derive one from a Go type.
+	Input *jsonschema.Schema
+	// Output is the tool's output schema, advertised when it has type
+	// "object".
+	Output *jsonschema.Schema
+}
+
+// SchemaFor returns the JSON schema of T, as the MCP SDK derives it
+// (json and jsonschema struct tags). It panics if T has no schema (a
+// channel, a func), a setup mistake.
+func SchemaFor[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("autoexpose: SchemaFor[%s]: %v", reflect.TypeFor[T](), err))
+	}
+	return s
+}
+
+// Bool returns a pointer to b, for the optional booleans of MCPConfig.
+func Bool(b bool) *bool { return &b }
+
+// LoadConfig reads a YAML config file. See ParseConfig.
+func LoadConfig(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("autoexpose: %w", err)
+	}
+	cfg, err := ParseConfig(data)
+	if err != nil {
+		return Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// ParseConfig reads a YAML config. An unknown key, or a value of the wrong
+// type, is an error that names the key; so is an invalid setting (see
+// Validate).
+func ParseConfig(data []byte) (Config, error) {
+	var cfg Config
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return cfg, nil // an empty file is the zero config
+		}
+		return cfg, fmt.Errorf("autoexpose: config: %w", err)
+	}
+	if err := decodeStrict(doc.Content[0], reflect.ValueOf(&cfg).Elem(), ""); err != nil {
+		return Config{}, fmt.Errorf("autoexpose: config: %w", err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// decodeStrict decodes node into the struct v key by key, so that an error
+// names the key it is about (mcp.idle_timeout) rather than a line alone.
+func decodeStrict(node *yaml.Node, v reflect.Value, prefix string) error {
+	if node.Kind != yaml.MappingNode {
+		if node.Tag == "!!null" {
+			return nil
+		}
+		where := strings.TrimSuffix(prefix, ".")
+		if where == "" {
+			where = "the document"
+		}
+		return fmt.Errorf("line %d: %s must be a mapping", node.Line, where)
+	}
+	fields := yamlFields(v.Type())
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		key, val := node.Content[i], node.Content[i+1]
+		name := prefix + key.Value
+		idx, ok := fields[key.Value]
+		if !ok {
+			return fmt.Errorf("line %d: unknown key %s", key.Line, name)
+		}
+		f := v.Field(idx)
+		if f.Kind() == reflect.Struct && !f.Addr().Type().Implements(unmarshalerType) {
+			if err := decodeStrict(val, f, name+"."); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := val.Decode(f.Addr().Interface()); err != nil {
+			var te *yaml.TypeError
+			if errors.As(err, &te) && len(te.Errors) > 0 {
+				err = errors.New(strings.Join(te.Errors, "; "))
+			}
+			return fmt.Errorf("line %d: %s: %v", val.Line, name, err)
+		}
+	}
+	return nil
+}
+
+var unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
+
+// yamlFields maps the YAML keys of struct type t to field indexes, inlined
+// fields included.
+func yamlFields(t reflect.Type) map[string]int {
+	m := make(map[string]int)
+	for i := range t.NumField() {
+		tag := t.Field(i).Tag.Get("yaml")
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "-" || name == "" {
+			continue
+		}
+		m[name] = i
+	}
+	return m
+}
+
+var serverNameRule = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// Validate reports every invalid setting of an enabled config, each naming
+// its key. A disabled config is always valid: it changes nothing.
+func (c *Config) Validate() error {
+	if !c.ExposeToolsOverMCP {
+		return nil
+	}
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key}, args...)...))
+	}
+	m := &c.MCP
+	switch {
+	case c.Name == "":
+		bad("name", "is required when expose_tools_over_mcp is true (it names the MCP server and the mcp__<name>__ prefix)")
+	case !serverNameRule.MatchString(c.Name):
+		bad("name", "%q does not match %s", c.Name, serverNameRule)
+	}
+	if m.Path != "" && (!strings.HasPrefix(m.Path, "/") || m.Path == "/" || strings.HasSuffix(m.Path, "/")) {
+		bad("mcp.path", "%q must start with / and not end with /", m.Path)
+	}
+	if _, err := detector.ParseMode(m.Dispatch); err != nil {
+		bad("mcp.dispatch", "%v", err)
+	}
+	for _, h := range m.ForwardHeaders {
+		if !validHeaderName(h) {
+			bad("mcp.forward_headers", "%q is not a header name", h)
+		}
+	}
+	if m.TokenHeader != "" && !validHeaderName(m.TokenHeader) {
+		bad("mcp.token_header", "%q is not a header name", m.TokenHeader)
+	}
+	if len(m.SessionSecret) > 0 && m.SessionSecretEnv != "" {
+		bad("mcp.session_secret", "set session_secret or session_secret_env, not both")
+	}
+	for key, d := range map[string]time.Duration{"mcp.token_ttl": m.TokenTTL, "mcp.idle_timeout": m.IdleTimeout, "mcp.call_timeout": m.CallTimeout} {
+		if d < 0 {
+			bad(key, "%v is negative", d)
+		} else if d > 0 && d < time.Millisecond {
+			bad(key, "%v is under a millisecond; write a unit, such as 600s", d)
+		}
+	}
+	if m.TokenTTL > 0 && m.TokenTTL < time.Second {
+		bad("mcp.token_ttl", "%v is under a second, the resolution of token timestamps", m.TokenTTL)
+	}
+	if m.MaxBodyBytes < 0 {
+		bad("mcp.max_body_bytes", "%d is negative", m.MaxBodyBytes)
+	}
+	if m.RateLimit.PerSession < 0 {
+		bad("mcp.rate_limit.per_session", "%v is negative", m.RateLimit.PerSession)
+	}
+	if m.RateLimit.Burst < 0 {
+		bad("mcp.rate_limit.burst", "%d is negative", m.RateLimit.Burst)
+	}
+	switch m.Degrade {
+	case "", "fail", "http-only":
+	default:
+		bad("mcp.degrade", "%q is not fail or http-only", m.Degrade)
+	}
+	for name, d := range c.Declared {
+		if d.Input != nil && d.Input.Type != "object" {
+			bad("Declared["+name+"].Input", "type is %q; a tool's input schema must have type \"object\"", d.Input.Type)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("autoexpose: config: %w", errors.Join(errs...))
+}
+
+func validHeaderName(h string) bool {
+	return h != "" && strings.IndexFunc(h, func(r rune) bool {
+		return r <= ' ' || r >= 0x7f || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r)
+	}) < 0
+}
+
+// path returns the MCP endpoint's path.
+func (m *MCPConfig) path() string {
+	if m.Path == "" {
+		return DefaultPath
+	}
+	return m.Path
+}
+
+func (m *MCPConfig) rollout() bool      { return m.Rollout == nil || *m.Rollout }
+func (m *MCPConfig) requireToken() bool { return m.RequireToken == nil || *m.RequireToken }
+
+func (m *MCPConfig) tokenHeader() string {
+	if m.TokenHeader == "" {
+		return DefaultTokenHeader
+	}
+	return textproto.CanonicalMIMEHeaderKey(m.TokenHeader)
+}
+
+func (m *MCPConfig) forwardHeaders() []string {
+	if m.ForwardHeaders == nil {
+		return []string{"Authorization"}
+	}
+	out := make([]string, len(m.ForwardHeaders))
+	for i, h := range m.ForwardHeaders {
+		out[i] = http.CanonicalHeaderKey(h)
+	}
+	return out
+}
+
+func (m *MCPConfig) maxBodyBytes() int64 {
+	if m.MaxBodyBytes == 0 {
+		return DefaultMaxBodyBytes
+	}
+	return m.MaxBodyBytes
+}
+
+func (c *Config) logger() *slog.Logger {
+	if c.Logger != nil {
+		return c.Logger
+	}
+	return slog.Default()
+}

@@ -1,0 +1,201 @@
+package autoexpose
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/session"
+)
+
+// A Door is an installed MCP endpoint: the tools it serves, the startup
+// report, and the go-sdk server behind it. The zero Door (what Install
+// returns for a disabled config) serves nothing.
+type Door struct {
+	name     string
+	path     string
+	log      *slog.Logger
+	report   []ReportRow
+	tools    map[string]*tool
+	names    []string // exposed tool names, sorted
+	server   *mcp.Server
+	handler  http.Handler
+	sessions *session.Manager
+	localSID string // the session of calls that name no other
+	forward  []string
+	inflight inflight
+	degraded error
+}
+
+// Install serves r's POST tool routes over MCP at cfg's path (/mcp and /mcp/,
+// no redirect), with zero handler changes. Call it after every route is
+// registered and before serving.
+//
+// With expose_tools_over_mcp false it changes nothing and returns a Door
+// that serves nothing. Otherwise it harvests the tools (see package
+// detector), and refuses to start, returning an error that names each route
+// and its fix, when a route cannot be served as a tool, the server already
+// serves the MCP path, or (for a rollout server) /seed_session or /verify is
+// missing. With mcp.degrade: http-only, such an error is logged instead and
+// the router is left untouched.
+//
+// The startup report is logged once and available from Door.Report.
+func Install(r chi.Router, cfg Config) (*Door, error) {
+	if !cfg.ExposeToolsOverMCP {
+		return &Door{}, nil
+	}
+	d, err := build(r, cfg)
+	if err != nil {
+		if cfg.MCP.Degrade == "http-only" {
+			cfg.logger().Error("mcpdoor: serving HTTP only (mcp.degrade: http-only), no MCP endpoint", "err", err)
+			return &Door{degraded: err}, nil
+		}
+		return nil, err
+	}
+	r.Handle(d.path, d.handler)
+	r.Handle(d.path+"/", d.handler)
+	d.logReport()
+	return d, nil
+}
+
+// build makes the Door for r without changing r.
+func build(r chi.Router, cfg Config) (*Door, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	m := &cfg.MCP
+	mode, _ := detector.ParseMode(m.Dispatch)
+	rep, err := detector.Inspect(r, &detector.Options{Mode: mode, Transparent: m.TransparentMiddleware, MCPPath: m.path()})
+	if err != nil {
+		return nil, err
+	}
+	errs := slices.Clone(rep.Problems)
+	if m.rollout() {
+		errs = append(errs, rolloutRoutes(rep)...)
+	}
+	d := &Door{
+		name:     cfg.Name,
+		path:     m.path(),
+		log:      cfg.logger(),
+		tools:    make(map[string]*tool),
+		sessions: cfg.Sessions,
+		localSID: rand.Text(),
+		forward:  m.forwardHeaders(),
+	}
+	replayer := replay.NewReplay(r, m.maxBodyBytes())
+	for _, rt := range rep.Routes {
+		row := ReportRow{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")}
+		if rt.Kind != detector.Tool {
+			d.report = append(d.report, row)
+			continue
+		}
+		row.Tool = rt.Name
+		switch {
+		case matches(rt.Name, m.Exclude):
+			row.Verdict, row.Reason = "excluded", "mcp.exclude"
+			d.report = append(d.report, row)
+			continue
+		case len(m.Tools) > 0 && !matches(rt.Name, m.Tools):
+			row.Verdict, row.Reason = "excluded", "not in mcp.tools"
+			d.report = append(d.report, row)
+			continue
+		}
+		if err := rt.Refusal(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		t := &tool{Tool: harvest(&rt, cfg.Declared), path: rt.Pattern, direct: rt.Verdict == detector.Direct}
+		if t.resolved, err = resolve(t.InputSchema); err != nil {
+			errs = append(errs, fmt.Errorf("mcpdoor: %s: input schema: %w", t.Route, err))
+			continue
+		}
+		if t.direct {
+			t.dispatcher = replay.NewDirect(rt.Endpoint, rt.Pattern, r, m.maxBodyBytes())
+		} else {
+			t.dispatcher = replayer
+		}
+		d.add(t)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	d.server = d.newServer()
+	d.handler = d.inflight.track(d.newHandler(m))
+	return d, nil
+}
+
+// rolloutRoutes refuses a rollout server without the routes of the rollout
+// contract.
+func rolloutRoutes(rep *detector.Report) []error {
+	var errs []error
+	for _, need := range []struct{ pattern, why string }{
+		{"/seed_session", "its response carries the MCP session token to the agent"},
+		{"/verify", "its tool-call names are normalized for scoring"},
+	} {
+		if rep.Route(need.pattern) == nil {
+			errs = append(errs, &detector.RefusedError{
+				Reason: fmt.Sprintf("a rollout server needs a POST %s route (%s)", need.pattern, need.why),
+				Fix:    "add the route, or set mcp.rollout: false for a plain API without /seed_session and /verify",
+			})
+		}
+	}
+	return errs
+}
+
+// add registers t as an exposed tool.
+func (d *Door) add(t *tool) {
+	d.tools[t.Name] = t
+	d.names = append(d.names, t.Name)
+	slices.Sort(d.names)
+	d.report = append(d.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: t.Verdict.String(), Reason: strings.Join(t.Reasons, "; "), Schema: t.SchemaSource})
+}
+
+// Tools returns the exposed tools, by name.
+func (d *Door) Tools() []Tool {
+	out := make([]Tool, len(d.names))
+	for i, n := range d.names {
+		out[i] = d.tools[n].Tool
+	}
+	return out
+}
+
+// Handler returns the MCP endpoint's handler (nil for a disabled Door), to
+// serve it somewhere else as well.
+func (d *Door) Handler() http.Handler { return d.handler }
+
+// Server returns the go-sdk server behind the endpoint (nil for a disabled
+// Door), to add prompts or resources beside the tools.
+func (d *Door) Server() *mcp.Server { return d.server }
+
+// Enabled reports whether the Door serves MCP.
+func (d *Door) Enabled() bool { return d.handler != nil }
+
+// Degraded returns why the MCP endpoint is not served under mcp.degrade:
+// http-only, or nil.
+func (d *Door) Degraded() error { return d.degraded }
+
+func (d *Door) logReport() {
+	for _, row := range d.report {
+		d.log.Info("mcpdoor: route", "tool", row.Tool, "route", row.Route, "verdict", row.Verdict, "reason", row.Reason, "schema", row.Schema)
+	}
+	d.log.Info("mcpdoor: serving MCP", "server", d.name, "path", d.path, "tools", len(d.names))
+}
+
+// version is the main module's version, for the MCP server's
+// implementation info.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "devel"
+}

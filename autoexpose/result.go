@@ -1,0 +1,183 @@
+package autoexpose
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image"
+	_ "image/gif" // image/gif responses are decoded and checked
+	_ "image/jpeg"
+	_ "image/png"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/replay"
+)
+
+// maxImagePixels refuses to decode images larger than this, so a small
+// compressed response cannot make the server allocate gigabytes.
+const maxImagePixels = 64 << 20
+
+// ErrorEnvelope is the structuredContent of an isError result:
+// {"error": {"code", "message", "status", "effect"}}.
+type ErrorEnvelope struct {
+	Error ErrorInfo `json:"error"`
+}
+
+// ErrorInfo describes a failed call for a program.
+type ErrorInfo struct {
+	// Code names the failure: an HTTP status in snake case
+	// ("unprocessable_entity"), or one of mcpdoor's own ("missing_token",
+	// "invalid_token", "tool_not_allowed", "rate_limited", "timeout",
+	// "response_too_large", "bad_response").
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Status is the HTTP status the call got or would have got.
+	Status int `json:"status"`
+	// Effect says whether the call may have changed anything: not_applied
+	// (it was refused before it ran, answered 4xx, or the tool is read-only)
+	// or unknown.
+	Effect string `json:"effect"`
+}
+
+// Effects of a failed call.
+const (
+	EffectNotApplied = "not_applied"
+	EffectUnknown    = "unknown"
+)
+
+// errorResult is an isError result: text for a model, the envelope for a
+// program.
+func errorResult(text string, info ErrorInfo) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: ErrorEnvelope{Error: info},
+	}
+}
+
+// statusCode names an HTTP status for ErrorInfo.Code.
+func statusCode(status int) string {
+	text := http.StatusText(status)
+	if text == "" {
+		return fmt.Sprintf("http_%d", status)
+	}
+	text = strings.NewReplacer(" ", "_", "-", "_", "'", "").Replace(strings.ToLower(text))
+	return text
+}
+
+// result maps a dispatched route's response to the MCP result a client gets
+// (see the package documentation, "Results").
+func (t *tool) result(resp *replay.Response) *mcp.CallToolResult {
+	if resp.Truncated {
+		return errorResult(
+			fmt.Sprintf("Response from POST %s exceeds the %d-byte limit.", t.path, len(resp.Body)),
+			ErrorInfo{Code: "response_too_large", Message: fmt.Sprintf("the response exceeds %d bytes", len(resp.Body)), Status: resp.Status, Effect: EffectUnknown})
+	}
+	body := resp.Body
+	if resp.Status < 200 || resp.Status > 299 {
+		msg := strings.TrimRight(string(body), " \t\r\n")
+		effect := EffectUnknown
+		if resp.Status < 500 || t.readOnly() {
+			effect = EffectNotApplied
+		}
+		return errorResult(
+			fmt.Sprintf("HTTP %d from POST %s: %s", resp.Status, t.path, msg),
+			ErrorInfo{Code: statusCode(resp.Status), Message: msg, Status: resp.Status, Effect: effect})
+	}
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case strings.HasPrefix(mediaType, "image/") && mediaType != "image/svg+xml":
+		return t.imageResult(mediaType, body, resp.Status)
+	case strings.HasPrefix(mediaType, "audio/"):
+		return t.audioResult(mediaType, body, resp.Status)
+	case isJSONType(mediaType) || (mediaType == "" && json.Valid(body)):
+		return jsonResult(body)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}
+}
+
+func isJSONType(mediaType string) bool {
+	return mediaType == "application/json" || strings.HasSuffix(mediaType, "+json")
+}
+
+// jsonResult: an object becomes structuredContent plus the same JSON as
+// text; any other JSON is text.
+func jsonResult(body []byte) *mcp.CallToolResult {
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, body); err != nil {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}
+	}
+	text := compact.String()
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	if strings.HasPrefix(text, "{") {
+		res.StructuredContent = json.RawMessage(compact.Bytes())
+	}
+	return res
+}
+
+// imageFormats maps an image MIME type to the name image.Decode gives its
+// format.
+var imageFormats = map[string]string{
+	"image/png":  "png",
+	"image/jpeg": "jpeg",
+	"image/jpg":  "jpeg",
+	"image/gif":  "gif",
+}
+
+func (t *tool) imageResult(mediaType string, body []byte, status int) *mcp.CallToolResult {
+	bad := func(why string) *mcp.CallToolResult {
+		return errorResult(
+			fmt.Sprintf("Response from POST %s is not a valid %s image: %s.", t.path, mediaType, why),
+			ErrorInfo{Code: "bad_response", Message: why, Status: status, Effect: EffectUnknown})
+	}
+	want, ok := imageFormats[mediaType]
+	if !ok {
+		return bad("mcpdoor cannot check this image type; serve PNG, JPEG or GIF")
+	}
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(body))
+	if err != nil {
+		return bad(err.Error())
+	}
+	if format != want {
+		return bad(fmt.Sprintf("the data is %s", format))
+	}
+	if cfg.Width*cfg.Height > maxImagePixels {
+		return bad(fmt.Sprintf("%dx%d pixels is more than mcpdoor decodes", cfg.Width, cfg.Height))
+	}
+	if _, _, err := image.Decode(bytes.NewReader(body)); err != nil {
+		return bad(err.Error())
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: body, MIMEType: mediaType}}}
+}
+
+// audioMagic gives the leading bytes of the audio formats mcpdoor checks.
+var audioMagic = map[string][][]byte{
+	"audio/wav":   {[]byte("RIFF")},
+	"audio/x-wav": {[]byte("RIFF")},
+	"audio/wave":  {[]byte("RIFF")},
+	"audio/mpeg":  {[]byte("ID3"), {0xff, 0xfb}, {0xff, 0xf3}, {0xff, 0xf2}},
+	"audio/ogg":   {[]byte("OggS")},
+	"audio/flac":  {[]byte("fLaC")},
+}
+
+func (t *tool) audioResult(mediaType string, body []byte, status int) *mcp.CallToolResult {
+	magic, known := audioMagic[mediaType]
+	ok := len(body) > 0 && !known
+	for _, m := range magic {
+		ok = ok || bytes.HasPrefix(body, m)
+	}
+	if !ok {
+		why := "the response is empty"
+		if len(body) > 0 {
+			why = "the data does not start like " + mediaType
+		}
+		return errorResult(
+			fmt.Sprintf("Response from POST %s is not valid %s audio: %s.", t.path, mediaType, why),
+			ErrorInfo{Code: "bad_response", Message: why, Status: status, Effect: EffectUnknown})
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: body, MIMEType: mediaType}}}
+}

@@ -1,0 +1,116 @@
+package autoexpose
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/replay"
+)
+
+// A Tool is one MCP tool as mcpdoor serves it: what tools/list advertises,
+// and the route a call is dispatched to.
+type Tool struct {
+	Name         string
+	Description  string
+	InputSchema  *jsonschema.Schema
+	OutputSchema *jsonschema.Schema
+	// SchemaSource says where the schemas came from: SourceDeclared,
+	// SourceTyped, SourceOpenAPI or SourcePermissive.
+	SchemaSource string
+	// Route is the route that serves the tool, e.g. "POST /get_weather".
+	Route string
+	// Verdict and Reasons say how calls reach the route (see detector).
+	Verdict detector.Verdict
+	Reasons []string
+}
+
+// tool is a Tool ready to serve: resolved schema, dispatcher.
+type tool struct {
+	Tool
+	path       string // the request path, "/<name>"
+	direct     bool
+	resolved   *jsonschema.Resolved
+	dispatcher replay.Dispatcher
+}
+
+// harvest turns a tool route into a Tool, with its schemas from the
+// declaration, the typed handler, or the permissive fallback, in that order.
+func harvest(rt *detector.Route, declared map[string]Declaration) Tool {
+	t := Tool{
+		Name:         rt.Name,
+		Route:        rt.Method + " " + rt.Pattern,
+		Verdict:      rt.Verdict,
+		Reasons:      rt.Reasons,
+		InputSchema:  permissiveSchema(),
+		SchemaSource: SourcePermissive,
+	}
+	if tt, ok := rt.Endpoint.(typedTool); ok {
+		info := tt.typedInfo()
+		t.Description, t.InputSchema, t.OutputSchema = info.description, info.input, info.output
+		t.SchemaSource = SourceTyped
+	}
+	if d, ok := declared[rt.Name]; ok {
+		if d.Description != "" {
+			t.Description = d.Description
+		}
+		if d.Input != nil {
+			t.InputSchema = d.Input
+			t.SchemaSource = SourceDeclared
+		}
+		if d.Output != nil {
+			t.OutputSchema = d.Output
+		}
+	}
+	if t.OutputSchema != nil && t.OutputSchema.Type != "object" {
+		t.OutputSchema = nil // structuredContent is always an object
+	}
+	if t.Description == "" {
+		t.Description = "POST " + rt.Pattern
+	}
+	return t
+}
+
+// mcpTool is the tool as tools/list advertises it.
+func (t *tool) mcpTool() *mcp.Tool {
+	mt := &mcp.Tool{
+		Name:        t.Name,
+		Description: t.Description,
+		InputSchema: t.InputSchema,
+	}
+	if t.OutputSchema != nil {
+		mt.OutputSchema = t.OutputSchema
+	}
+	return mt
+}
+
+// readOnly reports whether the tool declares it changes nothing.
+func (t *tool) readOnly() bool { return false }
+
+// matches reports whether a tool name matches an entry of an allow-list or
+// exclude list: in full, or by the name's suffix after its last "__" (the
+// entry "get_quote" matches the tool "finance__get_quote").
+func matches(name string, list []string) bool {
+	suffix := name
+	if i := strings.LastIndex(name, "__"); i >= 0 {
+		suffix = name[i+2:]
+	}
+	for _, entry := range list {
+		if entry == name || entry == suffix {
+			return true
+		}
+	}
+	return false
+}
+
+// forward copies the configured headers of the MCP request into h.
+func forward(h, from http.Header, names []string) {
+	for _, name := range names {
+		if v := from.Values(name); len(v) > 0 {
+			h[name] = v
+		}
+	}
+}

@@ -1,0 +1,35 @@
+package detector
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+)
+
+// MaxNameLen is the longest tool name mcpdoor exposes.
+const MaxNameLen = 64
+
+var nameRule = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// Reserved lists the names that are never tools: the routes of the rollout
+// contract (/seed_session, /verify, /aggregate_metrics) and the MCP endpoint.
+var Reserved = []string{"aggregate_metrics", "mcp", "seed_session", "verify"}
+
+// IsReserved reports whether name is one of the Reserved names.
+func IsReserved(name string) bool { return slices.Contains(Reserved, name) }
+
+// ValidName reports why name cannot be a tool name, or nil when it can: a
+// name matches ^[A-Za-z0-9_-]+$ and has at most MaxNameLen characters. A name
+// that passes can never address another route: it has no '/', '.', '%' or
+// other separator.
+func ValidName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("tool name is empty")
+	case len(name) > MaxNameLen:
+		return fmt.Errorf("tool name %q has %d characters, more than %d", name, len(name), MaxNameLen)
+	case !nameRule.MatchString(name):
+		return fmt.Errorf("tool name %q does not match %s", name, nameRule)
+	}
+	return nil
+}

@@ -1,0 +1,263 @@
+package detector
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// A Kind says what a POST route is to mcpdoor.
+type Kind int
+
+const (
+	// Tool: POST /<name>, one MCP tool.
+	Tool Kind = iota + 1
+	// CatchAll: POST /{param}, a dispatcher that backs tools declared in code.
+	CatchAll
+	// ReservedRoute: /seed_session, /verify, /aggregate_metrics: the rollout
+	// contract's routes, never tools.
+	ReservedRoute
+	// Skipped: a wildcard route or mounted handler, POST /: no tool name.
+	Skipped
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Tool:
+		return "tool"
+	case CatchAll:
+		return "catch-all"
+	case ReservedRoute:
+		return "reserved"
+	case Skipped:
+		return "skipped"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// A Route is one POST route of the router, as the detector sees it.
+type Route struct {
+	Method  string // always "POST" today
+	Pattern string // the full chi pattern, e.g. "/get_weather" or "/{tool}"
+	Kind    Kind
+	// Name is the tool name: the pattern without its leading slash. Empty
+	// for a catch-all.
+	Name string
+	// Param is a catch-all's parameter name ("tool" for /{tool}).
+	Param string
+	// Endpoint is the route's own handler, without its middlewares.
+	Endpoint http.Handler
+	// Middlewares is the route's full middleware chain, outermost first:
+	// the root's Use, sub-routers', Group's and inline With's.
+	Middlewares     []func(http.Handler) http.Handler
+	MiddlewareNames []string
+	Verdict         Verdict
+	// Reasons explain a Replay or Refused verdict; Fix says how to resolve a
+	// refusal.
+	Reasons []string
+	Fix     string
+}
+
+// Refusal returns the route's refusal as an error naming the route, the
+// reasons and the fix, or nil when the route is not refused.
+func (rt *Route) Refusal() error {
+	if rt.Verdict != Refused {
+		return nil
+	}
+	return &RefusedError{Route: rt.Method + " " + rt.Pattern, Reason: strings.Join(rt.Reasons, "; "), Fix: rt.Fix}
+}
+
+// RefusedError is a setup refusal: a route, or the router, that mcpdoor
+// will not serve as it stands.
+type RefusedError struct {
+	Route  string // "POST /a/b", or "" for the whole router
+	Reason string
+	Fix    string
+}
+
+func (e *RefusedError) Error() string {
+	var b strings.Builder
+	b.WriteString("mcpdoor: ")
+	if e.Route != "" {
+		b.WriteString(e.Route + ": ")
+	}
+	b.WriteString(e.Reason)
+	if e.Fix != "" {
+		b.WriteString("; fix: " + e.Fix)
+	}
+	return b.String()
+}
+
+// Options configures Inspect. A nil *Options means the defaults.
+type Options struct {
+	// Mode is the dispatch policy. Default Auto.
+	Mode Mode
+	// Transparent lists further middleware function names (see FuncName)
+	// that a fabricated request may skip.
+	Transparent []string
+	// MCPPath is where the MCP endpoint will be mounted. Default "/mcp".
+	MCPPath string
+}
+
+// A Report is what Inspect found.
+type Report struct {
+	// Routes holds every POST route: tools by name, then the others by
+	// pattern.
+	Routes []Route
+	// Problems are refusals of the router as a whole: an existing MCP
+	// endpoint, more than one catch-all.
+	Problems []error
+	// RootMiddlewareNames are the router's own middlewares, which also run
+	// in front of the MCP endpoint.
+	RootMiddlewareNames []string
+}
+
+// Inspect walks r and classifies its POST routes. It reports what it
+// finds; it returns an error only when the walk itself fails.
+func Inspect(r chi.Routes, opts *Options) (*Report, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Mode == "" {
+		o.Mode = Auto
+	}
+	if o.MCPPath == "" {
+		o.MCPPath = "/mcp"
+	}
+	rep := &Report{}
+	for _, mw := range r.Middlewares() {
+		rep.RootMiddlewareNames = append(rep.RootMiddlewareNames, FuncName(mw))
+	}
+	var mcpRoutes []string
+	err := chi.Walk(r, func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
+		if pattern == o.MCPPath || strings.HasPrefix(pattern, o.MCPPath+"/") {
+			mcpRoutes = append(mcpRoutes, method+" "+pattern)
+		}
+		if method != http.MethodPost {
+			return nil
+		}
+		rt := Route{
+			Method:      method,
+			Pattern:     pattern,
+			Endpoint:    h,
+			Middlewares: slices.Clone(mws), // chi reuses the backing array
+		}
+		for _, mw := range mws {
+			rt.MiddlewareNames = append(rt.MiddlewareNames, FuncName(mw))
+		}
+		classify(&rt, o)
+		rep.Routes = append(rep.Routes, rt)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("detector: walking the router: %w", err)
+	}
+	slices.Sort(mcpRoutes)
+	if len(mcpRoutes) > 0 {
+		rep.Problems = append(rep.Problems, &RefusedError{
+			Route:  strings.Join(mcpRoutes, ", "),
+			Reason: "the server already serves " + o.MCPPath + ", where the MCP endpoint goes",
+			Fix:    "remove that route (a hand-written MCP mount would be shadowed), or set mcp.path to another path",
+		})
+	}
+	var catchAlls []string
+	for _, rt := range rep.Routes {
+		if rt.Kind == CatchAll {
+			catchAlls = append(catchAlls, rt.Method+" "+rt.Pattern)
+		}
+	}
+	slices.Sort(catchAlls)
+	if len(catchAlls) > 1 {
+		rep.Problems = append(rep.Problems, &RefusedError{
+			Route:  strings.Join(catchAlls, ", "),
+			Reason: "more than one parameterized catch-all route; mcpdoor cannot tell which one backs the catch-all tools",
+			Fix:    "keep one POST /{tool} dispatcher",
+		})
+	}
+	slices.SortFunc(rep.Routes, compareRoutes)
+	return rep, nil
+}
+
+// compareRoutes orders tools by name first, then everything else by pattern.
+func compareRoutes(a, b Route) int {
+	if (a.Kind == Tool) != (b.Kind == Tool) {
+		if a.Kind == Tool {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a.Pattern, b.Pattern)
+}
+
+// classify sets rt's Kind, Name, Param and Verdict.
+func classify(rt *Route, o Options) {
+	p := rt.Pattern
+	switch {
+	case p == "/" || strings.HasSuffix(p, "*"):
+		rt.Kind = Skipped
+		rt.Reasons = []string{"a wildcard route or mounted handler has no tool name"}
+		return
+	case IsReserved(strings.TrimPrefix(p, "/")):
+		rt.Kind = ReservedRoute
+		rt.Name = strings.TrimPrefix(p, "/")
+		return
+	}
+	if param, ok := catchAllParam(p); ok {
+		rt.Kind = CatchAll
+		rt.Param = param
+	} else {
+		rt.Kind = Tool
+		rt.Name = strings.TrimPrefix(p, "/")
+	}
+	judge(rt, o.Mode, o.Transparent)
+	if rt.Kind != Tool {
+		return
+	}
+	if err := ValidName(rt.Name); err != nil {
+		rt.Verdict = Refused
+		reason := err.Error()
+		if strings.Contains(rt.Name, "/") {
+			reason += " (a nested route)"
+		}
+		rt.Reasons = append([]string{reason}, rt.Reasons...)
+		rt.Fix = fmt.Sprintf("serve the tool at a top-level path such as /%s, or drop the route from MCP with mcp.exclude: [%q] or the Tools hook", suggestName(rt.Name), rt.Name)
+	}
+}
+
+// catchAllParam reports whether pattern is a single parameterized segment,
+// /{name} or /{name:regexp}, and returns the parameter's name.
+func catchAllParam(pattern string) (string, bool) {
+	seg, ok := strings.CutPrefix(pattern, "/")
+	if !ok || strings.Contains(seg, "/") || !strings.HasPrefix(seg, "{") || !strings.HasSuffix(seg, "}") {
+		return "", false
+	}
+	name, _, _ := strings.Cut(seg[1:len(seg)-1], ":")
+	return name, name != ""
+}
+
+// suggestName turns a nested or otherwise invalid route path into a name
+// that passes ValidName, for the fix in a refusal.
+func suggestName(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		case r == '{' || r == '}':
+		default:
+			b.WriteByte('_')
+		}
+	}
+	s := strings.Trim(b.String(), "_")
+	if len(s) > MaxNameLen {
+		s = s[:MaxNameLen]
+	}
+	if s == "" {
+		s = "tool_name"
+	}
+	return s
+}

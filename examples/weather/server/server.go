@@ -1,0 +1,132 @@
+// Package server is the weather example's tool server: NeMo Gym's
+// example_mcp_weather ported to Go. One typed tool route, a per-session
+// record of the cities asked about, /seed_session, and a /verify that pays
+// reward 1.0 when the rollout asked for the weather.
+//
+// The handlers know nothing of MCP: mcpdoor serves them over both doors.
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/session"
+)
+
+// WeatherRequest is the input of get_weather.
+type WeatherRequest struct {
+	City string `json:"city" jsonschema:"the city to get the weather for"`
+}
+
+// WeatherReply is the output of get_weather.
+type WeatherReply struct {
+	Weather string `json:"weather" jsonschema:"a sentence about the weather"`
+}
+
+// CitiesReply is the output of list_cities.
+type CitiesReply struct {
+	Cities []string `json:"cities" jsonschema:"the cities asked about in this session, in order"`
+}
+
+// Server holds every session's state.
+type Server struct {
+	mu     sync.Mutex
+	cities map[string][]string // session id → cities asked about, in order
+}
+
+// New builds the router (routes first, then autoexpose.Install) and returns
+// it with the installed MCP door.
+func New(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
+	sessions, err := cfg.UseSessions()
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &Server{cities: make(map[string][]string)}
+
+	r := chi.NewRouter()
+	r.Use(middleware.Recoverer)
+	r.Use(sessions.Middleware)
+	r.Method(http.MethodPost, "/get_weather", autoexpose.Handler(s.getWeather,
+		autoexpose.Describe("Get the current weather in a city.")))
+	r.Method(http.MethodPost, "/list_cities", autoexpose.Handler(s.listCities,
+		autoexpose.Describe("List the cities asked about in this session, in order.")))
+	r.Post("/seed_session", s.seedSession)
+	r.Post("/verify", s.verify)
+
+	door, err := autoexpose.Install(r, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, door, nil
+}
+
+func (s *Server) getWeather(_ context.Context, r *http.Request, in WeatherRequest) (WeatherReply, error) {
+	if in.City == "" {
+		return WeatherReply{}, autoexpose.Error(http.StatusBadRequest, "city must not be empty")
+	}
+	s.mu.Lock()
+	id := session.ID(r)
+	s.cities[id] = append(s.cities[id], in.City)
+	s.mu.Unlock()
+	return WeatherReply{Weather: fmt.Sprintf("The weather in %s is sunny and 72 F.", in.City)}, nil
+}
+
+func (s *Server) listCities(_ context.Context, r *http.Request, _ struct{}) (CitiesReply, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return CitiesReply{Cities: append([]string{}, s.cities[session.ID(r)]...)}, nil
+}
+
+// seedSession starts a rollout: a fresh, empty record for the session.
+func (s *Server) seedSession(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	delete(s.cities, session.ID(r))
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	w.Write([]byte("{}"))
+}
+
+// verify scores a rollout: reward 1.0 when the session asked for the weather
+// and the trajectory's output has a get_weather call, else 0.0. It echoes
+// the request with the reward added, as NeMo Gym's verify does.
+func (s *Server) verify(w http.ResponseWriter, r *http.Request) {
+	var body map[string]any
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		http.Error(w, "verify: request body is not a JSON object", http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	asked := len(s.cities[session.ID(r)]) > 0
+	s.mu.Unlock()
+	reward := 0.0
+	if asked && slices.Contains(functionCalls(body), "get_weather") {
+		reward = 1.0
+	}
+	body["reward"] = reward
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(body)
+}
+
+// functionCalls returns the names of the function_call items in
+// response.output.
+func functionCalls(body map[string]any) []string {
+	resp, _ := body["response"].(map[string]any)
+	output, _ := resp["output"].([]any)
+	var names []string
+	for _, item := range output {
+		if m, ok := item.(map[string]any); ok && m["type"] == "function_call" {
+			if name, ok := m["name"].(string); ok {
+				names = append(names, name)
+			}
+		}
+	}
+	return names
+}

@@ -1,0 +1,36 @@
+package replay
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// Replay dispatches through a whole router, in process: every middleware
+// runs as it does for an HTTP client, so a replayed call is never let past a
+// check the HTTP door enforces.
+type Replay struct {
+	router http.Handler
+	limit  int64
+}
+
+// NewReplay returns a Replay dispatcher serving through router.
+// maxResponseBytes caps the captured body; 0 means DefaultMaxResponseBytes.
+func NewReplay(router http.Handler, maxResponseBytes int64) *Replay {
+	return &Replay{router: router, limit: limitOr(maxResponseBytes)}
+}
+
+// Dispatch serves c through the router with ctx's cancellation and values,
+// minus any chi route context in ctx (chi would reuse it and route the call
+// as the request that carried it).
+func (rp *Replay) Dispatch(ctx context.Context, c *Call) *Response {
+	if ctx.Value(chi.RouteCtxKey) != nil {
+		ctx = context.WithValue(ctx, chi.RouteCtxKey, nil)
+	}
+	req, err := c.request(ctx)
+	if err != nil {
+		return failed(err)
+	}
+	return serve(rp.router, req, rp.limit)
+}

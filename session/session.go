@@ -1,0 +1,163 @@
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/gorilla/securecookie"
+
+	"github.com/mcpdoor/mcpdoor/token"
+)
+
+// DefaultCookieName is the cookie that carries the session id unless
+// Options.CookieName says otherwise.
+const DefaultCookieName = "mcpdoor_session"
+
+// purpose separates the session cookie's signing key from every other key
+// derived from the same secrets.
+const purpose = "session"
+
+// Options configures a Manager. A nil *Options means the defaults.
+type Options struct {
+	// CookieName is the name of the session cookie. Default DefaultCookieName.
+	CookieName string
+	// Secure marks the cookie Secure (sent over HTTPS only). Default false, so
+	// that a server on 127.0.0.1 works without TLS.
+	Secure bool
+	// NewID makes a new session id. Default: 26 random base32 characters
+	// (crypto/rand.Text).
+	NewID func() string
+}
+
+// A Manager reads, makes and signs session cookies. It is safe for
+// concurrent use.
+type Manager struct {
+	keys   token.Keys
+	codecs []securecookie.Codec
+	name   string
+	secure bool
+	newID  func() string
+}
+
+// New returns a Manager that signs cookies with keys (the first key signs,
+// every key verifies). It panics if keys is the zero Keys, a setup mistake.
+func New(keys token.Keys, opts *Options) *Manager {
+	if keys.IsZero() {
+		panic("session: New with zero token.Keys")
+	}
+	m := &Manager{
+		keys:   keys,
+		codecs: keys.Codecs(purpose, 0),
+		name:   DefaultCookieName,
+		newID:  rand.Text,
+	}
+	if opts != nil {
+		if opts.CookieName != "" {
+			m.name = opts.CookieName
+		}
+		if opts.NewID != nil {
+			m.newID = opts.NewID
+		}
+		m.secure = opts.Secure
+	}
+	return m
+}
+
+// Keys returns the key ring the Manager signs with, so that other signed
+// values (tokens) can share one secret.
+func (m *Manager) Keys() token.Keys { return m.keys }
+
+// CookieName returns the name of the session cookie.
+func (m *Manager) CookieName() string { return m.name }
+
+// Middleware puts the request's session id in its context, making a new
+// session (and setting its cookie on the response) when the request carries
+// no valid session cookie.
+func (m *Manager) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, r = m.Ensure(w, r)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Ensure returns the request's session id and a request whose context
+// carries it. A request whose context already has an id keeps it; otherwise
+// the id comes from a valid session cookie; otherwise a new session is made
+// and its cookie set on w.
+func (m *Manager) Ensure(w http.ResponseWriter, r *http.Request) (string, *http.Request) {
+	if id, ok := FromContext(r.Context()); ok {
+		return id, r
+	}
+	id, err := m.Read(r)
+	if err != nil {
+		id = m.newID()
+		// Signing a short string with a valid key does not fail; if it ever
+		// did, the session would last for this request alone.
+		if c, err := m.Cookie(id); err == nil {
+			http.SetCookie(w, c)
+		}
+	}
+	return id, r.WithContext(NewContext(r.Context(), id))
+}
+
+// ErrNoCookie is returned by Read when the request carries no session cookie.
+var ErrNoCookie = errors.New("no session cookie")
+
+// Read returns the session id from the request's cookie, verified.
+func (m *Manager) Read(r *http.Request) (string, error) {
+	c, err := r.Cookie(m.name)
+	if err != nil {
+		return "", ErrNoCookie
+	}
+	return m.Decode(c.Value)
+}
+
+// Decode verifies a session cookie value and returns the id it carries.
+func (m *Manager) Decode(value string) (string, error) {
+	var id string
+	if err := securecookie.DecodeMulti(m.name, value, &id, m.codecs...); err != nil {
+		return "", fmt.Errorf("session cookie: %w", err)
+	}
+	if id == "" {
+		return "", errors.New("session cookie: empty id")
+	}
+	return id, nil
+}
+
+// Cookie returns the signed session cookie for id, as the middleware sets it.
+func (m *Manager) Cookie(id string) (*http.Cookie, error) {
+	v, err := securecookie.EncodeMulti(m.name, id, m.codecs...)
+	if err != nil {
+		return nil, fmt.Errorf("session cookie: %w", err)
+	}
+	return &http.Cookie{
+		Name:     m.name,
+		Value:    v,
+		Path:     "/",
+		HttpOnly: true,
+		Secure:   m.secure,
+		SameSite: http.SameSiteLaxMode,
+	}, nil
+}
+
+type contextKey struct{}
+
+// NewContext returns a context that carries session id.
+func NewContext(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, contextKey{}, id)
+}
+
+// FromContext returns the session id ctx carries.
+func FromContext(ctx context.Context) (string, bool) {
+	id, ok := ctx.Value(contextKey{}).(string)
+	return id, ok && id != ""
+}
+
+// ID returns the session id of r, or "" when no session middleware ran for it.
+func ID(r *http.Request) string {
+	id, _ := FromContext(r.Context())
+	return id
+}

@@ -1,0 +1,82 @@
+package token
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gorilla/securecookie"
+)
+
+// MinSecretLen is the shortest secret NewKeys accepts: 32 bytes, the size of
+// an HMAC-SHA256 key. Shorter secrets can be guessed offline from one token.
+const MinSecretLen = 32
+
+// ErrShortSecret is returned by NewKeys for a secret under MinSecretLen bytes.
+var ErrShortSecret = errors.New("secret is shorter than 32 bytes")
+
+// ErrNoSecret is returned by NewKeys when it is given no secret at all.
+var ErrNoSecret = errors.New("no secret given")
+
+// maxEncodedLen bounds what a codec will decode. An allow-list of a few
+// hundred tool names fits; a megabyte of header does not get HMAC'd.
+const maxEncodedLen = 64 << 10
+
+// Keys is a key ring derived from one or more secrets: the first secret
+// signs, every secret verifies, so a new secret can be rolled out in front
+// of the old one without invalidating what the old one signed.
+//
+// The zero Keys signs nothing; make one with NewKeys or RandomKeys. Keys is
+// immutable and safe for concurrent use.
+type Keys struct {
+	secrets [][]byte
+}
+
+// NewKeys returns a key ring over secrets, the signing one first. Each
+// secret must be at least MinSecretLen bytes.
+func NewKeys(secrets ...[]byte) (Keys, error) {
+	if len(secrets) == 0 {
+		return Keys{}, ErrNoSecret
+	}
+	k := Keys{secrets: make([][]byte, len(secrets))}
+	for i, s := range secrets {
+		if len(s) < MinSecretLen {
+			return Keys{}, fmt.Errorf("secret %d of %d: %w (it has %d)", i+1, len(secrets), ErrShortSecret, len(s))
+		}
+		k.secrets[i] = append([]byte(nil), s...)
+	}
+	return k, nil
+}
+
+// RandomKeys returns a key ring over one fresh random secret. What it signs
+// does not survive the process, nor verify on another replica.
+func RandomKeys() Keys {
+	return Keys{secrets: [][]byte{[]byte(rand.Text() + rand.Text())}}
+}
+
+// IsZero reports whether k holds no secret.
+func (k Keys) IsZero() bool { return len(k.secrets) == 0 }
+
+// Codecs returns securecookie codecs for one purpose ("session", "token",
+// ...), the signing one first, for securecookie.EncodeMulti/DecodeMulti.
+// Each purpose gets its own HMAC-SHA256 key derived from each secret, so a
+// value signed for one purpose never verifies as another.
+//
+// The codecs serialize with JSON, refuse encoded values over 64 KiB, and
+// refuse values signed more than maxAge ago (to the second; 0 means no limit).
+func (k Keys) Codecs(purpose string, maxAge time.Duration) []securecookie.Codec {
+	codecs := make([]securecookie.Codec, len(k.secrets))
+	for i, secret := range k.secrets {
+		mac := hmac.New(sha256.New, secret)
+		mac.Write([]byte("mcpdoor/" + purpose))
+		sc := securecookie.New(mac.Sum(nil), nil)
+		sc.SetSerializer(securecookie.JSONEncoder{})
+		sc.MaxAge(int(maxAge / time.Second))
+		sc.MaxLength(maxEncodedLen)
+		codecs[i] = sc
+	}
+	return codecs
+}
