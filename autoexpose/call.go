@@ -29,7 +29,7 @@ func (d *Door) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp
 		body := ae.body()
 		return errorResult(
 			fmt.Sprintf("HTTP %d from POST %s: %s", http.StatusUnprocessableEntity, t.path, body),
-			ErrorInfo{Code: statusCode(http.StatusUnprocessableEntity), Message: ae.Detail, Status: http.StatusUnprocessableEntity, Effect: EffectNotApplied})
+			ErrorInfo{Code: statusCode(http.StatusUnprocessableEntity), Message: string(body), Status: http.StatusUnprocessableEntity, Effect: EffectNotApplied})
 	}
 
 	c := &replay.Call{Path: t.path, Body: args, Header: make(http.Header, 2+len(d.forward)), Host: "localhost"}
@@ -49,7 +49,7 @@ func (d *Door) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp
 			c.Header.Add("Cookie", cookie.Name+"="+cookie.Value)
 		}
 	}
-	if t.direct {
+	if t.direct && t.session {
 		ctx = session.NewContext(ctx, sid)
 	}
 

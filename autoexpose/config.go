@@ -242,10 +242,21 @@ func decodeStrict(node *yaml.Node, v reflect.Value, prefix string) error {
 			}
 			continue
 		}
+		if f.Type() == durationType && val.Kind == yaml.ScalarNode && val.Tag == "!!int" {
+			if val.Value != "0" {
+				return fmt.Errorf("line %d: %s: %s has no unit; write a duration such as %ss", val.Line, name, val.Value, val.Value)
+			}
+			f.SetInt(0)
+			continue
+		}
 		if err := val.Decode(f.Addr().Interface()); err != nil {
 			var te *yaml.TypeError
 			if errors.As(err, &te) && len(te.Errors) > 0 {
-				err = errors.New(strings.Join(te.Errors, "; "))
+				msgs := make([]string, len(te.Errors))
+				for i, m := range te.Errors {
+					msgs[i] = lineRef.ReplaceAllString(m, "")
+				}
+				err = errors.New(strings.Join(msgs, "; "))
 			}
 			return fmt.Errorf("line %d: %s: %v", val.Line, name, err)
 		}
@@ -253,7 +264,11 @@ func decodeStrict(node *yaml.Node, v reflect.Value, prefix string) error {
 	return nil
 }
 
-var unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
+var (
+	unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
+	durationType    = reflect.TypeFor[time.Duration]()
+	lineRef         = regexp.MustCompile(`^line \d+: `)
+)
 
 // yamlFields maps the YAML keys of struct type t to field indexes, inlined
 // fields included.
@@ -280,7 +295,7 @@ func (c *Config) Validate() error {
 	}
 	var errs []error
 	bad := func(key, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key}, args...)...))
+		errs = append(errs, fmt.Errorf("autoexpose: config: %s: "+format, append([]any{key}, args...)...))
 	}
 	m := &c.MCP
 	switch {
@@ -335,10 +350,7 @@ func (c *Config) Validate() error {
 			bad("Declared["+name+"].Input", "type is %q; a tool's input schema must have type \"object\"", d.Input.Type)
 		}
 	}
-	if len(errs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("autoexpose: config: %w", errors.Join(errs...))
+	return errors.Join(errs...)
 }
 
 func validHeaderName(h string) bool {

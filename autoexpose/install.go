@@ -114,7 +114,12 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 			errs = append(errs, err)
 			continue
 		}
-		t := &tool{Tool: harvest(&rt, cfg.Declared), path: rt.Pattern, direct: rt.Verdict == detector.Direct}
+		t := &tool{
+			Tool:    harvest(&rt, cfg.Declared),
+			path:    rt.Pattern,
+			direct:  rt.Verdict == detector.Direct,
+			session: slices.Contains(rt.MiddlewareNames, sessionMiddleware),
+		}
 		if t.resolved, err = resolve(t.InputSchema); err != nil {
 			errs = append(errs, fmt.Errorf("mcpdoor: %s: input schema: %w", t.Route, err))
 			continue
@@ -133,6 +138,10 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 	d.handler = d.inflight.track(d.newHandler(m))
 	return d, nil
 }
+
+// sessionMiddleware is the name the detector knows mcpdoor's session
+// middleware by.
+var sessionMiddleware = detector.FuncName((*session.Manager)(nil).Middleware)
 
 // rolloutRoutes refuses a rollout server without the routes of the rollout
 // contract.

@@ -80,6 +80,9 @@ func (t *tool) result(resp *replay.Response) *mcp.CallToolResult {
 	body := resp.Body
 	if resp.Status < 200 || resp.Status > 299 {
 		msg := strings.TrimRight(string(body), " \t\r\n")
+		if msg == "" {
+			msg = http.StatusText(resp.Status)
+		}
 		effect := EffectUnknown
 		if resp.Status < 500 || t.readOnly() {
 			effect = EffectNotApplied

@@ -31,8 +31,11 @@ type Tool struct {
 // tool is a Tool ready to serve: resolved schema, dispatcher.
 type tool struct {
 	Tool
-	path       string // the request path, "/<name>"
-	direct     bool
+	path   string // the request path, "/<name>"
+	direct bool
+	// session: the route runs mcpdoor's session middleware, which a direct
+	// call must reproduce.
+	session    bool
 	resolved   *jsonschema.Resolved
 	dispatcher replay.Dispatcher
 }

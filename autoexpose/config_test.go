@@ -1,0 +1,173 @@
+package autoexpose
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+func TestParseConfig(t *testing.T) {
+	cfg, err := ParseConfig([]byte(`
+name: example_mcp_weather
+expose_tools_over_mcp: true
+mcp:
+  path: /mcp
+  tools: [get_weather]
+  exclude: [end_session]
+  dispatch: strict
+  transparent_middleware: [example.com/app/mw.Trace]
+  forward_headers: [authorization, X-Tenant]
+  session_secret: ["a new secret that is at least 32 bytes", "an old secret that is at least 32 bytes"]
+  token_ttl: 1h
+  rollout: false
+  require_token: false
+  stateful: true
+  exclusive: true
+  idle_timeout: 90s
+  allowed_origins: [https://app.example.com]
+  allowed_hosts: [weather.internal]
+  rate_limit: {per_session: 2.5, burst: 5}
+  call_timeout: 30s
+  max_body_bytes: 1048576
+  degrade: http-only
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := MCPConfig{
+		Path:                  "/mcp",
+		Tools:                 []string{"get_weather"},
+		Exclude:               []string{"end_session"},
+		Dispatch:              "strict",
+		TransparentMiddleware: []string{"example.com/app/mw.Trace"},
+		ForwardHeaders:        []string{"authorization", "X-Tenant"},
+		SessionSecret:         Secrets{"a new secret that is at least 32 bytes", "an old secret that is at least 32 bytes"},
+		TokenTTL:              time.Hour,
+		Rollout:               Bool(false),
+		RequireToken:          Bool(false),
+		Stateful:              true,
+		Exclusive:             true,
+		IdleTimeout:           90 * time.Second,
+		AllowedOrigins:        []string{"https://app.example.com"},
+		AllowedHosts:          []string{"weather.internal"},
+		RateLimit:             RateLimit{PerSession: 2.5, Burst: 5},
+		CallTimeout:           30 * time.Second,
+		MaxBodyBytes:          1 << 20,
+		Degrade:               "http-only",
+	}
+	if cfg.Name != "example_mcp_weather" || !cfg.ExposeToolsOverMCP || !reflect.DeepEqual(cfg.MCP, want) {
+		t.Errorf("got %+v\nwant %+v", cfg.MCP, want)
+	}
+	if got := cfg.MCP.forwardHeaders(); !reflect.DeepEqual(got, []string{"Authorization", "X-Tenant"}) {
+		t.Errorf("forward headers canonicalized: %q", got)
+	}
+}
+
+func TestConfigDefaults(t *testing.T) {
+	for _, doc := range []string{"", "mcp: {token_ttl: 0}", "name: x\n", "name: x\nexpose_tools_over_mcp: true\nmcp:\n"} {
+		cfg, err := ParseConfig([]byte(doc))
+		if err != nil {
+			t.Fatalf("%q: %v", doc, err)
+		}
+		m := &cfg.MCP
+		if m.path() != "/mcp" || !m.rollout() || !m.requireToken() || m.maxBodyBytes() != 4<<20 ||
+			m.tokenHeader() != "X-NeMo-Gym-Session-Token" || !reflect.DeepEqual(m.forwardHeaders(), []string{"Authorization"}) {
+			t.Errorf("%q: defaults wrong: %+v", doc, m)
+		}
+	}
+	cfg, _ := ParseConfig([]byte("mcp: {forward_headers: []}"))
+	if got := cfg.MCP.forwardHeaders(); len(got) != 0 {
+		t.Errorf("an explicit empty forward_headers forwards %q", got)
+	}
+}
+
+// TestConfigErrors: each bad document is refused with an error that names
+// the key.
+func TestConfigErrors(t *testing.T) {
+	on := "name: x\nexpose_tools_over_mcp: true\n"
+	cases := []struct{ doc, want string }{
+		{"nmae: x", "line 1: unknown key nmae"},
+		{"mcp:\n  idle_timout: 5s", "line 2: unknown key mcp.idle_timout"},
+		{"mcp:\n  rate_limit: {per_sesion: 1}", "line 2: unknown key mcp.rate_limit.per_sesion"},
+		{"expose_tools_over_mcp: yes please", "line 1: expose_tools_over_mcp: "},
+		{"mcp:\n  idle_timeout: 600", "line 2: mcp.idle_timeout: 600 has no unit; write a duration such as 600s"},
+		{"mcp:\n  idle_timeout: soon", "autoexpose: config: line 2: mcp.idle_timeout: cannot unmarshal !!str `soon` into time.Duration"},
+		{"mcp:\n  max_body_bytes: lots", "line 2: mcp.max_body_bytes: "},
+		{"mcp:\n  session_secret: {a: b}", "line 2: mcp.session_secret: want a string or a list of strings"},
+		{"mcp: [1, 2]", "line 1: mcp must be a mapping"},
+		{"[1, 2]", "line 1: the document must be a mapping"},
+		{"expose_tools_over_mcp: true", "name: is required when expose_tools_over_mcp is true"},
+		{"name: my server\nexpose_tools_over_mcp: true", `name: "my server" does not match ^[A-Za-z0-9_-]+$`},
+		{on + "mcp: {dispatch: sometimes}", `mcp.dispatch: dispatch "sometimes" is not one of auto, direct, replay, strict`},
+		{on + "mcp: {path: mcp}", `mcp.path: "mcp" must start with / and not end with /`},
+		{on + "mcp: {path: /mcp/}", `mcp.path: "/mcp/" must start with / and not end with /`},
+		{on + "mcp: {forward_headers: [\"bad header\"]}", `mcp.forward_headers: "bad header" is not a header name`},
+		{on + "mcp: {session_secret: abcdefghijklmnopqrstuvwxyz0123456789, session_secret_env: X}", "mcp.session_secret: set session_secret or session_secret_env, not both"},
+		{on + "mcp: {idle_timeout: -1s}", "mcp.idle_timeout: -1s is negative"},
+		{on + "mcp: {token_ttl: 500ms}", "mcp.token_ttl: 500ms is under a second"},
+		{on + "mcp: {max_body_bytes: -1}", "mcp.max_body_bytes: -1 is negative"},
+		{on + "mcp: {rate_limit: {per_session: -1}}", "mcp.rate_limit.per_session: -1 is negative"},
+		{on + "mcp: {degrade: maybe}", `mcp.degrade: "maybe" is not fail or http-only`},
+	}
+	for _, c := range cases {
+		t.Run(c.doc, func(t *testing.T) {
+			_, err := ParseConfig([]byte(c.doc))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestLoadConfig(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "server.yaml")
+	os.WriteFile(path, []byte("name: w\nexpose_tools_over_mcp: true\nmcp: {bogus: 1}\n"), 0o600)
+	_, err := LoadConfig(path)
+	if err == nil || !strings.HasPrefix(err.Error(), path+": ") || !strings.Contains(err.Error(), "unknown key mcp.bogus") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := LoadConfig(filepath.Join(dir, "missing.yaml")); err == nil {
+		t.Fatal("a missing file loaded")
+	}
+}
+
+// TestConfigInline: Config embeds inline in a server's own config struct.
+func TestConfigInline(t *testing.T) {
+	var sc struct {
+		Config `yaml:",inline"`
+		Port   int `yaml:"port"`
+	}
+	err := yaml.Unmarshal([]byte("name: w\nexpose_tools_over_mcp: true\nport: 8080\nmcp: {idle_timeout: 5m}\n"), &sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Port != 8080 || sc.Name != "w" || sc.MCP.IdleTimeout != 5*time.Minute {
+		t.Fatalf("got %+v", sc)
+	}
+	if err := sc.Config.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSessionSecretEnv(t *testing.T) {
+	t.Setenv("MCPDOOR_TEST_SECRET", "a new secret that is at least 32 bytes,an old secret that is at least 32 bytes")
+	cfg := Config{MCP: MCPConfig{SessionSecretEnv: "MCPDOOR_TEST_SECRET"}}
+	if _, err := cfg.UseSessions(); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MCPDOOR_TEST_SECRET", "short")
+	cfg = Config{MCP: MCPConfig{SessionSecretEnv: "MCPDOOR_TEST_SECRET"}}
+	if _, err := cfg.UseSessions(); err == nil || err.Error() != "autoexpose: config: mcp.session_secret_env: secret 1 of 1: secret is shorter than 32 bytes (it has 5)" {
+		t.Fatalf("got %v", err)
+	}
+	cfg = Config{MCP: MCPConfig{SessionSecretEnv: "MCPDOOR_TEST_UNSET"}}
+	if _, err := cfg.UseSessions(); err == nil || err.Error() != "autoexpose: config: mcp.session_secret_env: environment variable MCPDOOR_TEST_UNSET is not set" {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -1,0 +1,246 @@
+package autoexpose
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+)
+
+type weatherIn struct {
+	City string `json:"city" jsonschema:"the city"`
+}
+
+type weatherOut struct {
+	Weather string `json:"weather"`
+}
+
+func getWeather(_ context.Context, _ *http.Request, in weatherIn) (weatherOut, error) {
+	return weatherOut{Weather: "sunny in " + in.City}, nil
+}
+
+func ok(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") }
+
+func customMiddleware(next http.Handler) http.Handler { return next }
+
+// rolloutRouter is a router with the rollout routes and the given extras.
+func rolloutRouter(extra func(r chi.Router)) chi.Router {
+	r := chi.NewRouter()
+	r.Use(middleware.Recoverer)
+	extra(r)
+	r.Post("/seed_session", ok)
+	r.Post("/verify", ok)
+	return r
+}
+
+func enabled(mcp MCPConfig) Config {
+	return Config{Name: "test", ExposeToolsOverMCP: true, MCP: mcp, Logger: slog.New(slog.DiscardHandler)}
+}
+
+// TestInstallRefusals: each startup refusal of CONTRACT.md is an error from
+// Install naming the route and the fix, and leaves the router untouched.
+func TestInstallRefusals(t *testing.T) {
+	cases := []struct {
+		name   string
+		routes func(r chi.Router)
+		mcp    MCPConfig
+		noRoll bool // build without /seed_session and /verify
+		want   []string
+	}{
+		{"existing /mcp", func(r chi.Router) { r.Get("/mcp", ok) }, MCPConfig{}, false,
+			[]string{"mcpdoor: GET /mcp: the server already serves /mcp, where the MCP endpoint goes; fix: remove that route (a hand-written MCP mount would be shadowed), or set mcp.path to another path"}},
+		{"two catch-alls", func(r chi.Router) {
+			r.Post("/{tool}", ok)
+			r.Post("/{name:[a-z]+}", ok)
+		}, MCPConfig{}, false,
+			[]string{"mcpdoor: POST /{name:[a-z]+}, POST /{tool}: more than one parameterized catch-all route; mcpdoor cannot tell which one backs the catch-all tools; fix: keep one POST /{tool} dispatcher"}},
+		{"nested route", func(r chi.Router) { r.Post("/a/b", ok) }, MCPConfig{}, false,
+			[]string{`mcpdoor: POST /a/b: tool name "a/b" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /a_b, or drop the route from MCP with mcp.exclude: ["a/b"] or the Tools hook`}},
+		{"long name", func(r chi.Router) { r.Post("/"+strings.Repeat("x", 65), ok) }, MCPConfig{}, false,
+			[]string{`tool name "` + strings.Repeat("x", 65) + `" has 65 characters, more than 64`}},
+		{"strict refuses a replay route", func(r chi.Router) { r.With(customMiddleware).Post("/t", ok) }, MCPConfig{Dispatch: "strict"}, false,
+			[]string{"mcpdoor: POST /t: middleware github.com/mcpdoor/mcpdoor/autoexpose.customMiddleware is not known to be transparent; fix: declare the middleware in mcp.transparent_middleware if a request may skip it, or set mcp.dispatch: auto to replay the route through the router"}},
+		{"missing seed and verify", func(r chi.Router) { r.Post("/t", ok) }, MCPConfig{}, true,
+			[]string{
+				"mcpdoor: a rollout server needs a POST /seed_session route (its response carries the MCP session token to the agent); fix: add the route, or set mcp.rollout: false for a plain API without /seed_session and /verify",
+				"mcpdoor: a rollout server needs a POST /verify route (its tool-call names are normalized for scoring); fix: add the route, or set mcp.rollout: false for a plain API without /seed_session and /verify",
+			}},
+		{"every problem at once", func(r chi.Router) { r.Post("/a/b", ok); r.Post("/mcp", ok) }, MCPConfig{}, false,
+			[]string{"mcpdoor: POST /mcp: the server already serves /mcp", "mcpdoor: POST /a/b: tool name"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var r chi.Router
+			if c.noRoll {
+				r = chi.NewRouter()
+				c.routes(r)
+			} else {
+				r = rolloutRouter(c.routes)
+			}
+			before := len(r.Routes())
+			door, err := Install(r, enabled(c.mcp))
+			if err == nil {
+				t.Fatalf("Install succeeded: %+v", door.Report())
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error\n  %v\ndoes not contain\n  %s", err, w)
+				}
+			}
+			if len(r.Routes()) != before {
+				t.Error("a refused Install changed the router")
+			}
+		})
+	}
+}
+
+func TestInstallAccepts(t *testing.T) {
+	t.Run("rollout false needs no seed or verify", func(t *testing.T) {
+		r := chi.NewRouter()
+		r.Post("/t", ok)
+		if _, err := Install(r, enabled(MCPConfig{Rollout: Bool(false)})); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("excluded nested route", func(t *testing.T) {
+		r := rolloutRouter(func(r chi.Router) { r.Post("/a/b", ok); r.Post("/t", ok) })
+		door, err := Install(r, enabled(MCPConfig{Exclude: []string{"a/b"}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if names := toolNames(door); names != "t" {
+			t.Errorf("tools %s", names)
+		}
+		// Excluded from MCP, unchanged over HTTP.
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, httptest.NewRequest("POST", "/a/b", nil))
+		if w.Code != 200 || w.Body.String() != "{}" {
+			t.Errorf("POST /a/b over HTTP: %d %q", w.Code, w.Body)
+		}
+	})
+	t.Run("declared transparent goes direct", func(t *testing.T) {
+		r := rolloutRouter(func(r chi.Router) { r.With(customMiddleware).Post("/t", ok) })
+		door, err := Install(r, enabled(MCPConfig{Dispatch: "strict", TransparentMiddleware: []string{"github.com/mcpdoor/mcpdoor/autoexpose.customMiddleware"}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := door.Tools()[0].Verdict.String(); v != "direct" {
+			t.Errorf("verdict %s", v)
+		}
+	})
+	t.Run("allow-list narrows MCP only", func(t *testing.T) {
+		r := rolloutRouter(func(r chi.Router) {
+			r.Post("/get_weather", ok)
+			r.Post("/get_news", ok)
+			r.Post("/finance__get_quote", ok)
+		})
+		door, err := Install(r, enabled(MCPConfig{Tools: []string{"get_weather", "get_quote"}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if names := toolNames(door); names != "finance__get_quote get_weather" {
+			t.Errorf("tools %s", names)
+		}
+	})
+	t.Run("flag off", func(t *testing.T) {
+		r := rolloutRouter(func(r chi.Router) { r.Post("/mcp", ok) }) // would be refused if on
+		door, err := Install(r, Config{})
+		if err != nil || door.Enabled() || door.Handler() != nil || len(door.Report()) != 0 {
+			t.Fatalf("door %+v err %v", door, err)
+		}
+	})
+	t.Run("degrade http-only", func(t *testing.T) {
+		var logs bytes.Buffer
+		r := rolloutRouter(func(r chi.Router) { r.Post("/a/b", ok) })
+		cfg := enabled(MCPConfig{Degrade: "http-only"})
+		cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+		door, err := Install(r, cfg)
+		if err != nil || door.Enabled() || door.Degraded() == nil {
+			t.Fatalf("door %+v err %v", door, err)
+		}
+		if !strings.Contains(logs.String(), "serving HTTP only") || !strings.Contains(logs.String(), "POST /a/b") {
+			t.Errorf("log: %s", logs.String())
+		}
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, httptest.NewRequest("POST", "/mcp", nil))
+		if w.Code != http.StatusNotFound {
+			t.Errorf("POST /mcp: %d", w.Code)
+		}
+	})
+}
+
+func toolNames(d *Door) string {
+	var names []string
+	for _, t := range d.Tools() {
+		names = append(names, t.Name)
+	}
+	return strings.Join(names, " ")
+}
+
+// TestReport: the startup report is returned and logged once.
+func TestReport(t *testing.T) {
+	var logs bytes.Buffer
+	r := rolloutRouter(func(r chi.Router) {
+		r.Method("POST", "/get_weather", Handler(getWeather, Describe("Weather.")))
+		r.With(customMiddleware).Post("/secure", ok)
+		r.Post("/end_session", ok)
+		r.Post("/{tool}", ok)
+	})
+	cfg := enabled(MCPConfig{Exclude: []string{"end_session"}})
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: dropTime}))
+	door, err := Install(r, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table bytes.Buffer
+	door.WriteReport(&table)
+	want := `TOOL         ROUTE               VERDICT    SCHEMA      REASON
+end_session  POST /end_session   excluded   -           mcp.exclude
+get_weather  POST /get_weather   direct     typed       
+secure       POST /secure        replay     permissive  middleware github.com/mcpdoor/mcpdoor/autoexpose.customMiddleware must run
+-            POST /seed_session  reserved   -           
+-            POST /verify        reserved   -           
+-            POST /{tool}        catch-all  -           
+`
+	if table.String() != want {
+		t.Errorf("report:\n%s\nwant:\n%s", table.String(), want)
+	}
+	if n := strings.Count(logs.String(), `msg="mcpdoor: route"`); n != 6 {
+		t.Errorf("%d route lines logged, want 6:\n%s", n, logs.String())
+	}
+	if !strings.Contains(logs.String(), `level=INFO msg="mcpdoor: serving MCP" server=test path=/mcp tools=2`) {
+		t.Errorf("log:\n%s", logs.String())
+	}
+}
+
+func dropTime(_ []string, a slog.Attr) slog.Attr {
+	if a.Key == slog.TimeKey {
+		return slog.Attr{}
+	}
+	return a
+}
+
+// TestMount: the endpoint answers POST at /mcp and /mcp/, no redirect.
+func TestMount(t *testing.T) {
+	r := rolloutRouter(func(r chi.Router) { r.Method("POST", "/get_weather", Handler(getWeather)) })
+	if _, err := Install(r, enabled(MCPConfig{})); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/mcp", "/mcp/"} {
+		req := httptest.NewRequest("POST", path, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		if w.Code != 200 || !strings.Contains(w.Body.String(), `"result":{}`) {
+			t.Errorf("POST %s: %d %q", path, w.Code, w.Body)
+		}
+	}
+}

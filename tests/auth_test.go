@@ -1,0 +1,89 @@
+package tests
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/mcpdoor/mcpdoor/autoexpose"
+)
+
+// requireBearer is an auth middleware the detector does not know: routes
+// behind it replay through the router.
+func requireBearer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer s3cret" {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// TestReplayRunsAuth: a replayed call runs the route's auth middleware. It
+// gets the 401 the HTTP door gives without the forwarded credential, and 200
+// with it.
+func TestReplayRunsAuth(t *testing.T) {
+	cfg := fixtureConfig(t)
+	sessions, _ := cfg.UseSessions()
+	r := chi.NewRouter()
+	r.Use(sessions.Middleware)
+	r.With(requireBearer).Method(http.MethodPost, "/secret", autoexpose.Handler(func(_ context.Context, r *http.Request, in cityIn) (cityOut, error) {
+		return cityOut{Weather: "classified weather in " + in.City}, nil
+	}))
+	r.Post("/seed_session", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
+	r.Post("/verify", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
+	door, err := autoexpose.Install(r, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := door.Tools()[0]; got.Verdict.String() != "replay" || len(got.Reasons) != 1 ||
+		got.Reasons[0] != "middleware github.com/mcpdoor/mcpdoor/tests.requireBearer must run" {
+		t.Fatalf("verdict %v, reasons %q", got.Verdict, got.Reasons)
+	}
+	s := serve(t, r)
+
+	t.Run("without the credential", func(t *testing.T) {
+		hr := s.post("/secret", `{"city":"Paris"}`)
+		if hr.Status != http.StatusUnauthorized {
+			t.Fatalf("HTTP door: %d", hr.Status)
+		}
+		res := call(t, s.connect(mcpOptions{}), "secret", map[string]any{"city": "Paris"})
+		sameJSON(t, res, expectedResult(t, "secret", hr, "unauthorized", "not_applied"))
+	})
+	t.Run("with the credential", func(t *testing.T) {
+		hr := s.post("/secret", `{"city":"Paris"}`, "Authorization", "Bearer s3cret")
+		if hr.Status != http.StatusOK {
+			t.Fatalf("HTTP door: %d", hr.Status)
+		}
+		cs := s.connect(mcpOptions{header: http.Header{"Authorization": {"Bearer s3cret"}}})
+		res := call(t, cs, "secret", map[string]any{"city": "Paris"})
+		sameJSON(t, res, expectedResult(t, "secret", hr, "", ""))
+	})
+	t.Run("a wrong credential", func(t *testing.T) {
+		cs := s.connect(mcpOptions{header: http.Header{"Authorization": {"Bearer guess"}}})
+		res := call(t, cs, "secret", map[string]any{"city": "Paris"})
+		if !res.IsError || resultJSON(t, res) == "" {
+			t.Fatalf("got %s", resultJSON(t, res))
+		}
+	})
+	t.Run("forward_headers: [] forwards nothing", func(t *testing.T) {
+		cfg := fixtureConfig(t)
+		cfg.MCP.ForwardHeaders = []string{}
+		r2 := chi.NewRouter()
+		r2.With(requireBearer).Post("/secret", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+		r2.Post("/seed_session", func(w http.ResponseWriter, r *http.Request) {})
+		r2.Post("/verify", func(w http.ResponseWriter, r *http.Request) {})
+		if _, err := autoexpose.Install(r2, cfg); err != nil {
+			t.Fatal(err)
+		}
+		s2 := serve(t, r2)
+		cs := s2.connect(mcpOptions{header: http.Header{"Authorization": {"Bearer s3cret"}}})
+		if got := resultJSON(t, call(t, cs, "secret", nil)); got != `{"content":[{"type":"text","text":"HTTP 401 from POST /secret: unauthorized"}],"structuredContent":{"error":{"code":"unauthorized","effect":"not_applied","message":"unauthorized","status":401}},"isError":true}` {
+			t.Errorf("got %s", got)
+		}
+	})
+}

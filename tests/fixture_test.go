@@ -1,0 +1,175 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"log/slog"
+	"net/http"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/session"
+	"github.com/mcpdoor/mcpdoor/token"
+)
+
+// testSecret signs the fixtures' sessions and tokens.
+const testSecret = "a test secret of at least 32 bytes, for fixtures"
+
+func testKeys(t testing.TB) token.Keys {
+	t.Helper()
+	k, err := token.NewKeys([]byte(testSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+type cityIn struct {
+	City string `json:"city" jsonschema:"a city"`
+}
+
+type cityOut struct {
+	Weather string `json:"weather"`
+}
+
+// fixture is a server with one route per shape a tool route can have, and
+// per-session state.
+type fixture struct {
+	sessions *session.Manager
+	state    map[string][]string
+}
+
+func (f *fixture) record(r *http.Request, v string) {
+	id := session.ID(r)
+	f.state[id] = append(f.state[id], v)
+}
+
+// pngBytes is a valid 2x2 PNG.
+func pngBytes() []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	img.Set(0, 0, color.RGBA{255, 0, 0, 255})
+	var b bytes.Buffer
+	png.Encode(&b, img)
+	return b.Bytes()
+}
+
+// routes registers the fixture's routes on r. The fixture is not safe for
+// concurrent use; the parity tests call it sequentially.
+func (f *fixture) routes(r chi.Router) {
+	r.Use(middleware.Recoverer)
+	r.Use(f.sessions.Middleware)
+	r.Method(http.MethodPost, "/weather", autoexpose.Handler(func(_ context.Context, r *http.Request, in cityIn) (cityOut, error) {
+		switch in.City {
+		case "Atlantis":
+			return cityOut{}, autoexpose.Error(http.StatusNotFound, "no such city: Atlantis")
+		case "Error":
+			return cityOut{}, errors.New("database is down")
+		}
+		f.record(r, in.City)
+		return cityOut{Weather: "The weather in " + in.City + " is sunny and 72 F."}, nil
+	}, autoexpose.Describe("The weather in a city.")))
+	r.Method(http.MethodPost, "/history", autoexpose.Handler(func(_ context.Context, r *http.Request, _ struct{}) (map[string][]string, error) {
+		return map[string][]string{"history": append([]string{}, f.state[session.ID(r)]...)}, nil
+	}))
+	// A plain handler that decodes its body into a map.
+	r.Post("/map_body", func(w http.ResponseWriter, r *http.Request) {
+		var m map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
+			http.Error(w, "bad body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		f.record(r, "map_body")
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"keys": len(m)})
+	})
+	// A plain handler that echoes the raw bytes it was sent.
+	r.Post("/raw_echo", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write(b)
+	})
+	r.Post("/teapot", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "I'm a teapot", http.StatusTeapot)
+	})
+	r.Post("/boom", func(w http.ResponseWriter, r *http.Request) {
+		panic("kaboom: secret detail")
+	})
+	r.Post("/text", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "hello, world")
+	})
+	r.Post("/array", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, "[1, 2, 3]\n")
+	})
+	r.Post("/nocontent", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	})
+	r.Post("/problem", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusConflict)
+		io.WriteString(w, `{"title":"conflict","detail":"already booked"}`)
+	})
+	r.Post("/image", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(pngBytes())
+	})
+	r.Post("/bad_image", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write([]byte("GIF89a not really"))
+	})
+	r.Post("/seed_session", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{}`)
+	})
+	r.Post("/verify", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"reward":0.0}`)
+	})
+}
+
+// fixtureConfig is an enabled config for the fixture.
+func fixtureConfig(t testing.TB) autoexpose.Config {
+	cfg, err := autoexpose.ParseConfig([]byte(`
+name: fixture
+expose_tools_over_mcp: true
+mcp:
+  session_secret: "` + testSecret + `"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	return cfg
+}
+
+// newLogger logs to w, for tests that read the log.
+func newLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// newFixture builds the fixture router and installs the door with cfg.
+func newFixture(t testing.TB, cfg autoexpose.Config) (http.Handler, *autoexpose.Door, *fixture) {
+	t.Helper()
+	sessions, err := cfg.UseSessions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{sessions: sessions, state: make(map[string][]string)}
+	r := chi.NewRouter()
+	f.routes(r)
+	door, err := autoexpose.Install(r, cfg)
+	if err != nil {
+		t.Fatalf("Install: %v", err)
+	}
+	return r, door, f
+}

@@ -1,0 +1,86 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/session"
+)
+
+// TestFlagOff: with expose_tools_over_mcp false, Install changes nothing: the
+// router answers every request byte for byte as it did without Install.
+func TestFlagOff(t *testing.T) {
+	build := func(install bool) http.Handler {
+		n := 0
+		f := &fixture{
+			sessions: session.New(testKeys(t), &session.Options{NewID: func() string { n++; return fmt.Sprint("sid-", n) }}),
+			state:    make(map[string][]string),
+		}
+		r := chi.NewRouter()
+		f.routes(r)
+		if install {
+			door, err := autoexpose.Install(r, autoexpose.Config{Name: "fixture"}) // the flag is off
+			if err != nil || door.Enabled() {
+				t.Fatalf("Install with the flag off: enabled=%v err=%v", door.Enabled(), err)
+			}
+		}
+		return r
+	}
+	without, with := build(false), build(true)
+
+	requests := []struct{ method, path, body string }{
+		{"POST", "/weather", `{"city":"Paris"}`},
+		{"POST", "/weather", `{"city":5}`},
+		{"POST", "/weather", `{"city":`},
+		{"POST", "/teapot", `{}`},
+		{"POST", "/text", `{}`},
+		{"POST", "/image", `{}`},
+		{"POST", "/seed_session", `{"x":1}`},
+		{"POST", "/verify", `{"response":{"output":[{"type":"function_call","name":"mcp__fixture__weather","call_id":"c1"}]}}`},
+		{"POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
+		{"POST", "/mcp/", `{}`},
+		{"GET", "/mcp", ``},
+		{"GET", "/nope", ``},
+	}
+	for _, rq := range requests {
+		t.Run(rq.method+" "+rq.path, func(t *testing.T) {
+			serveOne := func(h http.Handler) *httptest.ResponseRecorder {
+				req := httptest.NewRequest(rq.method, rq.path, strings.NewReader(rq.body))
+				req.Header.Set("Content-Type", "application/json")
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				return w
+			}
+			a, b := serveOne(without), serveOne(with)
+			if a.Code != b.Code || !bytes.Equal(a.Body.Bytes(), b.Body.Bytes()) {
+				t.Errorf("with Install: %d %q; without: %d %q", b.Code, b.Body, a.Code, a.Body)
+			}
+			// Headers match, but for the signed session cookie, whose
+			// signature carries a timestamp: compare the session it names.
+			ha, hb := a.Header().Clone(), b.Header().Clone()
+			ca, cb := ha.Values("Set-Cookie"), hb.Values("Set-Cookie")
+			ha.Del("Set-Cookie")
+			hb.Del("Set-Cookie")
+			if fmt.Sprint(ha) != fmt.Sprint(hb) || len(ca) != len(cb) {
+				t.Fatalf("headers differ:\nwith    %v %v\nwithout %v %v", hb, cb, ha, ca)
+			}
+			reader := session.New(testKeys(t), nil)
+			for i := range ca {
+				ra := &http.Request{Header: http.Header{"Cookie": {ca[i]}}}
+				rb := &http.Request{Header: http.Header{"Cookie": {cb[i]}}}
+				ida, erra := reader.Read(ra)
+				idb, errb := reader.Read(rb)
+				if ida != idb || erra != nil || errb != nil {
+					t.Errorf("session cookies differ: %q (%v) vs %q (%v)", idb, errb, ida, erra)
+				}
+			}
+		})
+	}
+}

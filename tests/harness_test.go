@@ -1,0 +1,179 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// server is a router under test on a real loopback listener, with an HTTP
+// client whose cookie jar is the client's session.
+type server struct {
+	t      testing.TB
+	srv    *httptest.Server
+	client *http.Client
+}
+
+// serve starts h on 127.0.0.1 until the test ends.
+func serve(t testing.TB, h http.Handler) *server {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	jar, _ := cookiejar.New(nil)
+	s := &server{t: t, srv: srv, client: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
+	t.Cleanup(func() {
+		s.client.CloseIdleConnections()
+		srv.Close()
+	})
+	return s
+}
+
+// newClient returns a client of the same server with its own cookie jar:
+// another user, another session.
+func (s *server) newClient() *server {
+	jar, _ := cookiejar.New(nil)
+	c := &server{t: s.t, srv: s.srv, client: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
+	s.t.Cleanup(c.client.CloseIdleConnections)
+	return c
+}
+
+// httpResponse is what the HTTP door answered.
+type httpResponse struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// post sends body to path through the HTTP door.
+func (s *server) post(path, body string, header ...string) httpResponse {
+	s.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, s.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		s.t.Fatalf("POST %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.t.Fatalf("POST %s: reading body: %v", path, err)
+	}
+	return httpResponse{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+// headerTransport adds fixed headers to every request.
+type headerTransport struct {
+	base   http.RoundTripper
+	header http.Header
+}
+
+func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h.header {
+		r.Header[k] = v
+	}
+	return h.base.RoundTrip(r)
+}
+
+// mcpOptions configures connect.
+type mcpOptions struct {
+	protocol string      // "" for the SDK's latest
+	header   http.Header // sent on every MCP request
+	path     string      // default "/mcp"
+}
+
+// connect opens a go-sdk client session to the server's MCP endpoint, over
+// the same HTTP client (and cookie jar) as the HTTP door.
+func (s *server) connect(o mcpOptions) *mcp.ClientSession {
+	s.t.Helper()
+	hc := s.client
+	if o.header != nil {
+		hc = &http.Client{Jar: s.client.Jar, Timeout: s.client.Timeout,
+			Transport: &headerTransport{base: http.DefaultTransport, header: o.header}}
+	}
+	if o.path == "" {
+		o.path = "/mcp"
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpdoor-tests", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint:             s.srv.URL + o.path,
+		HTTPClient:           hc,
+		DisableStandaloneSSE: true,
+	}, &mcp.ClientSessionOptions{ProtocolVersion: o.protocol})
+	if err != nil {
+		s.t.Fatalf("connecting to %s: %v", o.path, err)
+	}
+	s.t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call calls a tool and fails the test on a protocol error.
+func call(t testing.TB, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("tools/call %s: %v", name, err)
+	}
+	return res
+}
+
+// rawArgs is arguments sent as these exact bytes.
+type rawArgs string
+
+func (r rawArgs) MarshalJSON() ([]byte, error) { return []byte(r), nil }
+
+// resultJSON renders a result as the JSON a client receives, minus what the
+// protocol layer adds to every result (_meta, resultType), for comparisons
+// and failure messages. Key order is that of mcp.CallToolResult.
+func resultJSON(t testing.TB, res *mcp.CallToolResult) string {
+	t.Helper()
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	out.WriteByte('{')
+	for _, k := range []string{"content", "structuredContent", "isError"} {
+		if v, ok := m[k]; ok {
+			if out.Len() > 1 {
+				out.WriteByte(',')
+			}
+			fmt.Fprintf(&out, "%q:%s", k, v)
+		}
+	}
+	out.WriteByte('}')
+	return out.String()
+}
+
+// compactJSON compacts a JSON document, failing the test if it is not JSON.
+func compactJSON(t testing.TB, b []byte) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := json.Compact(&out, b); err != nil {
+		t.Fatalf("not JSON: %q: %v", b, err)
+	}
+	return out.String()
+}

@@ -1,0 +1,17 @@
+// Package tests holds mcpdoor's end-to-end tests: the same requests through
+// the HTTP door and the MCP door of real servers on 127.0.0.1, compared; real
+// MCP clients (the go-sdk client, the official TypeScript SDK client); and
+// the whole rollout contract.
+package tests
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package if any test leaves a goroutine behind: every
+// door, client and listener a test starts must stop with it.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}

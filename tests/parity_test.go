@@ -1,0 +1,211 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/autoexpose"
+)
+
+// expectedResult is the MCP result the contract derives from what the HTTP
+// door answered (DESIGN.md, "Results"). It is written out here, apart from
+// the implementation, so that the parity tests check one against the other.
+func expectedResult(t *testing.T, tool string, r httpResponse, code, effect string) *mcp.CallToolResult {
+	t.Helper()
+	if r.Status < 200 || r.Status > 299 {
+		msg := strings.TrimRight(string(r.Body), " \r\n\t")
+		if msg == "" {
+			msg = http.StatusText(r.Status)
+		}
+		return &mcp.CallToolResult{
+			IsError: true,
+			Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("HTTP %d from POST /%s: %s", r.Status, tool, msg)}},
+			StructuredContent: map[string]any{"error": map[string]any{
+				"code": code, "message": msg, "status": r.Status, "effect": effect,
+			}},
+		}
+	}
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch {
+	case mt == "image/png":
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: r.Body, MIMEType: mt}}}
+	case mt == "application/json":
+		text := compactJSON(t, r.Body)
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+		if strings.HasPrefix(text, "{") {
+			res.StructuredContent = json.RawMessage(text)
+		}
+		return res
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(r.Body)}}}
+}
+
+// sameJSON compares two values by their JSON.
+func sameJSON(t *testing.T, got, want any) {
+	t.Helper()
+	if res, ok := got.(*mcp.CallToolResult); ok {
+		got = json.RawMessage(resultJSON(t, res))
+	}
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(want)
+	var gv, wv any
+	json.Unmarshal(g, &gv)
+	json.Unmarshal(w, &wv)
+	gb, _ := json.Marshal(gv)
+	wb, _ := json.Marshal(wv)
+	if !bytes.Equal(gb, wb) {
+		t.Errorf("MCP door gave\n  %s\nwant (from the HTTP door)\n  %s", gb, wb)
+	}
+}
+
+// TestParity sends the same request through both doors of the fixture and
+// checks that the MCP result is the HTTP response mapped as specified.
+func TestParity(t *testing.T) {
+	var logs bytes.Buffer
+	cfg := fixtureConfig(t)
+	cfg.Logger = newLogger(&logs)
+	h, _, _ := newFixture(t, cfg)
+	s := serve(t, h)
+
+	cases := []struct {
+		name, tool, args string
+		status           int    // what the HTTP door answers
+		code             string // the error envelope's code, for non-2xx
+	}{
+		{"typed ok", "weather", `{"city":"Paris"}`, 200, ""},
+		{"typed wrong type", "weather", `{"city":5}`, 422, "unprocessable_entity"},
+		{"typed missing field", "weather", `{}`, 422, "unprocessable_entity"},
+		{"typed unknown field", "weather", `{"city":"Rome","when":"now"}`, 422, "unprocessable_entity"},
+		{"typed not an object", "weather", `[1]`, 422, "unprocessable_entity"},
+		{"typed 4xx with a body", "weather", `{"city":"Atlantis"}`, 404, "not_found"},
+		{"typed unexpected error", "weather", `{"city":"Error"}`, 500, "internal_server_error"},
+		{"map body", "map_body", `{"b":1,"a":[2]}`, 200, ""},
+		{"raw body", "raw_echo", `{"z":1,"a":{"y":2,"b":3}}`, 200, ""},
+		{"handler status and body kept", "teapot", `{}`, 418, "im_a_teapot"},
+		{"panic", "boom", `{}`, 500, "internal_server_error"},
+		{"non-JSON 2xx", "text", `{}`, 200, ""},
+		{"JSON array 2xx", "array", `{}`, 200, ""},
+		{"no content", "nocontent", `{}`, 204, ""},
+		{"problem+json 4xx", "problem", `{}`, 409, "conflict"},
+		{"image", "image", `{}`, 200, ""},
+	}
+	for _, proto := range []string{"2025-11-25", ""} {
+		t.Run("protocol="+proto, func(t *testing.T) {
+			cs := s.connect(mcpOptions{protocol: proto})
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					hr := s.post("/"+c.tool, c.args)
+					if hr.Status != c.status {
+						t.Fatalf("HTTP door: status %d, want %d (body %q)", hr.Status, c.status, hr.Body)
+					}
+					res := call(t, cs, c.tool, rawArgs(c.args))
+					effect := autoexpose.EffectNotApplied
+					if c.status >= 500 {
+						effect = autoexpose.EffectUnknown
+					}
+					sameJSON(t, res, expectedResult(t, c.tool, hr, c.code, effect))
+				})
+			}
+		})
+	}
+
+	t.Run("raw body reaches the handler unchanged", func(t *testing.T) {
+		cs := s.connect(mcpOptions{})
+		const args = `{"z":1,"a":{"y":2,"b":3}}` // key order a re-marshal would sort
+		res := call(t, cs, "raw_echo", rawArgs(args))
+		if got := res.Content[0].(*mcp.TextContent).Text; got != args {
+			t.Errorf("handler saw %s, want %s", got, args)
+		}
+	})
+
+	t.Run("a panic is sanitized and logged", func(t *testing.T) {
+		cs := s.connect(mcpOptions{})
+		res := call(t, cs, "boom", nil)
+		got := resultJSON(t, res)
+		if strings.Contains(got, "kaboom") {
+			t.Errorf("panic detail reached the client: %s", got)
+		}
+		if !strings.Contains(logs.String(), "kaboom: secret detail") {
+			t.Errorf("panic not logged; log:\n%s", logs.String())
+		}
+		// The server is alive.
+		if res := call(t, cs, "weather", map[string]any{"city": "Oslo"}); res.IsError {
+			t.Errorf("after a panic: %s", resultJSON(t, res))
+		}
+	})
+}
+
+// TestResultMapping checks the MCP door's answers that have no HTTP
+// counterpart to compare with: a corrupt image, and the exact texts.
+func TestResultMapping(t *testing.T) {
+	h, _, _ := newFixture(t, fixtureConfig(t))
+	s := serve(t, h)
+	cs := s.connect(mcpOptions{})
+
+	cases := []struct {
+		name, tool string
+		args       any
+		want       string // the result's JSON
+	}{
+		{"corrupt image", "bad_image", nil,
+			`{"content":[{"type":"text","text":"Response from POST /bad_image is not a valid image/png image: the data is gif."}],"structuredContent":{"error":{"code":"bad_response","message":"the data is gif","status":200,"effect":"unknown"}},"isError":true}`},
+		{"wrong type", "weather", map[string]any{"city": 5},
+			`{"content":[{"type":"text","text":"HTTP 422 from POST /weather: {\"error\":\"invalid arguments\",\"fields\":[\"city\"],\"detail\":\"city: want string, got integer\"}"}],"structuredContent":{"error":{"code":"unprocessable_entity","message":"{\"error\":\"invalid arguments\",\"fields\":[\"city\"],\"detail\":\"city: want string, got integer\"}","status":422,"effect":"not_applied"}},"isError":true}`},
+		{"missing field", "weather", map[string]any{},
+			`{"content":[{"type":"text","text":"HTTP 422 from POST /weather: {\"error\":\"invalid arguments\",\"fields\":[\"city\"],\"detail\":\"missing required field city\"}"}],"structuredContent":{"error":{"code":"unprocessable_entity","message":"{\"error\":\"invalid arguments\",\"fields\":[\"city\"],\"detail\":\"missing required field city\"}","status":422,"effect":"not_applied"}},"isError":true}`},
+		{"teapot", "teapot", nil,
+			`{"content":[{"type":"text","text":"HTTP 418 from POST /teapot: I'm a teapot"}],"structuredContent":{"error":{"code":"im_a_teapot","message":"I'm a teapot","status":418,"effect":"not_applied"}},"isError":true}`},
+		{"panic", "boom", nil,
+			`{"content":[{"type":"text","text":"HTTP 500 from POST /boom: Internal Server Error"}],"structuredContent":{"error":{"code":"internal_server_error","message":"Internal Server Error","status":500,"effect":"unknown"}},"isError":true}`},
+		{"text", "text", nil, `{"content":[{"type":"text","text":"hello, world"}]}`},
+		{"object", "weather", map[string]any{"city": "Paris"},
+			`{"content":[{"type":"text","text":"{\"weather\":\"The weather in Paris is sunny and 72 F.\"}"}],"structuredContent":{"weather":"The weather in Paris is sunny and 72 F."}}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sameJSON(t, call(t, cs, c.tool, c.args), json.RawMessage(c.want))
+		})
+	}
+
+	t.Run("unknown tool", func(t *testing.T) {
+		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "nope"})
+		want := `unknown tool "nope"; available tools: array, bad_image, boom, history, image, map_body, nocontent, problem, raw_echo, teapot, text, weather`
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("got %v, want an error containing %q", err, want)
+		}
+		if !strings.Contains(err.Error(), "-32602") && !strings.Contains(err.Error(), "32602") {
+			t.Logf("note: error text does not show the code: %v", err)
+		}
+	})
+}
+
+// TestSharedSession: an HTTP call then MCP calls then an HTTP call in one
+// client's session see the same state, in order; another client does not.
+func TestSharedSession(t *testing.T) {
+	h, _, _ := newFixture(t, fixtureConfig(t))
+	s := serve(t, h)
+
+	if r := s.post("/weather", `{"city":"Paris"}`); r.Status != 200 {
+		t.Fatalf("HTTP door: %d %s", r.Status, r.Body)
+	}
+	cs := s.connect(mcpOptions{}) // same cookie jar: same session
+	call(t, cs, "weather", map[string]any{"city": "Oslo"})
+	call(t, cs, "map_body", map[string]any{"k": 1})
+	res := call(t, cs, "history", nil)
+	sameJSON(t, res.StructuredContent, map[string]any{"history": []string{"Paris", "Oslo", "map_body"}})
+	if r := s.post("/history", `{}`); compactJSON(t, r.Body) != `{"history":["Paris","Oslo","map_body"]}` {
+		t.Errorf("HTTP door sees %s", r.Body)
+	}
+
+	other := s.newClient()
+	if r := other.post("/history", `{}`); compactJSON(t, r.Body) != `{"history":[]}` {
+		t.Errorf("another client sees %s", r.Body)
+	}
+}
