@@ -1,0 +1,159 @@
+package verifywrap
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+)
+
+// The seed corpora live in testdata/fuzz. Beyond never panicking, the
+// targets check the promises the package makes: untouched input, valid JSON
+// in and out, the documented rules (applied by an independent implementation
+// on encoding/json's view of the body), and exact round trips.
+
+func FuzzRewriteRequest(f *testing.F) {
+	f.Fuzz(func(t *testing.T, body []byte, server string) {
+		orig := bytes.Clone(body)
+		out, emitted, changed, err := RewriteRequest(body, server)
+		if !bytes.Equal(body, orig) {
+			t.Fatal("RewriteRequest modified its input")
+		}
+		if !json.Valid(body) {
+			if !errors.Is(err, ErrInvalidJSON) || changed || emitted != nil || !sameBytes(out, body) {
+				t.Fatalf("invalid JSON: RewriteRequest = %q, %v, %v, %v; want the input itself, nil, false, ErrInvalidJSON", out, emitted, changed, err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("RewriteRequest: %v", err)
+		}
+		if !changed && (!sameBytes(out, body) || emitted != nil) {
+			t.Fatalf("unchanged: RewriteRequest = %q, %v; want the input itself, nil", out, emitted)
+		}
+		if changed && (bytes.Equal(out, body) || len(emitted) == 0) {
+			t.Fatalf("changed: RewriteRequest = %q, %v; want a different body and emitted names", out, emitted)
+		}
+		if !json.Valid(out) {
+			t.Fatalf("RewriteRequest produced invalid JSON: %q", out)
+		}
+
+		want := decodeAny(t, body)
+		wantRewrite(want, server)
+		if got := decodeAny(t, out); !reflect.DeepEqual(got, want) {
+			t.Fatalf("RewriteRequest(%q, %q) =\n%q\ndecodes to %#v\nwant %#v", body, server, out, got, want)
+		}
+
+		// An echoing verifier's response restores to the very input.
+		back, err := RestoreResponse(out, emitted)
+		if err != nil || !bytes.Equal(back, body) {
+			t.Fatalf("RestoreResponse(RewriteRequest(x)) = %q, %v; want %q", back, err, body)
+		}
+	})
+}
+
+func FuzzRestoreResponse(f *testing.F) {
+	f.Fuzz(func(t *testing.T, body []byte, callID, name1, name2 string) {
+		var names []string
+		for _, name := range []string{name1, name2} {
+			lit, err := json.Marshal(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names = append(names, string(lit))
+		}
+		emitted := Emitted{callID: names}
+
+		orig := bytes.Clone(body)
+		out, err := RestoreResponse(body, emitted)
+		if !bytes.Equal(body, orig) {
+			t.Fatal("RestoreResponse modified its input")
+		}
+		if !json.Valid(body) {
+			if !errors.Is(err, ErrInvalidJSON) || !sameBytes(out, body) {
+				t.Fatalf("invalid JSON: RestoreResponse = %q, %v; want the input itself, ErrInvalidJSON", out, err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("RestoreResponse: %v", err)
+		}
+		if bytes.Equal(out, body) && !sameBytes(out, body) {
+			t.Fatal("RestoreResponse copied a body it did not change")
+		}
+		if !json.Valid(out) {
+			t.Fatalf("RestoreResponse produced invalid JSON: %q", out)
+		}
+
+		want := decodeAny(t, body)
+		wantRestore(t, want, emitted)
+		if got := decodeAny(t, out); !reflect.DeepEqual(got, want) {
+			t.Fatalf("RestoreResponse(%q, %q) =\n%q\ndecodes to %#v\nwant %#v", body, emitted, out, got, want)
+		}
+	})
+}
+
+// decodeAny decodes valid JSON the way a verifier would, numbers kept exact.
+func decodeAny(t *testing.T, data []byte) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("decoding %q: %v", data, err)
+	}
+	return v
+}
+
+// functionCalls returns the function_call items with a string name of a
+// decoded body's response.output.
+func functionCalls(doc any) []map[string]any {
+	root, _ := doc.(map[string]any)
+	response, _ := root["response"].(map[string]any)
+	output, _ := response["output"].([]any)
+	var calls []map[string]any
+	for _, v := range output {
+		item, _ := v.(map[string]any)
+		if _, ok := item["name"].(string); ok && item["type"] == "function_call" {
+			calls = append(calls, item)
+		}
+	}
+	return calls
+}
+
+// wantRewrite applies RewriteRequest's documented rules to a decoded body.
+func wantRewrite(doc any, server string) {
+	root, _ := doc.(map[string]any)
+	provenance, _ := root["mcp_tool_call_provenance"].(map[string]any)
+	for _, item := range functionCalls(doc) {
+		name := item["name"].(string)
+		id, hasID := item["call_id"].(string)
+		entry, covered := provenance[id].(map[string]any)
+		owner, _ := entry["server_name"].(string)
+		tool, _ := entry["tool_name"].(string)
+		switch {
+		case !hasID || !covered || owner == "" || tool == "":
+			item["name"] = Normalize(name, server)
+		case server == "" || owner == server:
+			item["name"] = tool
+		}
+	}
+}
+
+// wantRestore applies RestoreResponse's documented rules to a decoded body.
+func wantRestore(t *testing.T, doc any, emitted Emitted) {
+	used := make(map[string]int)
+	for _, item := range functionCalls(doc) {
+		id, _ := item["call_id"].(string)
+		names := emitted[id]
+		if i := used[id]; i < len(names) {
+			used[id]++
+			var name string
+			if err := json.Unmarshal([]byte(names[i]), &name); err != nil {
+				t.Fatal(err)
+			}
+			item["name"] = name
+		}
+	}
+}

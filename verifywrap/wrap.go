@@ -1,0 +1,152 @@
+package verifywrap
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+)
+
+// DefaultMaxBodyBytes is the request body limit Wrap applies unless
+// Options.MaxBodyBytes says otherwise.
+const DefaultMaxBodyBytes = 4 << 20
+
+// Options configures Wrap. A nil *Options means defaults.
+type Options struct {
+	// MaxBodyBytes caps the request body read; 0 means 4 MiB
+	// (DefaultMaxBodyBytes), and so does a negative value. A longer body is
+	// answered with 413 Request Entity Too Large and never reaches the
+	// wrapped handler.
+	MaxBodyBytes int64
+
+	// Logf, when non-nil, receives one line per request whose body could not
+	// be rewritten (never the body itself): a request body that is too long,
+	// unreadable or not valid JSON, or a response body that is not valid JSON
+	// although names were changed on the way in.
+	Logf func(format string, args ...any)
+}
+
+// Wrap returns a handler that normalizes the function_call names in a
+// /verify request for server, calls next with the normalized copy, and
+// restores the emitted names in next's JSON response. An empty server strips
+// any server's namespace; see RewriteRequest and Normalize for the rules.
+//
+// The request body is read in full first. next gets a request whose Body
+// reads the normalized copy and whose ContentLength (and Content-Length
+// header, if any) matches it; a body that needs no change, non-JSON included,
+// reaches next byte for byte and next writes straight to the client.
+//
+// When a name changed, next's response is held back until next returns, then
+// sent with the first status next wrote (200 if none), the headers next set,
+// and its body with the emitted names restored whatever the status, as
+// RestoreResponse does. Flush is then a no-op; informational 1xx statuses are
+// dropped; a Content-Length header is corrected when the body's length
+// changes.
+func Wrap(next http.Handler, server string, opts *Options) http.Handler {
+	limit := int64(DefaultMaxBodyBytes)
+	logf := func(string, ...any) {}
+	if opts != nil {
+		if opts.MaxBodyBytes > 0 {
+			limit = opts.MaxBodyBytes
+		}
+		if opts.Logf != nil {
+			logf = opts.Logf
+		}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fail := func(err error) { logf("%s %s: %v", r.Method, r.URL.EscapedPath(), err) }
+
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge):
+			fail(fmt.Errorf("verifywrap: request body over %d bytes", limit))
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			return
+		case err != nil:
+			fail(fmt.Errorf("verifywrap: reading request body: %w", err))
+			http.Error(w, "cannot read request body", http.StatusBadRequest)
+			return
+		}
+
+		body, emitted, changed, err := RewriteRequest(body, server)
+		if err != nil {
+			fail(err)
+		}
+		r = withBody(r, body)
+		if !changed {
+			next.ServeHTTP(w, r)
+			return
+		}
+
+		rec := &recorder{w: w}
+		next.ServeHTTP(rec, r)
+		out := rec.body.Bytes()
+		// An empty body (nothing written, 204, HEAD) has no names to restore
+		// and is not worth a log line.
+		if len(out) > 0 {
+			if out, err = RestoreResponse(out, emitted); err != nil {
+				fail(err)
+			}
+		}
+		if h := w.Header(); len(out) != rec.body.Len() && h.Get("Content-Length") != "" {
+			h.Set("Content-Length", strconv.Itoa(len(out)))
+		}
+		w.WriteHeader(rec.statusOrOK())
+		w.Write(out) // an error means the client is gone: nothing left to do
+	})
+}
+
+// withBody returns a copy of r whose body reads body, with its lengths to
+// match.
+func withBody(r *http.Request, body []byte) *http.Request {
+	r = r.Clone(r.Context())
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	r.TransferEncoding = nil
+	if r.Header.Get("Content-Length") != "" {
+		r.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	return r
+}
+
+// recorder holds a response back so its body can be rewritten before the
+// client sees any of it. Headers go straight into the real writer's map, so
+// whatever the handler sets (Set-Cookie, Content-Type, ...) reaches the
+// client.
+type recorder struct {
+	w      http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (rec *recorder) Header() http.Header { return rec.w.Header() }
+
+// WriteHeader records the first final status, the one net/http would send.
+// Informational 1xx statuses are dropped: they would have to go out before
+// the held-back response, and a client can do without them.
+func (rec *recorder) WriteHeader(code int) {
+	if rec.status == 0 && (code < 100 || code > 199 || code == http.StatusSwitchingProtocols) {
+		rec.status = code
+	}
+}
+
+func (rec *recorder) Write(p []byte) (int, error) {
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	return rec.body.Write(p)
+}
+
+// Flush does nothing: the response is sent whole once the handler returns.
+// It lets handlers that flush run unchanged behind Wrap.
+func (rec *recorder) Flush() {}
+
+func (rec *recorder) statusOrOK() int {
+	if rec.status == 0 {
+		return http.StatusOK
+	}
+	return rec.status
+}
