@@ -1,6 +1,6 @@
 module github.com/mcpdoor/mcpdoor
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/go-chi/chi/v5 v5.5.0
@@ -18,7 +18,7 @@ require (
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/sys v0.41.0 // indirect
-	golang.org/x/time v0.16.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
 )
 
 ignore ./tests/node/node_modules
