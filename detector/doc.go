@@ -3,7 +3,10 @@
 //
 // It is usable on its own, to see what a router would expose:
 //
-//	rep := detector.Inspect(r, nil)
+//	rep, err := detector.Inspect(r, nil)
+//	if err != nil {
+//		return err
+//	}
 //	rep.WriteTable(os.Stdout)
 //
 // For every POST route the report gives the tool name (the path without its

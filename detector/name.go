@@ -26,10 +26,10 @@ func ValidName(name string) error {
 	switch {
 	case name == "":
 		return fmt.Errorf("tool name is empty")
-	case len(name) > MaxNameLen:
-		return fmt.Errorf("tool name %q has %d characters, more than %d", name, len(name), MaxNameLen)
 	case !nameRule.MatchString(name):
 		return fmt.Errorf("tool name %q does not match %s", name, nameRule)
+	case len(name) > MaxNameLen: // after the rule, so bytes are characters
+		return fmt.Errorf("tool name %q has %d characters, more than %d", name, len(name), MaxNameLen)
 	}
 	return nil
 }

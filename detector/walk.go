@@ -2,6 +2,7 @@ package detector
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -96,7 +97,11 @@ type Options struct {
 	// Mode is the dispatch policy. Default Auto.
 	Mode Mode
 	// Transparent lists further middleware function names (see FuncName)
-	// that a fabricated request may skip.
+	// that a fabricated request may skip. A name also covers the closures
+	// its function returns: "pkg.Trace" covers "pkg.Trace.func1". When the
+	// compiler inlines Trace into its caller, Go names the closure after
+	// the caller ("main.main.Trace.func1"); declare the name the report
+	// shows, or mark Trace //go:noinline.
 	Transparent []string
 	// MCPPath is where the MCP endpoint will be mounted. Default "/mcp".
 	MCPPath string
@@ -132,10 +137,10 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 	for _, mw := range r.Middlewares() {
 		rep.RootMiddlewareNames = append(rep.RootMiddlewareNames, FuncName(mw))
 	}
-	var mcpRoutes []string
+	mcpRoutes := map[string][]string{} // pattern -> methods
 	err := chi.Walk(r, func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
 		if pattern == o.MCPPath || strings.HasPrefix(pattern, o.MCPPath+"/") {
-			mcpRoutes = append(mcpRoutes, method+" "+pattern)
+			mcpRoutes[pattern] = append(mcpRoutes[pattern], method)
 		}
 		if method != http.MethodPost {
 			return nil
@@ -156,10 +161,9 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("detector: walking the router: %w", err)
 	}
-	slices.Sort(mcpRoutes)
 	if len(mcpRoutes) > 0 {
 		rep.Problems = append(rep.Problems, &RefusedError{
-			Route:  strings.Join(mcpRoutes, ", "),
+			Route:  methodsAndPatterns(mcpRoutes),
 			Reason: "the server already serves " + o.MCPPath + ", where the MCP endpoint goes",
 			Fix:    "remove that route (a hand-written MCP mount would be shadowed), or set mcp.path to another path",
 		})
@@ -182,6 +186,30 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 	return rep, nil
 }
 
+// anyMethod are the methods chi's Handle and Mount register a route for.
+var anyMethod = []string{
+	http.MethodConnect, http.MethodDelete, http.MethodGet, http.MethodHead, http.MethodOptions,
+	http.MethodPatch, http.MethodPost, http.MethodPut, http.MethodTrace,
+}
+
+// methodsAndPatterns names routes by pattern as "GET /mcp, POST /mcp", and a
+// pattern that every method reaches (Handle, Mount) as "ANY /mcp/*".
+func methodsAndPatterns(routes map[string][]string) string {
+	var out []string
+	for _, pattern := range slices.Sorted(maps.Keys(routes)) {
+		methods := routes[pattern]
+		slices.Sort(methods)
+		missing := slices.ContainsFunc(anyMethod, func(m string) bool { return !slices.Contains(methods, m) })
+		if !missing {
+			methods = []string{"ANY"}
+		}
+		for _, m := range methods {
+			out = append(out, m+" "+pattern)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 // compareRoutes orders tools by name first, then everything else by pattern.
 func compareRoutes(a, b Route) int {
 	if (a.Kind == Tool) != (b.Kind == Tool) {
@@ -197,7 +225,11 @@ func compareRoutes(a, b Route) int {
 func classify(rt *Route, o Options) {
 	p := rt.Pattern
 	switch {
-	case p == "/" || strings.HasSuffix(p, "*"):
+	case p == "/":
+		rt.Kind = Skipped
+		rt.Reasons = []string{"the root route has no tool name"}
+		return
+	case strings.HasSuffix(p, "*"):
 		rt.Kind = Skipped
 		rt.Reasons = []string{"a wildcard route or mounted handler has no tool name"}
 		return
@@ -218,12 +250,16 @@ func classify(rt *Route, o Options) {
 		return
 	}
 	if err := ValidName(rt.Name); err != nil {
+		// The name is the refusal; how the route would dispatch is moot.
 		rt.Verdict = Refused
 		reason := err.Error()
-		if strings.Contains(rt.Name, "/") {
+		switch i := strings.Index(rt.Name, "/"); {
+		case i == len(rt.Name)-1:
+			reason += " (a trailing slash)"
+		case i >= 0:
 			reason += " (a nested route)"
 		}
-		rt.Reasons = append([]string{reason}, rt.Reasons...)
+		rt.Reasons = []string{reason}
 		rt.Fix = fmt.Sprintf("serve the tool at a top-level path such as /%s, or drop the route from MCP with mcp.exclude: [%q] or the Tools hook", suggestName(rt.Name), rt.Name)
 	}
 }
