@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The project's test command:
+#
+#   ./scripts/test.sh [--short] [--no-fuzz]
+#
+#   1. installs the Node test dependencies (tests/node: the MCP TypeScript SDK,
+#      the MCP conformance suite and Node 22) when missing or out of date;
+#   2. go vet ./...
+#   3. go test -race ./...   with MCPDOOR_REQUIRE_NODE=1, so the tests that
+#      drive the server with the Node client fail instead of skipping;
+#   4. a short fuzz pass: every Fuzz target, one at a time, for $FUZZTIME
+#      (default 5s) each.
+#
+#   --short     pass -short to go test
+#   --no-fuzz   skip step 4
+#
+# Works from any directory. Needs go, and npm (for step 1).
+set -euo pipefail
+
+usage() {
+	sed -n '2,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+}
+
+short=()
+fuzz=1
+for arg in "$@"; do
+	case "$arg" in
+	--short) short=(-short) ;;
+	--no-fuzz) fuzz=0 ;;
+	-h | --help)
+		usage
+		exit 0
+		;;
+	*)
+		echo "test.sh: unknown argument: $arg" >&2
+		usage >&2
+		exit 2
+		;;
+	esac
+done
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+run() {
+	echo "+ $*" >&2
+	"$@"
+}
+
+# 1. Node dependencies. A stamp of the manifest and lockfile inside
+# node_modules tells whether the installed tree is the committed one.
+node_dir=tests/node
+stamp="$node_dir/node_modules/.mcpdoor-installed"
+want="$(cat "$node_dir/package.json" "$node_dir/package-lock.json" | sha256sum | cut -d' ' -f1)"
+if [[ ! -x "$node_dir/node_modules/node/bin/node" || ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
+	if ! command -v npm >/dev/null; then
+		echo "test.sh: npm is needed to install the Node test dependencies ($node_dir)" >&2
+		exit 1
+	fi
+	start=$SECONDS
+	run npm ci --prefix "$node_dir" --no-audit --no-fund --loglevel=error
+	echo "$want" >"$stamp"
+	echo "test.sh: Node dependencies installed in $((SECONDS - start))s" >&2
+fi
+run "$node_dir/node_modules/node/bin/node" --version
+
+export MCPDOOR_REQUIRE_NODE=1
+
+# 2, 3. Vet and test.
+run go vet ./...
+run go test -race "${short[@]}" ./...
+
+# 4. Fuzz. `go test -list` prints each package's matching names, then an
+# "ok <package>" line.
+if ((fuzz)); then
+	echo "+ go test -list '^Fuzz' ./..." >&2
+	list="$(go test -list '^Fuzz' ./...)"
+	targets=()
+	names=()
+	while IFS= read -r line; do
+		case "$line" in
+		Fuzz*) names+=("$line") ;;
+		ok*)
+			pkg="$(awk '{print $2}' <<<"$line")"
+			for name in "${names[@]}"; do
+				targets+=("$pkg $name")
+			done
+			names=()
+			;;
+		*) names=() ;;
+		esac
+	done <<<"$list"
+	echo "test.sh: ${#targets[@]} fuzz target(s)" >&2
+	for target in "${targets[@]}"; do
+		read -r pkg name <<<"$target"
+		run go test -run='^$' -fuzz="^${name}\$" -fuzztime="${FUZZTIME:-5s}" "$pkg"
+	done
+fi

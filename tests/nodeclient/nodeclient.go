@@ -1,0 +1,506 @@
+// Package nodeclient lets Go tests drive an MCP server with a peer written by
+// someone else: the official TypeScript SDK client (tests/node/mcp_client.mjs)
+// and the official MCP conformance suite (tests/node/conformance.mjs), both
+// run on the Node 22 that tests/node installs as an npm dependency.
+//
+// The Node side is installed with
+//
+//	npm ci --prefix tests/node
+//
+// (scripts/test.sh does it). Without it, the helpers skip the calling test, or
+// fail it when MCPDOOR_REQUIRE_NODE=1 is set, as it is in scripts/test.sh and CI.
+package nodeclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// RequireEnv names the environment variable that, set to 1, turns a missing
+// Node installation into a test failure instead of a skip.
+const RequireEnv = "MCPDOOR_REQUIRE_NODE"
+
+// InstallCommand is the command, run from the repository root, that installs
+// the Node dependencies the helpers need.
+const InstallCommand = "npm ci --prefix tests/node"
+
+// modulePath is the module this package lives in; it identifies the
+// repository's go.mod when searching from the working directory.
+const modulePath = "github.com/mcpdoor/mcpdoor"
+
+var (
+	dirOnce sync.Once
+	dirPath string
+	dirErr  error
+)
+
+// Dir returns the repository's tests/node directory. It is found next to this
+// source file, or else by walking up from the working directory to the
+// repository's go.mod.
+func Dir() (string, error) {
+	dirOnce.Do(func() { dirPath, dirErr = findDir() })
+	return dirPath, dirErr
+}
+
+func findDir() (string, error) {
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		dir := filepath.Join(filepath.Dir(file), "..", "node")
+		if isFile(filepath.Join(dir, "package.json")) {
+			return filepath.Clean(dir), nil
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return findDirFrom(wd)
+}
+
+// findDirFrom walks up from wd to the repository's go.mod and returns its
+// tests/node.
+func findDirFrom(wd string) (string, error) {
+	for d := wd; ; d = filepath.Dir(d) {
+		if data, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && declaresModule(data) {
+			dir := filepath.Join(d, "tests", "node")
+			if isFile(filepath.Join(dir, "package.json")) {
+				return dir, nil
+			}
+			return "", fmt.Errorf("nodeclient: %s has no package.json", dir)
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("nodeclient: no go.mod of %s above %s", modulePath, wd)
+		}
+	}
+}
+
+func declaresModule(gomod []byte) bool {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && strings.Trim(f[1], `"`) == modulePath {
+			return true
+		}
+	}
+	return false
+}
+
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// RepoRoot returns the repository root (the parent of tests/). Scenarios that
+// start a server over stdio, such as "go run ./examples/weather -stdio", can
+// use it as their "cwd".
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Dir(filepath.Dir(dir))
+}
+
+// nodeBinary returns the Node 22 binary inside tests/node/node_modules, or an
+// error saying what is missing.
+func nodeBinary() (string, error) {
+	dir, err := Dir()
+	if err != nil {
+		return "", err
+	}
+	node := filepath.Join(dir, "node_modules", "node", "bin", "node")
+	for _, need := range []string{
+		node,
+		filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"),
+		filepath.Join(dir, "node_modules", "@modelcontextprotocol", "conformance", "package.json"),
+	} {
+		if !isFile(need) {
+			return "", fmt.Errorf("%s is missing", need)
+		}
+	}
+	return node, nil
+}
+
+// required reports whether RequireEnv asks for a failure instead of a skip.
+func required() bool {
+	v := strings.TrimSpace(os.Getenv(RequireEnv))
+	return v == "1" || strings.EqualFold(v, "true")
+}
+
+// Node returns the path of the Node 22 binary installed under
+// tests/node/node_modules. When the Node dependencies are not installed it
+// skips the test, or fails it if MCPDOOR_REQUIRE_NODE=1; either way the message
+// gives the command that installs them. Call it from the test's goroutine.
+func Node(t testing.TB) string {
+	t.Helper()
+	node, err := nodeBinary()
+	if err != nil {
+		unavailable(t, err)
+	}
+	return node
+}
+
+// unavailable skips t, or fails it when RequireEnv is set, saying how to
+// install the Node dependencies.
+func unavailable(t testing.TB, err error) {
+	t.Helper()
+	msg := fmt.Sprintf("Node test dependencies not installed (%v); from the repository root run: %s", err, InstallCommand)
+	if required() {
+		t.Fatalf("%s (%s=1 is set)", msg, RequireEnv)
+		return
+	}
+	t.Skip(msg)
+}
+
+// Scenario is what mcp_client.mjs runs; Run also accepts any other value that
+// marshals to the same JSON (a map, or raw json.RawMessage). Exactly one of URL
+// (Streamable HTTP) and Command (stdio) is set.
+type Scenario struct {
+	// URL is the MCP endpoint, e.g. "http://127.0.0.1:PORT/mcp". "http" steps
+	// go to its origin.
+	URL string `json:"url,omitempty"`
+	// Headers are sent on every MCP request.
+	Headers map[string]string `json:"headers,omitempty"`
+	// ProtocolVersion, if set, is the version the client asks for in
+	// initialize (the SDK otherwise offers its latest).
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	// TimeoutMs is the hard limit for the whole run (default 30000).
+	TimeoutMs int `json:"timeoutMs,omitempty"`
+	// StepTimeoutMs limits one request (default TimeoutMs).
+	StepTimeoutMs int `json:"stepTimeoutMs,omitempty"`
+
+	// Command and Args start a server that speaks MCP on stdio.
+	Command string   `json:"command,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	// Env is added to the environment the stdio server inherits.
+	Env map[string]string `json:"env,omitempty"`
+	// Cwd is the stdio server's working directory (default: the test's).
+	Cwd string `json:"cwd,omitempty"`
+
+	// Steps run in order; MCP steps connect on first use.
+	Steps []Step `json:"steps"`
+}
+
+// Step is one step of a Scenario; build it with List, Call, HTTP, and the
+// other constructors, or fill in the fields for Op.
+type Step struct {
+	// Op is one of list, call, ping, info, http, connectHeadersFrom,
+	// terminate, close.
+	Op string `json:"op"`
+
+	// Name and Arguments are the tool and arguments of a "call".
+	Name      string `json:"name,omitempty"`
+	Arguments any    `json:"arguments,omitempty"`
+	// Cursor pages a "list".
+	Cursor string `json:"cursor,omitempty"`
+
+	// Method, Path, Headers and Body make up an "http" request to the
+	// origin of Scenario.URL; a Body that is not a string is sent as JSON.
+	// For a "connectHeadersFrom", Path is where the headers are in the
+	// source step's JSON body (default "mcp.headers").
+	Method  string            `json:"method,omitempty"`
+	Path    string            `json:"path,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    any               `json:"body,omitempty"`
+	// CookieJar keeps cookies between the "http" steps that set it.
+	CookieJar bool `json:"cookieJar,omitempty"`
+
+	// StepIndex names the earlier "http" step whose JSON body a
+	// "connectHeadersFrom" reads, and URLPath, if set, where the MCP URL path
+	// is in it (e.g. "mcp.url_path").
+	StepIndex *int   `json:"step,omitempty"`
+	URLPath   string `json:"urlPath,omitempty"`
+}
+
+// List is a tools/list step; its result is the SDK's listTools() result.
+func List() Step { return Step{Op: "list"} }
+
+// Call is a tools/call step; its result is the SDK's callTool() result.
+func Call(name string, arguments any) Step {
+	if arguments == nil {
+		arguments = map[string]any{}
+	}
+	return Step{Op: "call", Name: name, Arguments: arguments}
+}
+
+// Ping is a ping step; its result is {} on success.
+func Ping() Step { return Step{Op: "ping"} }
+
+// Info records what the client learned while connecting: serverInfo,
+// capabilities, instructions, protocolVersion and sessionId.
+func Info() Step { return Step{Op: "info"} }
+
+// HTTP is a plain HTTP request to the MCP URL's origin, with cookies kept
+// between such steps; its result is HTTPResult.
+func HTTP(method, path string, body any) Step {
+	return Step{Op: "http", Method: method, Path: path, Body: body, CookieJar: true}
+}
+
+// ConnectHeadersFrom (re)connects the MCP client with the headers found at
+// headersPath (e.g. "mcp.headers") in the JSON body of the result of the
+// earlier http step with index step, as an agent reading /seed_session would.
+func ConnectHeadersFrom(step int, headersPath string) Step {
+	return Step{Op: "connectHeadersFrom", StepIndex: &step, Path: headersPath}
+}
+
+// Terminate ends the HTTP session (DELETE with the session id) and closes the client.
+func Terminate() Step { return Step{Op: "terminate"} }
+
+// Output is what mcp_client.mjs prints: one raw result per step.
+type Output struct {
+	OK      bool              `json:"ok"`
+	Results []json.RawMessage `json:"results"`
+}
+
+// StepError is what a step that threw records instead of its result.
+type StepError struct {
+	Message string          `json:"message"`
+	Code    json.RawMessage `json:"code,omitempty"` // a JSON-RPC code, an HTTP status, or a string
+	Data    json.RawMessage `json:"data,omitempty"`
+	Name    string          `json:"name,omitempty"`
+	Cause   string          `json:"cause,omitempty"`
+}
+
+// Error implements error.
+func (e *StepError) Error() string { return e.Message }
+
+// HTTPResult is the result of an "http" step. Header names are lower case;
+// "set-cookie", when present, is a list.
+type HTTPResult struct {
+	Status  int                        `json:"status"`
+	Headers map[string]json.RawMessage `json:"headers"`
+	Body    json.RawMessage            `json:"body"`
+}
+
+// Err returns the error that step i recorded, or nil if it has a result.
+func (o Output) Err(i int) *StepError {
+	if i < 0 || i >= len(o.Results) {
+		return &StepError{Message: fmt.Sprintf("no result %d (have %d)", i, len(o.Results))}
+	}
+	var r struct {
+		Error *StepError `json:"error"`
+	}
+	if json.Unmarshal(o.Results[i], &r) == nil && r.Error != nil {
+		return r.Error
+	}
+	return nil
+}
+
+// Decode decodes the result of step i into v, failing the test if step i
+// recorded an error or does not decode.
+func (o Output) Decode(t testing.TB, i int, v any) {
+	t.Helper()
+	if err := o.Err(i); err != nil {
+		t.Fatalf("step %d: %s", i, o.describe(i, err))
+	}
+	if err := json.Unmarshal(o.Results[i], v); err != nil {
+		t.Fatalf("step %d: decoding %s: %v", i, o.Results[i], err)
+	}
+}
+
+func (o Output) describe(i int, err *StepError) string {
+	if i >= 0 && i < len(o.Results) {
+		return string(o.Results[i])
+	}
+	return err.Message
+}
+
+// defaultTimeout bounds one run of a Node script when the test has no
+// earlier deadline.
+const defaultTimeout = 2 * time.Minute
+
+func timeout(t testing.TB, limit time.Duration) time.Duration {
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if dl, ok := d.Deadline(); ok {
+			if left := time.Until(dl) - 5*time.Second; left < limit {
+				limit = max(left, time.Second)
+			}
+		}
+	}
+	return limit
+}
+
+// runNode runs node script args with stdin, returning stdout and stderr.
+func runNode(ctx context.Context, node, script string, stdin []byte, args ...string) (stdout, stderr []byte, err error) {
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	cmd.Stdout = &out
+	cmd.Stderr = &errb
+	// A stdio server started by the script may hold the pipes open a little
+	// after the script exits.
+	cmd.WaitDelay = 5 * time.Second
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("%w (%v)", ctx.Err(), err)
+	}
+	return out.Bytes(), errb.Bytes(), err
+}
+
+// runClient runs mcp_client.mjs on scenario and decodes its output.
+func runClient(ctx context.Context, node, dir string, scenario any) (Output, []byte, error) {
+	data, err := json.Marshal(scenario)
+	if err != nil {
+		return Output{}, nil, fmt.Errorf("marshaling scenario: %w", err)
+	}
+	stdout, stderr, err := runNode(ctx, node, filepath.Join(dir, "mcp_client.mjs"), data, "-")
+	if err != nil {
+		return Output{}, stderr, fmt.Errorf("mcp_client.mjs: %w\nstderr:\n%s\nstdout:\n%s", err, stderr, stdout)
+	}
+	var out Output
+	if err := json.Unmarshal(stdout, &out); err != nil {
+		return Output{}, stderr, fmt.Errorf("mcp_client.mjs printed no JSON document (%v):\n%s\nstderr:\n%s", err, stdout, stderr)
+	}
+	if !out.OK {
+		return out, stderr, errors.New("mcp_client.mjs did not report ok")
+	}
+	return out, stderr, nil
+}
+
+// Run runs scenario (a Scenario, or anything that marshals to its JSON) with
+// mcp_client.mjs on Node 22 and returns the decoded output. Steps that threw
+// are recorded in the output (see Output.Err); the test fails only when the
+// script itself fails, with its stderr. Call it from the test's goroutine.
+func Run(t testing.TB, scenario any) Output {
+	t.Helper()
+	node := Node(t)
+	dir, _ := Dir()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout(t, defaultTimeout))
+	defer cancel()
+	out, stderr, err := runClient(ctx, node, dir, scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bytes.TrimSpace(stderr)) > 0 {
+		t.Logf("mcp_client.mjs stderr:\n%s", stderr)
+	}
+	return out
+}
+
+// ConformanceReport is the result of one run of the conformance suite.
+type ConformanceReport struct {
+	URL string `json:"url"`
+	// OK is true when every required scenario passed.
+	OK        bool                  `json:"ok"`
+	Strict    bool                  `json:"strict"`
+	Required  []string              `json:"required"`
+	Scenarios []ConformanceScenario `json:"scenarios"`
+}
+
+// ConformanceScenario sums up one scenario.
+type ConformanceScenario struct {
+	Scenario string `json:"scenario"`
+	Required bool   `json:"required"`
+	// Result is PASS, WARN (warnings, no failure), FAIL (a check failed),
+	// ERROR (the suite recorded no checks) or NONE (informational checks only).
+	Result string             `json:"result"`
+	Counts map[string]int     `json:"counts"` // by check status: SUCCESS, FAILURE, WARNING, INFO
+	Notes  []string           `json:"notes"`  // the failures and warnings, one line each
+	Checks []ConformanceCheck `json:"checks"`
+}
+
+// ConformanceCheck is one check as the suite records it in checks.json.
+type ConformanceCheck struct {
+	ID           string          `json:"id"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	Status       string          `json:"status"`
+	ErrorMessage string          `json:"errorMessage,omitempty"`
+	Details      json.RawMessage `json:"details,omitempty"`
+}
+
+// Failed returns the scenarios whose result is FAIL or ERROR.
+func (r ConformanceReport) Failed() []string {
+	var names []string
+	for _, s := range r.Scenarios {
+		if s.Result == "FAIL" || s.Result == "ERROR" {
+			names = append(names, s.Scenario)
+		}
+	}
+	return names
+}
+
+// Scenario returns the summary of the named scenario, or nil.
+func (r ConformanceReport) Scenario(name string) *ConformanceScenario {
+	for i := range r.Scenarios {
+		if r.Scenarios[i].Scenario == name {
+			return &r.Scenarios[i]
+		}
+	}
+	return nil
+}
+
+// runConformance runs conformance.mjs and decodes its JSON report. The
+// script's exit status 1 (a required scenario failed) is not an error here.
+func runConformance(ctx context.Context, node, dir, url string, scenarios []string) (ConformanceReport, []byte, error) {
+	args := append([]string{"--json", "-", url}, scenarios...)
+	stdout, stderr, err := runNode(ctx, node, filepath.Join(dir, "conformance.mjs"), nil, args...)
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1 && ctx.Err() == nil) {
+		return ConformanceReport{}, stderr, fmt.Errorf("conformance.mjs: %w\n%s", err, stderr)
+	}
+	var rep ConformanceReport
+	if err := json.Unmarshal(stdout, &rep); err != nil {
+		return ConformanceReport{}, stderr, fmt.Errorf("conformance.mjs printed no JSON report (%v):\n%s\n%s", err, stdout, stderr)
+	}
+	return rep, stderr, nil
+}
+
+// Conformance runs the official MCP conformance suite against the MCP
+// endpoint url (e.g. "http://127.0.0.1:PORT/mcp"): the named scenarios, or
+// every server scenario when none is named. It logs the suite's table and
+// returns the report without judging it; the test fails only when the suite
+// cannot be run. See RequireConformance. Call it from the test's goroutine.
+func Conformance(t testing.TB, url string, scenarios ...string) ConformanceReport {
+	t.Helper()
+	node := Node(t)
+	dir, _ := Dir()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout(t, 5*time.Minute))
+	defer cancel()
+	rep, table, err := runConformance(ctx, node, dir, url, scenarios)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("MCP conformance:\n%s", table)
+	return rep
+}
+
+// CoreScenarios are the conformance scenarios an mcpdoor server (tools only,
+// over Streamable HTTP) must pass. The suite's other scenarios call fixture
+// tools, prompts and resources (test_simple_text, ...) that only its reference
+// server has.
+var CoreScenarios = []string{
+	"server-initialize",
+	"ping",
+	"tools-list",
+	"logging-set-level",
+	"dns-rebinding-protection",
+	"server-sse-multiple-streams",
+}
+
+// RequireConformance runs Conformance with the named scenarios, or
+// CoreScenarios when none is named, and fails the test, without stopping it,
+// for each one that does not pass (FAIL or ERROR; warnings are allowed). It
+// returns the report.
+func RequireConformance(t testing.TB, url string, scenarios ...string) ConformanceReport {
+	t.Helper()
+	if len(scenarios) == 0 {
+		scenarios = CoreScenarios
+	}
+	rep := Conformance(t, url, scenarios...)
+	for _, s := range rep.Scenarios {
+		if s.Result == "FAIL" || s.Result == "ERROR" {
+			t.Errorf("conformance scenario %s: %s: %s", s.Scenario, s.Result, strings.Join(s.Notes, "; "))
+		}
+	}
+	return rep
+}
