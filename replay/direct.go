@@ -41,22 +41,28 @@ func NewDirect(endpoint http.Handler, pattern string, routes chi.Routes, maxResp
 	return d
 }
 
+// directExchange adds to an exchange the chi route context that Direct
+// fabricates.
+type directExchange struct {
+	exchange
+	rctx     chi.Context
+	patterns [1]string
+}
+
 // Dispatch calls the endpoint with c as its request, under a fresh chi route
 // context, with ctx's cancellation and values.
 func (d *Direct) Dispatch(ctx context.Context, c *Call) *Response {
-	rctx := chi.NewRouteContext()
+	e := &directExchange{exchange: exchange{rec: recorder{limit: d.limit}}}
+	rctx := &e.rctx // a zero chi.Context is what chi.NewRouteContext returns
 	rctx.Routes = d.routes
-	rctx.RoutePatterns = []string{d.pattern}
-	var segs []string
-	if len(d.params) > 0 {
-		segs = strings.Split(c.Path, "/")
-		for _, p := range d.params {
-			if p.index < len(segs) {
-				rctx.URLParams.Add(p.name, segs[p.index])
-			}
+	e.patterns[0] = d.pattern
+	rctx.RoutePatterns = e.patterns[:]
+	for _, p := range d.params {
+		if seg, ok := segment(c.Path, p.index); ok {
+			rctx.URLParams.Add(p.name, seg)
 		}
 	}
-	req, err := c.request(context.WithValue(ctx, chi.RouteCtxKey, rctx))
+	req, err := e.request(context.WithValue(ctx, chi.RouteCtxKey, rctx), c)
 	if err != nil {
 		return failed(err)
 	}
@@ -64,5 +70,19 @@ func (d *Direct) Dispatch(ctx context.Context, c *Call) *Response {
 		req.SetPathValue(k, rctx.URLParams.Values[i])
 	}
 	req.Pattern = d.pattern
-	return serve(d.endpoint, req, d.limit)
+	return serve(d.endpoint, req, &e.exchange)
+}
+
+// segment returns the i-th "/"-separated segment of path, as
+// strings.Split(path, "/")[i] would, without the slice.
+func segment(path string, i int) (string, bool) {
+	for ; i > 0; i-- {
+		_, rest, ok := strings.Cut(path, "/")
+		if !ok {
+			return "", false
+		}
+		path = rest
+	}
+	seg, _, _ := strings.Cut(path, "/")
+	return seg, true
 }

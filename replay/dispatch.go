@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 )
 
@@ -14,7 +15,8 @@ import (
 const DefaultMaxResponseBytes = 4 << 20
 
 // A Dispatcher serves one call through a route and returns what the route's
-// handler wrote. It is safe for concurrent use.
+// handler wrote. It is safe for concurrent use, and does not modify the Call:
+// one Call may be dispatched again, or by several goroutines at once.
 type Dispatcher interface {
 	Dispatch(ctx context.Context, c *Call) *Response
 }
@@ -26,7 +28,7 @@ type Call struct {
 	// Body is the request body: the client's arguments, unchanged.
 	Body []byte
 	// Header is the request's header; Content-Type defaults to
-	// application/json.
+	// application/json. The handler gets a copy.
 	Header http.Header
 	// Host, RemoteAddr and TLS are those of the request that carried the
 	// call (the MCP request), so handlers and middlewares see the same
@@ -36,28 +38,94 @@ type Call struct {
 	TLS        *tls.ConnectionState
 }
 
-// request builds the POST request for c under ctx.
-func (c *Call) request(ctx context.Context) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Path, bytes.NewReader(c.Body))
-	if err != nil {
+// exchange holds what one dispatch builds besides the request itself, so
+// that it costs one allocation rather than one each: dispatch runs on every
+// tool call (see bench_test.go).
+type exchange struct {
+	url  url.URL
+	body body
+	rec  recorder
+	resp Response
+}
+
+// body is a request body reading a Call's bytes.
+type body struct{ bytes.Reader }
+
+func (*body) Close() error { return nil }
+
+// request builds the POST request for c under ctx, as
+// http.NewRequestWithContext would, with the fields a server sets.
+func (e *exchange) request(ctx context.Context, c *Call) (*http.Request, error) {
+	if err := parsePath(&e.url, c.Path); err != nil {
 		return nil, fmt.Errorf("replay: building request for %s: %w", c.Path, err)
 	}
-	req.RequestURI = c.Path
-	if c.Header != nil {
-		req.Header = c.Header
+	header := c.Header.Clone()
+	if header == nil {
+		header = make(http.Header, 1)
 	}
-	if req.Header.Get("Content-Type") == "" {
-		req.Header.Set("Content-Type", "application/json")
+	if header.Get("Content-Type") == "" {
+		header.Set("Content-Type", "application/json")
 	}
-	req.Host = c.Host
-	req.RemoteAddr = c.RemoteAddr
-	req.TLS = c.TLS
-	return req, nil
+	req := http.Request{
+		Method:     http.MethodPost,
+		URL:        &e.url,
+		Proto:      "HTTP/1.1",
+		ProtoMajor: 1,
+		ProtoMinor: 1,
+		Header:     header,
+		Body:       http.NoBody,
+		Host:       c.Host,
+		RemoteAddr: c.RemoteAddr,
+		RequestURI: c.Path,
+		TLS:        c.TLS,
+	}
+	if len(c.Body) > 0 {
+		e.body.Reset(c.Body)
+		req.Body, req.ContentLength = &e.body, int64(len(c.Body))
+	}
+	return req.WithContext(ctx), nil
+}
+
+// parsePath sets *u to path parsed as url.Parse would. Tool paths
+// ("/get_weather") come out of url.Parse unchanged; for those it skips the
+// parsing and its allocation.
+func parsePath(u *url.URL, path string) error {
+	if plainPath(path) {
+		*u = url.URL{Path: path}
+		return nil
+	}
+	p, err := url.Parse(path)
+	if err != nil {
+		return err
+	}
+	*u = *p
+	return nil
+}
+
+// plainPath reports whether path is a slash followed by unreserved
+// characters (RFC 3986) and slashes, and does not start with "//" (which
+// url.Parse reads as a host).
+func plainPath(path string) bool {
+	if len(path) == 0 || path[0] != '/' || len(path) > 1 && path[1] == '/' {
+		return false
+	}
+	for i := 1; i < len(path); i++ {
+		switch c := path[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '-', c == '.', c == '_', c == '~', c == '/':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // A Response is what a handler wrote.
 type Response struct {
 	Status int
+	// Header is the header as the handler had set it when it wrote the
+	// status (explicitly or by its first Write), or when it returned if it
+	// wrote nothing: what an HTTP client would have received.
 	Header http.Header
 	Body   []byte
 	// Truncated reports that the handler wrote more than the limit; Body
@@ -69,10 +137,9 @@ type Response struct {
 	Stack []byte
 }
 
-// serve runs h for req into a recorder capped at limit, turning a panic into
-// a sanitized 500.
-func serve(h http.Handler, req *http.Request, limit int64) (resp *Response) {
-	rec := newRecorder(limit)
+// serve runs h for req into e's recorder, turning a panic into a sanitized
+// 500.
+func serve(h http.Handler, req *http.Request, e *exchange) (resp *Response) {
 	defer func() {
 		if v := recover(); v != nil {
 			resp = &Response{
@@ -86,8 +153,9 @@ func serve(h http.Handler, req *http.Request, limit int64) (resp *Response) {
 			}
 		}
 	}()
-	h.ServeHTTP(rec, req)
-	return rec.response()
+	h.ServeHTTP(&e.rec, req)
+	e.resp = e.rec.response()
+	return &e.resp
 }
 
 // failed is the Response for a call that could not be turned into a request.

@@ -28,9 +28,10 @@ func (rp *Replay) Dispatch(ctx context.Context, c *Call) *Response {
 	if ctx.Value(chi.RouteCtxKey) != nil {
 		ctx = context.WithValue(ctx, chi.RouteCtxKey, nil)
 	}
-	req, err := c.request(ctx)
+	e := &exchange{rec: recorder{limit: rp.limit}}
+	req, err := e.request(ctx, c)
 	if err != nil {
 		return failed(err)
 	}
-	return serve(rp.router, req, rp.limit)
+	return serve(rp.router, req, e)
 }

@@ -1,0 +1,120 @@
+package replay_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/mcpdoor/mcpdoor/replay"
+)
+
+// weatherEndpoint is a small tool handler: decode a JSON body, answer JSON.
+func weatherEndpoint(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		City string `json:"city"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(struct {
+		City  string  `json:"city"`
+		TempC float64 `json:"temp_c"`
+	}{in.City, 21.5})
+}
+
+type benchKey struct{}
+
+// requireBearer is a header-reading auth check, the kind of middleware that
+// sends a route to Replay.
+func requireBearer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer let-me-in" {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// withValue puts a value in the request's context, as request-id or tenant
+// middlewares do.
+func withValue(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), benchKey{}, "tenant-1")))
+	})
+}
+
+// benchRouter serves weatherEndpoint at POST /get_weather behind three
+// middlewares.
+func benchRouter() chi.Router {
+	r := chi.NewRouter()
+	r.Use(middleware.Recoverer, requireBearer, withValue)
+	r.Post("/get_weather", weatherEndpoint)
+	return r
+}
+
+func benchCall() *replay.Call {
+	return &replay.Call{
+		Path: "/get_weather",
+		Body: []byte(`{"city":"Paris"}`),
+		Header: http.Header{
+			"Content-Type":  {"application/json"},
+			"Authorization": {"Bearer let-me-in"},
+		},
+		Host:       "localhost",
+		RemoteAddr: "127.0.0.1:50000",
+	}
+}
+
+func runBench(b *testing.B, d replay.Dispatcher) {
+	b.Helper()
+	ctx := context.Background()
+	c := benchCall()
+	if resp := d.Dispatch(ctx, c); resp.Status != http.StatusOK {
+		b.Fatalf("Dispatch: status %d, body %q", resp.Status, resp.Body)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		d.Dispatch(ctx, c)
+	}
+}
+
+// BenchmarkDirect: the endpoint alone, no middleware.
+func BenchmarkDirect(b *testing.B) {
+	r := chi.NewRouter()
+	r.Post("/get_weather", weatherEndpoint)
+	runBench(b, replay.NewDirect(http.HandlerFunc(weatherEndpoint), "/get_weather", r, 0))
+}
+
+// BenchmarkReplay3: the endpoint through the router and its three middlewares.
+func BenchmarkReplay3(b *testing.B) {
+	runBench(b, replay.NewReplay(benchRouter(), 0))
+}
+
+// BenchmarkDirectSkipping3: the same route as BenchmarkReplay3, dispatched
+// direct (its middlewares skipped), with the endpoint and pattern chi.Walk
+// reports for it.
+func BenchmarkDirectSkipping3(b *testing.B) {
+	r := benchRouter()
+	var endpoint http.Handler
+	var pattern string
+	chi.Walk(r, func(method, route string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
+		if method == http.MethodPost && route == "/get_weather" {
+			endpoint, pattern = h, route
+			if len(mws) != 3 {
+				b.Fatalf("chi.Walk: %d middlewares on %s, want 3", len(mws), route)
+			}
+		}
+		return nil
+	})
+	if endpoint == nil {
+		b.Fatal("chi.Walk: POST /get_weather not found")
+	}
+	runBench(b, replay.NewDirect(endpoint, pattern, r, 0))
+}
