@@ -14,12 +14,12 @@ import (
 // call serves one tools/call: validate the arguments, dispatch them to the
 // tool's route in the caller's session, and map the response.
 func (d *Door) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
-	var header http.Header
-	if req.Extra != nil {
-		header = req.Extra.Header
-	}
+	header := headerOf(req)
 	httpReq := d.inflight.lookup(header)
-	sid := d.sessionOf(httpReq)
+	who, refused := d.admit(t, header, httpReq)
+	if refused != nil {
+		return refused
+	}
 
 	args := []byte(req.Params.Arguments)
 	if len(args) == 0 || string(args) == "null" {
@@ -27,7 +27,7 @@ func (d *Door) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp
 	}
 	if ae := validateArgs(t.resolved, args); ae != nil {
 		body := ae.body()
-		return errorResult(
+		return t.fail(
 			fmt.Sprintf("HTTP %d from POST %s: %s", http.StatusUnprocessableEntity, t.path, body),
 			ErrorInfo{Code: statusCode(http.StatusUnprocessableEntity), Message: string(body), Status: http.StatusUnprocessableEntity, Effect: EffectNotApplied})
 	}
@@ -44,13 +44,11 @@ func (d *Door) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp
 		defer cancel()
 		defer context.AfterFunc(httpReq.Context(), cancel)()
 	}
-	if d.sessions != nil {
-		if cookie, err := d.sessions.Cookie(sid); err == nil {
-			c.Header.Add("Cookie", cookie.Name+"="+cookie.Value)
-		}
+	if cookie, err := d.sessions.Cookie(who.sid); err == nil {
+		c.Header.Add("Cookie", cookie.Name+"="+cookie.Value)
 	}
 	if t.direct && t.session {
-		ctx = session.NewContext(ctx, sid)
+		ctx = session.NewContext(ctx, who.sid)
 	}
 
 	resp := t.dispatcher.Dispatch(ctx, c)
@@ -64,7 +62,7 @@ func (d *Door) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp
 // session cookie, when it carries a valid one, or else the door's local
 // session.
 func (d *Door) sessionOf(httpReq *http.Request) string {
-	if d.sessions != nil && httpReq != nil {
+	if httpReq != nil {
 		if sid, err := d.sessions.Read(httpReq); err == nil {
 			return sid
 		}

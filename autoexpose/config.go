@@ -60,6 +60,11 @@ type Config struct {
 	// without touching their handlers. A declaration wins over what the
 	// handler carries.
 	Declared map[string]Declaration `yaml:"-"`
+	// AllowedTools decides a rollout's allow-list from the raw JSON body
+	// posted to /seed_session: the tools its token may list and call. nil
+	// (the hook, or the list it returns) means every tool. An error fails
+	// the seed request (HTTP 500) and no token is minted.
+	AllowedTools func(seedBody []byte) ([]string, error) `yaml:"-"`
 	// Logger receives the startup report and runtime errors (handler panics).
 	// Default slog.Default().
 	Logger *slog.Logger `yaml:"-"`

@@ -16,25 +16,33 @@ import (
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/replay"
 	"github.com/mcpdoor/mcpdoor/session"
+	"github.com/mcpdoor/mcpdoor/token"
+	"github.com/mcpdoor/mcpdoor/verifywrap"
 )
 
 // A Door is an installed MCP endpoint: the tools it serves, the startup
 // report, and the go-sdk server behind it. The zero Door (what Install
 // returns for a disabled config) serves nothing.
 type Door struct {
-	name     string
-	path     string
-	log      *slog.Logger
-	report   []ReportRow
-	tools    map[string]*tool
-	names    []string // exposed tool names, sorted
-	server   *mcp.Server
-	handler  http.Handler
-	sessions *session.Manager
-	localSID string // the session of calls that name no other
-	forward  []string
-	inflight inflight
-	degraded error
+	name         string
+	path         string
+	log          *slog.Logger
+	report       []ReportRow
+	tools        map[string]*tool
+	names        []string // exposed tool names, sorted
+	server       *mcp.Server
+	handler      http.Handler
+	sessions     *session.Manager
+	codec        *token.Codec
+	tokenHeader  string
+	requireToken bool
+	allowedTools func([]byte) ([]string, error)
+	localSID     string // the session of tokenless calls that name no other
+	forward      []string
+	maxBody      int64
+	inflight     inflight
+	degraded     error
+	rollout      map[string]*detector.Route // /seed_session and /verify
 }
 
 // Install serves r's POST tool routes over MCP at cfg's path (/mcp and /mcp/,
@@ -62,10 +70,37 @@ func Install(r chi.Router, cfg Config) (*Door, error) {
 		}
 		return nil, err
 	}
+	if cfg.MCP.rollout() {
+		d.wrapRollout(r, cfg.Name)
+	}
 	r.Handle(d.path, d.handler)
 	r.Handle(d.path+"/", d.handler)
 	d.logReport()
 	return d, nil
+}
+
+// wrapRollout re-registers /seed_session and /verify with their wraps: the
+// session token in the seed response, and normalized names for /verify. A
+// route keeps every middleware it had: the router's own still run in front
+// of it, and the rest are re-applied with With.
+func (d *Door) wrapRollout(r chi.Router, server string) {
+	for _, w := range []struct {
+		pattern string
+		wrap    func(http.Handler) http.Handler
+	}{
+		{"/seed_session", d.seed},
+		{"/verify", func(h http.Handler) http.Handler {
+			return verifywrap.Wrap(h, server, &verifywrap.Options{MaxBodyBytes: d.maxBody, Logf: d.logf})
+		}},
+	} {
+		rt := d.rollout[w.pattern]
+		own := rt.Middlewares[len(r.Middlewares()):]
+		r.With(own...).Method(http.MethodPost, w.pattern, w.wrap(rt.Endpoint))
+	}
+}
+
+func (d *Door) logf(format string, args ...any) {
+	d.log.Warn("mcpdoor: " + fmt.Sprintf(format, args...))
 }
 
 // build makes the Door for r without changing r.
@@ -83,14 +118,29 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 	if m.rollout() {
 		errs = append(errs, rolloutRoutes(rep)...)
 	}
+	sessions, err := sessionManager(&cfg)
+	if err != nil {
+		return nil, err
+	}
 	d := &Door{
-		name:     cfg.Name,
-		path:     m.path(),
-		log:      cfg.logger(),
-		tools:    make(map[string]*tool),
-		sessions: cfg.Sessions,
-		localSID: rand.Text(),
-		forward:  m.forwardHeaders(),
+		name:         cfg.Name,
+		path:         m.path(),
+		log:          cfg.logger(),
+		tools:        make(map[string]*tool),
+		sessions:     sessions,
+		codec:        token.NewCodec(cfg.Name, sessions.Keys(), m.TokenTTL),
+		tokenHeader:  m.tokenHeader(),
+		requireToken: m.requireToken(),
+		allowedTools: cfg.AllowedTools,
+		localSID:     rand.Text(),
+		forward:      m.forwardHeaders(),
+		maxBody:      m.maxBodyBytes(),
+		rollout:      make(map[string]*detector.Route),
+	}
+	for _, p := range []string{"/seed_session", "/verify"} {
+		if rt := rep.Route(p); rt != nil {
+			d.rollout[p] = rt
+		}
 	}
 	replayer := replay.NewReplay(r, m.maxBodyBytes())
 	for _, rt := range rep.Routes {

@@ -49,14 +49,20 @@ const (
 	EffectUnknown    = "unknown"
 )
 
-// errorResult is an isError result: text for a model, the envelope for a
-// program.
-func errorResult(text string, info ErrorInfo) *mcp.CallToolResult {
-	return &mcp.CallToolResult{
-		IsError:           true,
-		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
-		StructuredContent: ErrorEnvelope{Error: info},
+// fail is an isError result for t: text for a model, and the envelope for
+// a program, as structuredContent. A tool that advertises an output schema
+// gets the envelope as a second text block instead, since clients check
+// structuredContent against that schema even in an error.
+func (t *tool) fail(text string, info ErrorInfo) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	envelope := ErrorEnvelope{Error: info}
+	if t.OutputSchema == nil {
+		res.StructuredContent = envelope
+		return res
 	}
+	b, _ := json.Marshal(envelope)
+	res.Content = append(res.Content, &mcp.TextContent{Text: string(b)})
+	return res
 }
 
 // statusCode names an HTTP status for ErrorInfo.Code.
@@ -73,7 +79,7 @@ func statusCode(status int) string {
 // (see the package documentation, "Results").
 func (t *tool) result(resp *replay.Response) *mcp.CallToolResult {
 	if resp.Truncated {
-		return errorResult(
+		return t.fail(
 			fmt.Sprintf("Response from POST %s exceeds the %d-byte limit.", t.path, len(resp.Body)),
 			ErrorInfo{Code: "response_too_large", Message: fmt.Sprintf("the response exceeds %d bytes", len(resp.Body)), Status: resp.Status, Effect: EffectUnknown})
 	}
@@ -87,7 +93,7 @@ func (t *tool) result(resp *replay.Response) *mcp.CallToolResult {
 		if resp.Status < 500 || t.readOnly() {
 			effect = EffectNotApplied
 		}
-		return errorResult(
+		return t.fail(
 			fmt.Sprintf("HTTP %d from POST %s: %s", resp.Status, t.path, msg),
 			ErrorInfo{Code: statusCode(resp.Status), Message: msg, Status: resp.Status, Effect: effect})
 	}
@@ -133,7 +139,7 @@ var imageFormats = map[string]string{
 
 func (t *tool) imageResult(mediaType string, body []byte, status int) *mcp.CallToolResult {
 	bad := func(why string) *mcp.CallToolResult {
-		return errorResult(
+		return t.fail(
 			fmt.Sprintf("Response from POST %s is not a valid %s image: %s.", t.path, mediaType, why),
 			ErrorInfo{Code: "bad_response", Message: why, Status: status, Effect: EffectUnknown})
 	}
@@ -178,7 +184,7 @@ func (t *tool) audioResult(mediaType string, body []byte, status int) *mcp.CallT
 		if len(body) > 0 {
 			why = "the data does not start like " + mediaType
 		}
-		return errorResult(
+		return t.fail(
 			fmt.Sprintf("Response from POST %s is not valid %s audio: %s.", t.path, mediaType, why),
 			ErrorInfo{Code: "bad_response", Message: why, Status: status, Effect: EffectUnknown})
 	}

@@ -33,15 +33,23 @@ func (d *Door) newHandler(m *MCPConfig) http.Handler {
 }
 
 // middleware answers a call to an unknown tool with the JSON-RPC error the
-// MCP spec gives (-32602), naming the tools there are.
+// MCP spec gives (-32602), naming the tools there are, and narrows
+// tools/list to what the caller's token allows.
 func (d *Door) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method == "tools/call" {
+		switch method {
+		case "tools/call":
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
 				if _, known := d.tools[p.Name]; !known {
 					return nil, d.unknownTool(p.Name)
 				}
 			}
+		case "tools/list":
+			res, err := next(ctx, method, req)
+			if list, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+				return d.listFor(headerOf(req), list), nil
+			}
+			return res, err
 		}
 		return next(ctx, method, req)
 	}

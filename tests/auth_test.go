@@ -51,20 +51,20 @@ func TestReplayRunsAuth(t *testing.T) {
 		if hr.Status != http.StatusUnauthorized {
 			t.Fatalf("HTTP door: %d", hr.Status)
 		}
-		res := call(t, s.connect(mcpOptions{}), "secret", map[string]any{"city": "Paris"})
-		sameJSON(t, res, expectedResult(t, "secret", hr, "unauthorized", "not_applied"))
+		res := call(t, s.connectSeeded(mcpOptions{}), "secret", map[string]any{"city": "Paris"})
+		sameJSON(t, res, expectedResult(t, "secret", hr, "unauthorized", "not_applied", true))
 	})
 	t.Run("with the credential", func(t *testing.T) {
 		hr := s.post("/secret", `{"city":"Paris"}`, "Authorization", "Bearer s3cret")
 		if hr.Status != http.StatusOK {
 			t.Fatalf("HTTP door: %d", hr.Status)
 		}
-		cs := s.connect(mcpOptions{header: http.Header{"Authorization": {"Bearer s3cret"}}})
+		cs := s.connectSeeded(mcpOptions{header: http.Header{"Authorization": {"Bearer s3cret"}}})
 		res := call(t, cs, "secret", map[string]any{"city": "Paris"})
-		sameJSON(t, res, expectedResult(t, "secret", hr, "", ""))
+		sameJSON(t, res, expectedResult(t, "secret", hr, "", "", true))
 	})
 	t.Run("a wrong credential", func(t *testing.T) {
-		cs := s.connect(mcpOptions{header: http.Header{"Authorization": {"Bearer guess"}}})
+		cs := s.connectSeeded(mcpOptions{header: http.Header{"Authorization": {"Bearer guess"}}})
 		res := call(t, cs, "secret", map[string]any{"city": "Paris"})
 		if !res.IsError || resultJSON(t, res) == "" {
 			t.Fatalf("got %s", resultJSON(t, res))
@@ -75,13 +75,13 @@ func TestReplayRunsAuth(t *testing.T) {
 		cfg.MCP.ForwardHeaders = []string{}
 		r2 := chi.NewRouter()
 		r2.With(requireBearer).Post("/secret", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
-		r2.Post("/seed_session", func(w http.ResponseWriter, r *http.Request) {})
+		r2.Post("/seed_session", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
 		r2.Post("/verify", func(w http.ResponseWriter, r *http.Request) {})
 		if _, err := autoexpose.Install(r2, cfg); err != nil {
 			t.Fatal(err)
 		}
 		s2 := serve(t, r2)
-		cs := s2.connect(mcpOptions{header: http.Header{"Authorization": {"Bearer s3cret"}}})
+		cs := s2.connectSeeded(mcpOptions{header: http.Header{"Authorization": {"Bearer s3cret"}}})
 		if got := resultJSON(t, call(t, cs, "secret", nil)); got != `{"content":[{"type":"text","text":"HTTP 401 from POST /secret: unauthorized"}],"structuredContent":{"error":{"code":"unauthorized","effect":"not_applied","message":"unauthorized","status":401}},"isError":true}` {
 			t.Errorf("got %s", got)
 		}

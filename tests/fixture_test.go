@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
@@ -127,13 +129,57 @@ func (f *fixture) routes(r chi.Router) {
 		w.Header().Set("Content-Type", "image/png")
 		w.Write([]byte("GIF89a not really"))
 	})
+	// /seed_session answers what its body asks for, so tests can try every
+	// kind of seed response: {"respond": <JSON>, "status": <code>} or
+	// {"respond_text": "..."}; {} by default.
 	r.Post("/seed_session", func(w http.ResponseWriter, r *http.Request) {
+		var seed struct {
+			Respond     json.RawMessage `json:"respond"`
+			RespondText string          `json:"respond_text"`
+			Status      int             `json:"status"`
+		}
+		json.NewDecoder(r.Body).Decode(&seed)
+		delete(f.state, session.ID(r))
+		if seed.Status == 0 {
+			seed.Status = http.StatusOK
+		}
+		if seed.RespondText != "" {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(seed.Status)
+			io.WriteString(w, seed.RespondText)
+			return
+		}
+		if seed.Respond == nil {
+			seed.Respond = json.RawMessage(`{}`)
+		}
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{}`)
+		w.WriteHeader(seed.Status)
+		w.Write(seed.Respond)
 	})
+	// /verify echoes the function_call names it saw and the session's
+	// history, with reward 1.0 when it saw a call to weather.
 	r.Post("/verify", func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, "verify: not a JSON object", http.StatusBadRequest)
+			return
+		}
+		var seen []string
+		resp, _ := body["response"].(map[string]any)
+		out, _ := resp["output"].([]any)
+		for _, item := range out {
+			if m, _ := item.(map[string]any); m["type"] == "function_call" {
+				seen = append(seen, fmt.Sprint(m["name"]))
+			}
+		}
+		body["seen_names"] = seen
+		body["history"] = f.state[session.ID(r)]
+		body["reward"] = 0.0
+		if slices.Contains(seen, "weather") {
+			body["reward"] = 1.0
+		}
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"reward":0.0}`)
+		json.NewEncoder(w).Encode(body)
 	})
 }
 
@@ -149,6 +195,17 @@ mcp:
 		t.Fatal(err)
 	}
 	cfg.Logger = slog.New(slog.DiscardHandler)
+	cfg.AllowedTools = func(seed []byte) ([]string, error) {
+		var b struct {
+			AllowedTools []string `json:"allowed_tools"`
+			HookError    bool     `json:"hook_error"`
+		}
+		json.Unmarshal(seed, &b)
+		if b.HookError {
+			return nil, errors.New("the allow-list service is down")
+		}
+		return b.AllowedTools, nil
+	}
 	return cfg
 }
 
@@ -172,4 +229,9 @@ func newFixture(t testing.TB, cfg autoexpose.Config) (http.Handler, *autoexpose.
 		t.Fatalf("Install: %v", err)
 	}
 	return r, door, f
+}
+
+// fixtureSessions reads the fixture's session cookies.
+func fixtureSessions(t testing.TB) *session.Manager {
+	return session.New(testKeys(t), nil)
 }

@@ -177,3 +177,25 @@ func compactJSON(t testing.TB, b []byte) string {
 	}
 	return out.String()
 }
+
+// connectSeeded seeds a rollout for this client (its cookie session) and
+// connects to the MCP endpoint with the token the seed response carries.
+func (s *server) connectSeeded(o mcpOptions) *mcp.ClientSession {
+	s.t.Helper()
+	r := s.post("/seed_session", `{}`)
+	var seed struct {
+		MCP struct {
+			Headers map[string]string `json:"headers"`
+		} `json:"mcp"`
+	}
+	if err := json.Unmarshal(r.Body, &seed); err != nil || len(seed.MCP.Headers) == 0 {
+		s.t.Fatalf("seed: %d %s", r.Status, r.Body)
+	}
+	if o.header == nil {
+		o.header = http.Header{}
+	}
+	for k, v := range seed.MCP.Headers {
+		o.header.Set(k, v)
+	}
+	return s.connect(o)
+}

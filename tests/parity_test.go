@@ -17,20 +17,18 @@ import (
 // expectedResult is the MCP result the contract derives from what the HTTP
 // door answered (DESIGN.md, "Results"). It is written out here, apart from
 // the implementation, so that the parity tests check one against the other.
-func expectedResult(t *testing.T, tool string, r httpResponse, code, effect string) *mcp.CallToolResult {
+//
+// typed says the tool advertises an output schema: its error envelope then
+// comes as a second text block rather than as structuredContent.
+func expectedResult(t *testing.T, tool string, r httpResponse, code, effect string, typed bool) *mcp.CallToolResult {
 	t.Helper()
 	if r.Status < 200 || r.Status > 299 {
 		msg := strings.TrimRight(string(r.Body), " \r\n\t")
 		if msg == "" {
 			msg = http.StatusText(r.Status)
 		}
-		return &mcp.CallToolResult{
-			IsError: true,
-			Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("HTTP %d from POST /%s: %s", r.Status, tool, msg)}},
-			StructuredContent: map[string]any{"error": map[string]any{
-				"code": code, "message": msg, "status": r.Status, "effect": effect,
-			}},
-		}
+		return errorExpected(fmt.Sprintf("HTTP %d from POST /%s: %s", r.Status, tool, msg), typed,
+			envelope{Code: code, Message: msg, Status: r.Status, Effect: effect})
 	}
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch {
@@ -45,6 +43,27 @@ func expectedResult(t *testing.T, tool string, r httpResponse, code, effect stri
 		return res
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(r.Body)}}}
+}
+
+// envelope is the error envelope, fields in wire order.
+type envelope struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Status  int    `json:"status"`
+	Effect  string `json:"effect"`
+}
+
+// errorExpected is an isError result with the given text and envelope.
+func errorExpected(text string, typed bool, e envelope) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	env := map[string]envelope{"error": e}
+	if !typed {
+		res.StructuredContent = env
+		return res
+	}
+	b, _ := json.Marshal(env)
+	res.Content = append(res.Content, &mcp.TextContent{Text: string(b)})
+	return res
 }
 
 // sameJSON compares two values by their JSON.
@@ -98,7 +117,7 @@ func TestParity(t *testing.T) {
 	}
 	for _, proto := range []string{"2025-11-25", ""} {
 		t.Run("protocol="+proto, func(t *testing.T) {
-			cs := s.connect(mcpOptions{protocol: proto})
+			cs := s.connectSeeded(mcpOptions{protocol: proto})
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
 					hr := s.post("/"+c.tool, c.args)
@@ -110,14 +129,14 @@ func TestParity(t *testing.T) {
 					if c.status >= 500 {
 						effect = autoexpose.EffectUnknown
 					}
-					sameJSON(t, res, expectedResult(t, c.tool, hr, c.code, effect))
+					sameJSON(t, res, expectedResult(t, c.tool, hr, c.code, effect, c.tool == "weather"))
 				})
 			}
 		})
 	}
 
 	t.Run("raw body reaches the handler unchanged", func(t *testing.T) {
-		cs := s.connect(mcpOptions{})
+		cs := s.connectSeeded(mcpOptions{})
 		const args = `{"z":1,"a":{"y":2,"b":3}}` // key order a re-marshal would sort
 		res := call(t, cs, "raw_echo", rawArgs(args))
 		if got := res.Content[0].(*mcp.TextContent).Text; got != args {
@@ -126,7 +145,7 @@ func TestParity(t *testing.T) {
 	})
 
 	t.Run("a panic is sanitized and logged", func(t *testing.T) {
-		cs := s.connect(mcpOptions{})
+		cs := s.connectSeeded(mcpOptions{})
 		res := call(t, cs, "boom", nil)
 		got := resultJSON(t, res)
 		if strings.Contains(got, "kaboom") {
@@ -147,7 +166,7 @@ func TestParity(t *testing.T) {
 func TestResultMapping(t *testing.T) {
 	h, _, _ := newFixture(t, fixtureConfig(t))
 	s := serve(t, h)
-	cs := s.connect(mcpOptions{})
+	cs := s.connectSeeded(mcpOptions{})
 
 	cases := []struct {
 		name, tool string
@@ -157,9 +176,9 @@ func TestResultMapping(t *testing.T) {
 		{"corrupt image", "bad_image", nil,
 			`{"content":[{"type":"text","text":"Response from POST /bad_image is not a valid image/png image: the data is gif."}],"structuredContent":{"error":{"code":"bad_response","message":"the data is gif","status":200,"effect":"unknown"}},"isError":true}`},
 		{"wrong type", "weather", map[string]any{"city": 5},
-			`{"content":[{"type":"text","text":"HTTP 422 from POST /weather: {\"error\":\"invalid arguments\",\"fields\":[\"city\"],\"detail\":\"city: want string, got integer\"}"}],"structuredContent":{"error":{"code":"unprocessable_entity","message":"{\"error\":\"invalid arguments\",\"fields\":[\"city\"],\"detail\":\"city: want string, got integer\"}","status":422,"effect":"not_applied"}},"isError":true}`},
+			`{"content":[{"type":"text","text":"HTTP 422 from POST /weather: {\"error\":\"invalid arguments\",\"fields\":[\"city\"],\"detail\":\"city: want string, got integer\"}"},{"type":"text","text":"{\"error\":{\"code\":\"unprocessable_entity\",\"message\":\"{\\\"error\\\":\\\"invalid arguments\\\",\\\"fields\\\":[\\\"city\\\"],\\\"detail\\\":\\\"city: want string, got integer\\\"}\",\"status\":422,\"effect\":\"not_applied\"}}"}],"isError":true}`},
 		{"missing field", "weather", map[string]any{},
-			`{"content":[{"type":"text","text":"HTTP 422 from POST /weather: {\"error\":\"invalid arguments\",\"fields\":[\"city\"],\"detail\":\"missing required field city\"}"}],"structuredContent":{"error":{"code":"unprocessable_entity","message":"{\"error\":\"invalid arguments\",\"fields\":[\"city\"],\"detail\":\"missing required field city\"}","status":422,"effect":"not_applied"}},"isError":true}`},
+			`{"content":[{"type":"text","text":"HTTP 422 from POST /weather: {\"error\":\"invalid arguments\",\"fields\":[\"city\"],\"detail\":\"missing required field city\"}"},{"type":"text","text":"{\"error\":{\"code\":\"unprocessable_entity\",\"message\":\"{\\\"error\\\":\\\"invalid arguments\\\",\\\"fields\\\":[\\\"city\\\"],\\\"detail\\\":\\\"missing required field city\\\"}\",\"status\":422,\"effect\":\"not_applied\"}}"}],"isError":true}`},
 		{"teapot", "teapot", nil,
 			`{"content":[{"type":"text","text":"HTTP 418 from POST /teapot: I'm a teapot"}],"structuredContent":{"error":{"code":"im_a_teapot","message":"I'm a teapot","status":418,"effect":"not_applied"}},"isError":true}`},
 		{"panic", "boom", nil,
@@ -192,10 +211,10 @@ func TestSharedSession(t *testing.T) {
 	h, _, _ := newFixture(t, fixtureConfig(t))
 	s := serve(t, h)
 
+	cs := s.connectSeeded(mcpOptions{}) // the token names the cookie's session
 	if r := s.post("/weather", `{"city":"Paris"}`); r.Status != 200 {
 		t.Fatalf("HTTP door: %d %s", r.Status, r.Body)
 	}
-	cs := s.connect(mcpOptions{}) // same cookie jar: same session
 	call(t, cs, "weather", map[string]any{"city": "Oslo"})
 	call(t, cs, "map_body", map[string]any{"k": 1})
 	res := call(t, cs, "history", nil)

@@ -7,6 +7,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -48,6 +49,9 @@ func New(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
 	sessions, err := cfg.UseSessions()
 	if err != nil {
 		return nil, nil, err
+	}
+	if cfg.AllowedTools == nil {
+		cfg.AllowedTools = AllowedTools
 	}
 	s := &Server{cities: make(map[string][]string)}
 
@@ -113,6 +117,22 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) {
 	body["reward"] = reward
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(body)
+}
+
+// AllowedTools reads a rollout's allow-list from the body posted to
+// /seed_session: {"allowed_tools": ["get_weather"]}. No body, or no
+// allowed_tools key, allows every tool.
+func AllowedTools(seedBody []byte) ([]string, error) {
+	if len(bytes.TrimSpace(seedBody)) == 0 {
+		return nil, nil
+	}
+	var seed struct {
+		AllowedTools []string `json:"allowed_tools"`
+	}
+	if err := json.Unmarshal(seedBody, &seed); err != nil {
+		return nil, fmt.Errorf("seed body: %w", err)
+	}
+	return seed.AllowedTools, nil
 }
 
 // functionCalls returns the names of the function_call items in
