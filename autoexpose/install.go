@@ -118,17 +118,11 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 	if m.rollout() {
 		errs = append(errs, rolloutRoutes(rep)...)
 	}
-	sessions, err := sessionManager(&cfg)
-	if err != nil {
-		return nil, err
-	}
 	d := &Door{
 		name:         cfg.Name,
 		path:         m.path(),
 		log:          cfg.logger(),
 		tools:        make(map[string]*tool),
-		sessions:     sessions,
-		codec:        token.NewCodec(cfg.Name, sessions.Keys(), m.TokenTTL),
 		tokenHeader:  m.tokenHeader(),
 		requireToken: m.requireToken(),
 		allowedTools: cfg.AllowedTools,
@@ -184,6 +178,10 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	if d.sessions, err = sessionManager(&cfg); err != nil {
+		return nil, err
+	}
+	d.codec = token.NewCodec(cfg.Name, d.sessions.Keys(), m.TokenTTL)
 	d.server = d.newServer()
 	d.handler = d.inflight.track(d.newHandler(m))
 	return d, nil

@@ -203,11 +203,11 @@ func TestReport(t *testing.T) {
 	door.WriteReport(&table)
 	want := `TOOL         ROUTE               VERDICT    SCHEMA      REASON
 end_session  POST /end_session   excluded   -           mcp.exclude
-get_weather  POST /get_weather   direct     typed       
+get_weather  POST /get_weather   direct     typed
 secure       POST /secure        replay     permissive  middleware github.com/mcpdoor/mcpdoor/autoexpose.customMiddleware must run
--            POST /seed_session  reserved   -           
--            POST /verify        reserved   -           
--            POST /{tool}        catch-all  -           
+-            POST /seed_session  reserved   -
+-            POST /verify        reserved   -
+-            POST /{tool}        catch-all  -
 `
 	if table.String() != want {
 		t.Errorf("report:\n%s\nwant:\n%s", table.String(), want)

@@ -1,9 +1,9 @@
 package autoexpose
 
 import (
-	"fmt"
 	"io"
-	"text/tabwriter"
+
+	"github.com/mcpdoor/mcpdoor/internal/table"
 )
 
 // A ReportRow is one line of the startup report: one POST route and what
@@ -26,17 +26,9 @@ func (d *Door) Report() []ReportRow { return d.report }
 
 // WriteReport writes the startup report as a table.
 func (d *Door) WriteReport(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tROUTE\tVERDICT\tSCHEMA\tREASON")
+	rows := [][]string{{"TOOL", "ROUTE", "VERDICT", "SCHEMA", "REASON"}}
 	for _, r := range d.report {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", dash(r.Tool), r.Route, r.Verdict, dash(r.Schema), r.Reason)
+		rows = append(rows, []string{r.Tool, r.Route, r.Verdict, r.Schema, r.Reason})
 	}
-	return tw.Flush()
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return table.Write(w, rows)
 }

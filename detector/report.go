@@ -1,11 +1,11 @@
 package detector
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/mcpdoor/mcpdoor/internal/table"
 )
 
 // Tools returns the routes that are tools (not catch-alls, reserved or
@@ -44,28 +44,21 @@ func (rep *Report) Route(pattern string) *Route {
 // reasons, followed by the router's problems, one a line. No line ends in
 // a space, so the table can be compared with a golden file.
 func (rep *Report) WriteTable(w io.Writer) error {
-	var buf bytes.Buffer
-	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tROUTE\tKIND\tVERDICT\tREASON")
+	rows := [][]string{{"TOOL", "ROUTE", "KIND", "VERDICT", "REASON"}}
 	for _, rt := range rep.Routes {
-		verdict := "-"
+		verdict := ""
 		if rt.Verdict != 0 {
 			verdict = rt.Verdict.String()
 		}
-		name := rt.Name
-		if name == "" {
-			name = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s %s\t%s\t%s\t%s\n", name, rt.Method, rt.Pattern, rt.Kind, verdict, strings.Join(rt.Reasons, "; "))
+		rows = append(rows, []string{rt.Name, rt.Method + " " + rt.Pattern, rt.Kind.String(), verdict, strings.Join(rt.Reasons, "; ")})
 	}
-	tw.Flush()
+	if err := table.Write(w, rows); err != nil {
+		return err
+	}
 	for _, p := range rep.Problems {
-		fmt.Fprintf(&buf, "%v\n", p)
+		if _, err := fmt.Fprintf(w, "%v\n", p); err != nil {
+			return err
+		}
 	}
-	var out strings.Builder
-	for line := range strings.Lines(buf.String()) {
-		out.WriteString(strings.TrimRight(line, " \n") + "\n")
-	}
-	_, err := io.WriteString(w, out.String())
-	return err
+	return nil
 }

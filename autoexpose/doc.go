@@ -1,0 +1,48 @@
+// Package autoexpose serves a chi router's existing POST tool routes over MCP
+// (Model Context Protocol), with zero handler changes:
+//
+//	cfg, err := autoexpose.LoadConfig("server.yaml") // expose_tools_over_mcp: true
+//	...
+//	r := chi.NewRouter()
+//	r.Method(http.MethodPost, "/get_weather", autoexpose.Handler(getWeather))
+//	r.Post("/seed_session", seedSession)
+//	r.Post("/verify", verify)
+//	door, err := autoexpose.Install(r, cfg) // after the routes, before serving
+//
+// Any MCP client can then list and call the tools at /mcp, while every HTTP
+// route answers exactly as before. Both doors run the same handlers and share
+// the same per-session state.
+//
+// # What Install promises
+//
+//   - With expose_tools_over_mcp false, nothing changes, byte for byte.
+//   - Every POST /<name> route is a tool named <name> (see package detector
+//     for the rules), dispatched directly when every middleware on it is
+//     transparent and replayed through the whole router otherwise: a tool
+//     call never gets past a middleware the HTTP door enforces.
+//   - A route that cannot be a tool makes Install fail with an error naming
+//     the route and the fix; nothing is silently dropped.
+//   - Tools are listed by name. A call's arguments are validated against the
+//     tool's input schema, then sent to the route as the request body,
+//     unchanged.
+//
+// # Results
+//
+// A 2xx JSON object response becomes structuredContent plus the same JSON as
+// text; other JSON and text become text; image/* and audio/* become image and
+// audio content, after the image is decoded and its format checked. A non-2xx
+// response is an isError result whose text reads
+// "HTTP <status> from POST /<tool>: <body>", with the envelope
+// {"error": {"code", "message", "status", "effect"}} for programs (see
+// ErrorEnvelope). A handler's panic is a 500 whose details go to the log
+// only; the server keeps serving. A call to an unknown tool is the JSON-RPC
+// error -32602, naming the tools there are.
+//
+// # The rollout contract
+//
+// A rollout server (mcp.rollout, the default) has /seed_session and /verify.
+// Install wraps them: /seed_session's JSON response gains the "mcp" metadata
+// with a signed session token (see Metadata and package token), and /verify
+// sees mcp__<server>__<tool> names normalized (see package verifywrap). Every
+// tool call checks the token and runs in the session it names.
+package autoexpose

@@ -1,0 +1,178 @@
+package tests
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
+)
+
+// startWeather builds examples/weather and starts it on a free loopback port,
+// as the README's first command does, until the test ends. It returns the
+// base URL.
+func startWeather(t *testing.T, args ...string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "weather")
+	build := exec.Command("go", "build", "-o", bin, "./examples/weather")
+	build.Dir = nodeclient.RepoRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./examples/weather: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), "WEATHER_MCP_SECRET=")
+	output, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	addr := make(chan string, 1)
+	done := make(chan struct{})
+	var log strings.Builder
+	go func() {
+		defer close(done)
+		listening := regexp.MustCompile(`msg="weather: serving HTTP" addr=(\S+)`)
+		sc := bufio.NewScanner(output)
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		<-done
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("weather's log:\n%s", log.String())
+		}
+	})
+	select {
+	case a := <-addr:
+		return "http://" + a
+	case <-done:
+		t.Fatalf("weather exited before serving:\n%s", log.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("weather did not start:\n%s", log.String())
+	}
+	return ""
+}
+
+// TestNewUser does what a newcomer does: start the example with the README's
+// first command, then list and call its tools with the official TypeScript
+// SDK client.
+func TestNewUser(t *testing.T) {
+	nodeclient.Node(t)
+	base := startWeather(t)
+	out := nodeclient.Run(t, nodeclient.Scenario{
+		URL:   base + "/mcp",
+		Steps: []nodeclient.Step{nodeclient.List(), nodeclient.Call("get_weather", map[string]any{"city": "Paris"})},
+	})
+	var list struct {
+		Tools []struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+		} `json:"tools"`
+	}
+	out.Decode(t, 0, &list)
+	var names []string
+	for _, tl := range list.Tools {
+		names = append(names, tl.Name)
+	}
+	if strings.Join(names, " ") != "get_weather list_cities" || list.Tools[0].Description != "Get the current weather in a city." {
+		t.Errorf("tools/list: %+v", list.Tools)
+	}
+	var res struct {
+		Content []struct {
+			Type, Text string
+		} `json:"content"`
+		StructuredContent map[string]string `json:"structuredContent"`
+		IsError           bool              `json:"isError"`
+	}
+	out.Decode(t, 1, &res)
+	const want = "The weather in Paris is sunny and 72 F."
+	if res.IsError || len(res.Content) != 1 || res.Content[0].Text != `{"weather":"`+want+`"}` || res.StructuredContent["weather"] != want {
+		t.Errorf("tools/call: %s", out.Results[1])
+	}
+}
+
+// TestRolloutTypeScript runs a whole rollout the way an RL harness's agent
+// does, with the official TypeScript SDK client: seed with an allow-list,
+// read the "mcp" metadata, connect with its header, see and call only the
+// allowed tool, and verify with namespaced names.
+func TestRolloutTypeScript(t *testing.T) {
+	nodeclient.Node(t)
+	base := startWeather(t)
+	connect := nodeclient.ConnectHeadersFrom(0, "mcp.headers")
+	connect.URLPath = "mcp.url_path"
+	verify := map[string]any{
+		"responses_create_params": map[string]any{"input": "What's the weather in Paris?"},
+		"response": map[string]any{"output": []any{
+			map[string]any{"type": "function_call", "call_id": "call_1", "name": "mcp__example_mcp_weather__get_weather", "arguments": `{"city":"Paris"}`},
+			map[string]any{"type": "function_call_output", "call_id": "call_1", "output": "sunny"},
+		}},
+	}
+	out := nodeclient.Run(t, nodeclient.Scenario{
+		URL: base + "/mcp",
+		Steps: []nodeclient.Step{
+			nodeclient.HTTP("POST", "/seed_session", map[string]any{"allowed_tools": []string{"get_weather"}}),
+			connect,
+			nodeclient.List(),
+			nodeclient.Call("get_weather", map[string]any{"city": "Paris"}),
+			nodeclient.Call("list_cities", nil),
+			nodeclient.HTTP("POST", "/verify", verify),
+		},
+	})
+	var seed nodeclient.HTTPResult
+	out.Decode(t, 0, &seed)
+	var meta struct {
+		MCP struct {
+			ServerName string            `json:"server_name"`
+			URLPath    string            `json:"url_path"`
+			Transport  string            `json:"transport"`
+			Headers    map[string]string `json:"headers"`
+		} `json:"mcp"`
+	}
+	json.Unmarshal(seed.Body, &meta)
+	if seed.Status != 200 || meta.MCP.ServerName != "example_mcp_weather" || meta.MCP.URLPath != "/mcp" ||
+		meta.MCP.Transport != "http" || meta.MCP.Headers["X-NeMo-Gym-Session-Token"] == "" {
+		t.Fatalf("seed: %d %s", seed.Status, seed.Body)
+	}
+	if err := out.Err(1); err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	if got := string(out.Results[2]); !strings.Contains(got, `"name":"get_weather"`) || strings.Contains(got, "list_cities") {
+		t.Errorf("tools/list: %s", got)
+	}
+	if got := string(out.Results[3]); !strings.Contains(got, "The weather in Paris is sunny and 72 F.") || strings.Contains(got, `"isError":true`) {
+		t.Errorf("allowed call: %s", got)
+	}
+	if got := string(out.Results[4]); !strings.Contains(got, `"text":"Tool 'list_cities' is not allowed for this session."`) || !strings.Contains(got, `"isError":true`) {
+		t.Errorf("refused call: %s", got)
+	}
+	var v nodeclient.HTTPResult
+	out.Decode(t, 5, &v)
+	var scored struct {
+		Reward   float64 `json:"reward"`
+		Response struct {
+			Output []map[string]any `json:"output"`
+		} `json:"response"`
+	}
+	if err := json.Unmarshal(v.Body, &scored); err != nil || v.Status != 200 {
+		t.Fatalf("verify: %d %s", v.Status, v.Body)
+	}
+	if scored.Reward != 1.0 || fmt.Sprint(scored.Response.Output[0]["name"]) != "mcp__example_mcp_weather__get_weather" {
+		t.Errorf("verify: %s", v.Body)
+	}
+}
