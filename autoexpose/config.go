@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/textproto"
 	"os"
 	"reflect"
 	"regexp"
@@ -379,7 +378,7 @@ func (m *MCPConfig) tokenHeader() string {
 	if m.TokenHeader == "" {
 		return DefaultTokenHeader
 	}
-	return textproto.CanonicalMIMEHeaderKey(m.TokenHeader)
+	return m.TokenHeader
 }
 
 func (m *MCPConfig) forwardHeaders() []string {

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
@@ -47,12 +48,29 @@ type cityOut struct {
 // per-session state.
 type fixture struct {
 	sessions *session.Manager
+	mu       sync.Mutex
 	state    map[string][]string
 }
 
 func (f *fixture) record(r *http.Request, v string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	id := session.ID(r)
 	f.state[id] = append(f.state[id], v)
+}
+
+// history returns the session's record, in order.
+func (f *fixture) history(r *http.Request) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string{}, f.state[session.ID(r)]...)
+}
+
+// reset empties the session's record.
+func (f *fixture) reset(r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.state, session.ID(r))
 }
 
 // pngBytes is a valid 2x2 PNG.
@@ -80,7 +98,7 @@ func (f *fixture) routes(r chi.Router) {
 		return cityOut{Weather: "The weather in " + in.City + " is sunny and 72 F."}, nil
 	}, autoexpose.Describe("The weather in a city.")))
 	r.Method(http.MethodPost, "/history", autoexpose.Handler(func(_ context.Context, r *http.Request, _ struct{}) (map[string][]string, error) {
-		return map[string][]string{"history": append([]string{}, f.state[session.ID(r)]...)}, nil
+		return map[string][]string{"history": f.history(r)}, nil
 	}))
 	// A plain handler that decodes its body into a map.
 	r.Post("/map_body", func(w http.ResponseWriter, r *http.Request) {
@@ -139,7 +157,7 @@ func (f *fixture) routes(r chi.Router) {
 			Status      int             `json:"status"`
 		}
 		json.NewDecoder(r.Body).Decode(&seed)
-		delete(f.state, session.ID(r))
+		f.reset(r)
 		if seed.Status == 0 {
 			seed.Status = http.StatusOK
 		}
@@ -173,7 +191,9 @@ func (f *fixture) routes(r chi.Router) {
 			}
 		}
 		body["seen_names"] = seen
-		body["history"] = f.state[session.ID(r)]
+		if h := f.history(r); len(h) > 0 {
+			body["history"] = h
+		}
 		body["reward"] = 0.0
 		if slices.Contains(seen, "weather") {
 			body["reward"] = 1.0

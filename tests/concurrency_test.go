@@ -1,0 +1,101 @@
+package tests
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestConcurrentRollouts: 32 rollouts in parallel, each making 50 calls that
+// alternate between the HTTP door and the MCP door; each sees exactly its
+// own calls, in order. Run with -race; TestMain checks that no goroutine is
+// left behind.
+func TestConcurrentRollouts(t *testing.T) {
+	rollouts, calls := 32, 50
+	if testing.Short() {
+		rollouts, calls = 8, 10
+	}
+	h, _, _ := newFixture(t, fixtureConfig(t))
+	s := serve(t, h)
+
+	var wg sync.WaitGroup
+	errs := make(chan error, rollouts)
+	for i := range rollouts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- runRollout(t, s, i, calls)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// runRollout seeds one rollout, makes its calls through both doors, and
+// checks what both doors then report. It returns an error rather than
+// failing, since it runs on its own goroutine.
+func runRollout(t *testing.T, s *server, i, calls int) error {
+	c := s.newClient()
+	cs := c.connectSeeded(mcpOptions{})
+	var want []string
+	for j := range calls {
+		city := fmt.Sprintf("r%d-c%d", i, j)
+		want = append(want, city)
+		if j%2 == 0 {
+			if r := c.post("/weather", `{"city":"`+city+`"}`); r.Status != http.StatusOK {
+				return fmt.Errorf("rollout %d, HTTP call %d: %d %s", i, j, r.Status, r.Body)
+			}
+			continue
+		}
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "weather", Arguments: map[string]any{"city": city}})
+		if err != nil || res.IsError {
+			return fmt.Errorf("rollout %d, MCP call %d: %v %v", i, j, err, res)
+		}
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "history"})
+	if err != nil {
+		return err
+	}
+	var viaMCP struct{ History []string }
+	b, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(b, &viaMCP)
+	var viaHTTP struct{ History []string }
+	json.Unmarshal(c.post("/history", `{}`).Body, &viaHTTP)
+	if !slices.Equal(viaMCP.History, want) || !slices.Equal(viaHTTP.History, want) {
+		return fmt.Errorf("rollout %d: MCP door sees %q, HTTP door %q, want %q", i, viaMCP.History, viaHTTP.History, want)
+	}
+	return nil
+}
+
+// TestReplicas: two replicas of one server (same name, same secret) accept
+// each other's tokens; a server with another name does not.
+func TestReplicas(t *testing.T) {
+	a, _, _ := newFixture(t, fixtureConfig(t))
+	b, _, _ := newFixture(t, fixtureConfig(t))
+	sa, sb := serve(t, a), serve(t, b)
+	_, meta := sa.newClient().seedSession(`{}`)
+	tok := meta.Headers[tokenHeader]
+
+	res := call(t, sb.connect(mcpOptions{header: http.Header{tokenHeader: {tok}}}), "teapot", nil)
+	if got := resultJSON(t, res); got != `{"content":[{"type":"text","text":"HTTP 418 from POST /teapot: I'm a teapot"}],"structuredContent":{"error":{"code":"im_a_teapot","effect":"not_applied","message":"I'm a teapot","status":418}},"isError":true}` {
+		t.Errorf("replica B answered %s", got)
+	}
+
+	cfg := fixtureConfig(t)
+	cfg.Name = "other"
+	o, _, _ := newFixture(t, cfg)
+	res = call(t, serve(t, o).connect(mcpOptions{header: http.Header{tokenHeader: {tok}}}), "teapot", nil)
+	if !res.IsError || resultJSON(t, res) == "" || res.Content[0].(*mcp.TextContent).Text != "Invalid MCP session token." {
+		t.Errorf("another server answered %s", resultJSON(t, res))
+	}
+}
