@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpdoor/mcpdoor/detector"
@@ -59,6 +60,14 @@ type Config struct {
 	// without touching their handlers. A declaration wins over what the
 	// handler carries.
 	Declared map[string]Declaration `yaml:"-"`
+	// Tools decides the exposed tools from the harvested ones: return
+	// harvested as it is (what a nil hook does), drop tools (a harness-only
+	// route stays HTTP-only: never advertised, never callable over MCP, never
+	// shape-checked), change their descriptions, schemas or annotations, or
+	// append tools that the router's catch-all dispatcher serves, made with
+	// catchall.Tool. catchall is nil when the router has no POST /{tool}
+	// route. Install checks the result: names, reserved names, duplicates.
+	Tools func(harvested []Tool, catchall *CatchAll) []Tool `yaml:"-"`
 	// AllowedTools decides a rollout's allow-list from the raw JSON body
 	// posted to /seed_session: the tools its token may list and call. nil
 	// (the hook, or the list it returns) means every tool. An error fails
@@ -131,6 +140,9 @@ type MCPConfig struct {
 	// Degrade is fail (Install returns the error) or http-only (the server
 	// runs without the MCP endpoint, and the log says why). Default fail.
 	Degrade string `yaml:"degrade"`
+	// Annotations set tools' MCP annotations by tool name, over what the
+	// code says: {get_weather: {read_only: true, open_world: false}}.
+	Annotations map[string]Annotations `yaml:"annotations"`
 }
 
 // RateLimit is the per-session call rate.
@@ -168,6 +180,8 @@ type Declaration struct {
 	// Output is the tool's output schema, advertised when it has type
 	// "object".
 	Output *jsonschema.Schema
+	// Annotations are the tool's MCP annotations.
+	Annotations *mcp.ToolAnnotations
 }
 
 // SchemaFor returns the JSON schema of T, as the MCP SDK derives it

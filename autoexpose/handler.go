@@ -11,6 +11,7 @@ import (
 	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Handler adapts a typed function to an http.Handler that is an ordinary
@@ -57,9 +58,16 @@ func Describe(description string) HandlerOption {
 	return func(t *typedInfo) { t.description = description }
 }
 
+// Annotate sets the tool's MCP annotations (readOnlyHint, destructiveHint,
+// idempotentHint, openWorldHint, title).
+func Annotate(a mcp.ToolAnnotations) HandlerOption {
+	return func(t *typedInfo) { t.annotations = &a }
+}
+
 // typedInfo is what a typed handler carries for the detector's harvest.
 type typedInfo struct {
 	description string
+	annotations *mcp.ToolAnnotations
 	input       *jsonschema.Schema
 	resolved    *jsonschema.Resolved
 	output      *jsonschema.Schema

@@ -136,36 +136,24 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 			d.rollout[p] = rt
 		}
 	}
-	replayer := replay.NewReplay(r, m.maxBodyBytes())
 	for _, rt := range rep.Routes {
-		row := ReportRow{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")}
 		if rt.Kind != detector.Tool {
-			d.report = append(d.report, row)
-			continue
+			d.report = append(d.report, ReportRow{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")})
 		}
-		row.Tool = rt.Name
-		switch {
-		case matches(rt.Name, m.Exclude):
-			row.Verdict, row.Reason = "excluded", "mcp.exclude"
-			d.report = append(d.report, row)
-			continue
-		case len(m.Tools) > 0 && !matches(rt.Name, m.Tools):
-			row.Verdict, row.Reason = "excluded", "not in mcp.tools"
-			d.report = append(d.report, row)
-			continue
-		}
-		if err := rt.Refusal(); err != nil {
-			errs = append(errs, err)
-			continue
-		}
+	}
+	tools, refusals := d.toolset(rep, &cfg)
+	errs = append(errs, refusals...)
+	replayer := replay.NewReplay(r, m.maxBodyBytes())
+	for _, tl := range tools {
+		rt := tl.route
 		t := &tool{
-			Tool:    harvest(&rt, cfg.Declared),
-			path:    rt.Pattern,
+			Tool:    tl,
+			path:    "/" + tl.Name,
 			direct:  rt.Verdict == detector.Direct,
 			session: slices.Contains(rt.MiddlewareNames, sessionMiddleware),
 		}
 		if t.resolved, err = resolve(t.InputSchema); err != nil {
-			errs = append(errs, fmt.Errorf("mcpdoor: %s: input schema: %w", t.Route, err))
+			errs = append(errs, fmt.Errorf("mcpdoor: %s: tool %s: input schema: %w", t.Route, t.Name, err))
 			continue
 		}
 		if t.direct {
@@ -178,6 +166,7 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	slices.SortStableFunc(d.report, compareRows)
 	if d.sessions, err = sessionManager(&cfg); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package autoexpose
 
 import (
 	"io"
+	"strings"
 
 	"github.com/mcpdoor/mcpdoor/internal/table"
 )
@@ -21,7 +22,23 @@ type ReportRow struct {
 	Schema string
 }
 
-// Report returns the startup report, one row per POST route.
+// compareRows orders the report: tools by name, then the other routes by
+// pattern.
+func compareRows(a, b ReportRow) int {
+	switch {
+	case (a.Tool == "") != (b.Tool == ""):
+		if a.Tool != "" {
+			return -1
+		}
+		return 1
+	case a.Tool != b.Tool:
+		return strings.Compare(a.Tool, b.Tool)
+	}
+	return strings.Compare(a.Route, b.Route)
+}
+
+// Report returns the startup report: one row per tool and per other POST
+// route.
 func (d *Door) Report() []ReportRow { return d.report }
 
 // WriteReport writes the startup report as a table.

@@ -23,9 +23,14 @@ type Tool struct {
 	SchemaSource string
 	// Route is the route that serves the tool, e.g. "POST /get_weather".
 	Route string
+	// Annotations are the MCP tool annotations (readOnlyHint, ...); a
+	// read-only tool's failures have effect not_applied.
+	Annotations *mcp.ToolAnnotations
 	// Verdict and Reasons say how calls reach the route (see detector).
 	Verdict detector.Verdict
 	Reasons []string
+
+	route *detector.Route // the route that serves the tool
 }
 
 // tool is a Tool ready to serve: resolved schema, dispatcher.
@@ -50,10 +55,12 @@ func harvest(rt *detector.Route, declared map[string]Declaration) Tool {
 		Reasons:      rt.Reasons,
 		InputSchema:  permissiveSchema(),
 		SchemaSource: SourcePermissive,
+		route:        rt,
 	}
 	if tt, ok := rt.Endpoint.(typedTool); ok {
 		info := tt.typedInfo()
 		t.Description, t.InputSchema, t.OutputSchema = info.description, info.input, info.output
+		t.Annotations = info.annotations
 		t.SchemaSource = SourceTyped
 	}
 	if d, ok := declared[rt.Name]; ok {
@@ -66,6 +73,9 @@ func harvest(rt *detector.Route, declared map[string]Declaration) Tool {
 		}
 		if d.Output != nil {
 			t.OutputSchema = d.Output
+		}
+		if d.Annotations != nil {
+			t.Annotations = d.Annotations
 		}
 	}
 	if t.OutputSchema != nil && t.OutputSchema.Type != "object" {
@@ -83,6 +93,7 @@ func (t *tool) mcpTool() *mcp.Tool {
 		Name:        t.Name,
 		Description: t.Description,
 		InputSchema: t.InputSchema,
+		Annotations: t.Annotations,
 	}
 	if t.OutputSchema != nil {
 		mt.OutputSchema = t.OutputSchema
@@ -91,7 +102,7 @@ func (t *tool) mcpTool() *mcp.Tool {
 }
 
 // readOnly reports whether the tool declares it changes nothing.
-func (t *tool) readOnly() bool { return false }
+func (t *tool) readOnly() bool { return t.Annotations != nil && t.Annotations.ReadOnlyHint }
 
 // matches reports whether a tool name matches an entry of an allow-list or
 // exclude list: in full, or by the name's suffix after its last "__" (the
