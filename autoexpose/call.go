@@ -58,11 +58,15 @@ func (d *Door) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp
 	return t.result(resp)
 }
 
-// sessionOf returns the session a call runs in: that of the MCP request's
-// session cookie, when it carries a valid one, or else the door's local
+// sessionOf returns the session a tokenless call runs in: the one the MCP
+// request carries — put in its context by a session middleware in front of
+// the endpoint, or named by its session cookie — or else the door's local
 // session.
 func (d *Door) sessionOf(httpReq *http.Request) string {
 	if httpReq != nil {
+		if sid, ok := session.FromContext(httpReq.Context()); ok {
+			return sid
+		}
 		if sid, err := d.sessions.Read(httpReq); err == nil {
 			return sid
 		}

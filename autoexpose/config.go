@@ -116,7 +116,9 @@ type MCPConfig struct {
 	// Rollout says the server follows the rollout contract (/seed_session
 	// and /verify). Default true; false for a plain API.
 	Rollout *bool `yaml:"rollout"`
-	// RequireToken refuses tool calls without a session token. Default true.
+	// RequireToken refuses tool calls without a session token. Default:
+	// true for a rollout server, false for a plain API (which has no
+	// /seed_session to hand out tokens).
 	RequireToken *bool `yaml:"require_token"`
 	// Stateful serves sessions with Mcp-Session-Id. Default false: stateless.
 	Stateful bool `yaml:"stateful"`
@@ -385,8 +387,13 @@ func (m *MCPConfig) path() string {
 	return m.Path
 }
 
-func (m *MCPConfig) rollout() bool      { return m.Rollout == nil || *m.Rollout }
-func (m *MCPConfig) requireToken() bool { return m.RequireToken == nil || *m.RequireToken }
+func (m *MCPConfig) rollout() bool { return m.Rollout == nil || *m.Rollout }
+func (m *MCPConfig) requireToken() bool {
+	if m.RequireToken == nil {
+		return m.rollout()
+	}
+	return *m.RequireToken
+}
 
 func (m *MCPConfig) tokenHeader() string {
 	if m.TokenHeader == "" {

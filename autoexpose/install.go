@@ -42,7 +42,12 @@ type Door struct {
 	maxBody      int64
 	inflight     inflight
 	degraded     error
-	rollout      map[string]*detector.Route // /seed_session and /verify
+	// For a Door made by Wrap: the wrapped handler, and its /seed_session
+	// and /verify with their wraps.
+	inner         http.Handler
+	seedHandler   http.Handler
+	verifyHandler http.Handler
+	rollout       map[string]*detector.Route // /seed_session and /verify
 }
 
 // Install serves r's POST tool routes over MCP at cfg's path (/mcp and /mcp/,
@@ -118,7 +123,41 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 	if m.rollout() {
 		errs = append(errs, rolloutRoutes(rep)...)
 	}
-	d := &Door{
+	d := newDoor(&cfg)
+	for _, p := range []string{"/seed_session", "/verify"} {
+		if rt := rep.Route(p); rt != nil {
+			d.rollout[p] = rt
+		}
+	}
+	var harvested []Tool
+	for i := range rep.Routes {
+		switch rt := &rep.Routes[i]; rt.Kind {
+		case detector.Tool:
+			harvested = append(harvested, harvest(rt, cfg.Declared))
+		default:
+			d.report = append(d.report, ReportRow{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")})
+		}
+	}
+	var catchall *CatchAll
+	if rt := rep.CatchAll(); rt != nil {
+		catchall = &CatchAll{route: rt}
+	}
+	tools, refusals := d.toolset(harvested, catchall, &cfg)
+	errs = append(errs, refusals...)
+	errs = append(errs, d.prepare(tools, r, r)...)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if err := d.finish(&cfg); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// newDoor returns a Door with cfg's settings and no tools yet.
+func newDoor(cfg *Config) *Door {
+	m := &cfg.MCP
+	return &Door{
 		name:         cfg.Name,
 		path:         m.path(),
 		log:          cfg.logger(),
@@ -131,19 +170,15 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 		maxBody:      m.maxBodyBytes(),
 		rollout:      make(map[string]*detector.Route),
 	}
-	for _, p := range []string{"/seed_session", "/verify"} {
-		if rt := rep.Route(p); rt != nil {
-			d.rollout[p] = rt
-		}
-	}
-	for _, rt := range rep.Routes {
-		if rt.Kind != detector.Tool {
-			d.report = append(d.report, ReportRow{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")})
-		}
-	}
-	tools, refusals := d.toolset(rep, &cfg)
-	errs = append(errs, refusals...)
-	replayer := replay.NewReplay(r, m.maxBodyBytes())
+}
+
+// prepare makes the tools servable: resolved input schemas, and a
+// dispatcher each — direct to its route's endpoint in routes, or replayed
+// through target.
+func (d *Door) prepare(tools []Tool, target http.Handler, routes chi.Routes) []error {
+	var errs []error
+	replayer := replay.NewReplay(target, d.maxBody)
+	resolved := newResolver()
 	for _, tl := range tools {
 		rt := tl.route
 		t := &tool{
@@ -152,28 +187,36 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 			direct:  rt.Verdict == detector.Direct,
 			session: slices.Contains(rt.MiddlewareNames, sessionMiddleware),
 		}
-		if t.resolved, err = resolve(t.InputSchema); err != nil {
+		if tt, ok := rt.Endpoint.(typedTool); ok {
+			resolved.know(tt.typedInfo().input, tt.typedInfo().resolved)
+		}
+		var err error
+		if t.resolved, err = resolved.of(t.InputSchema); err != nil {
 			errs = append(errs, fmt.Errorf("mcpdoor: %s: tool %s: input schema: %w", t.Route, t.Name, err))
 			continue
 		}
 		if t.direct {
-			t.dispatcher = replay.NewDirect(rt.Endpoint, rt.Pattern, r, m.maxBodyBytes())
+			t.dispatcher = replay.NewDirect(rt.Endpoint, rt.Pattern, routes, d.maxBody)
 		} else {
 			t.dispatcher = replayer
 		}
 		d.add(t)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
+	return errs
+}
+
+// finish gives a Door with its tools the rest: the session manager and
+// token codec, the MCP server and its HTTP handler.
+func (d *Door) finish(cfg *Config) error {
 	slices.SortStableFunc(d.report, compareRows)
-	if d.sessions, err = sessionManager(&cfg); err != nil {
-		return nil, err
+	var err error
+	if d.sessions, err = sessionManager(cfg); err != nil {
+		return err
 	}
-	d.codec = token.NewCodec(cfg.Name, d.sessions.Keys(), m.TokenTTL)
+	d.codec = token.NewCodec(cfg.Name, d.sessions.Keys(), cfg.MCP.TokenTTL)
 	d.server = d.newServer()
-	d.handler = d.inflight.track(d.newHandler(m))
-	return d, nil
+	d.handler = d.inflight.track(d.newHandler(&cfg.MCP))
+	return nil
 }
 
 // sessionMiddleware is the name the detector knows mcpdoor's session

@@ -3,6 +3,7 @@ package autoexpose
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -26,6 +27,45 @@ func permissiveSchema() *jsonschema.Schema {
 // resolve prepares s for validation.
 func resolve(s *jsonschema.Schema) (*jsonschema.Resolved, error) {
 	return s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+}
+
+// A resolver resolves the input schemas of one Install, each schema once:
+// resolving costs tens of microseconds, and a server with a thousand tools
+// shares few schemas among them (the permissive one above all).
+type resolver struct {
+	done       map[*jsonschema.Schema]*jsonschema.Resolved
+	permissive *jsonschema.Resolved
+}
+
+func newResolver() *resolver {
+	return &resolver{done: make(map[*jsonschema.Schema]*jsonschema.Resolved)}
+}
+
+// know records a schema already resolved (a typed handler's).
+func (r *resolver) know(s *jsonschema.Schema, rs *jsonschema.Resolved) {
+	if s != nil && rs != nil {
+		r.done[s] = rs
+	}
+}
+
+// of returns s resolved.
+func (r *resolver) of(s *jsonschema.Schema) (*jsonschema.Resolved, error) {
+	if rs, ok := r.done[s]; ok {
+		return rs, nil
+	}
+	permissive := reflect.DeepEqual(s, permissiveSchema())
+	if permissive && r.permissive != nil {
+		return r.permissive, nil
+	}
+	rs, err := resolve(s)
+	if err != nil {
+		return nil, err
+	}
+	r.done[s] = rs
+	if permissive {
+		r.permissive = rs
+	}
+	return rs, nil
 }
 
 // ArgumentError is the answer to arguments that fail a tool's input schema:

@@ -15,6 +15,8 @@ import (
 // the tools it backs with Tool.
 type CatchAll struct {
 	route *detector.Route
+	// wrapped: the whole handler given to Wrap, rather than a route.
+	wrapped bool
 }
 
 // Pattern returns the dispatcher's route pattern, such as "/{tool}".
@@ -38,21 +40,11 @@ func (c *CatchAll) Tool(name string, input *jsonschema.Schema, description strin
 	return t
 }
 
-// toolset decides the exposed tools: the harvested tool routes, through the
-// Tools hook, narrowed by mcp.exclude and mcp.tools, with the YAML's
-// annotations; then checks the result. It returns the tools and every
+// toolset decides the exposed tools: the harvested ones, through the Tools
+// hook, narrowed by mcp.exclude and mcp.tools, with the YAML's annotations;
+// then checks the result. It returns the tools that passed, and every
 // refusal.
-func (d *Door) toolset(rep *detector.Report, cfg *Config) ([]Tool, []error) {
-	var harvested []Tool
-	for i := range rep.Routes {
-		if rt := &rep.Routes[i]; rt.Kind == detector.Tool {
-			harvested = append(harvested, harvest(rt, cfg.Declared))
-		}
-	}
-	var catchall *CatchAll
-	if rt := rep.CatchAll(); rt != nil {
-		catchall = &CatchAll{route: rt}
-	}
+func (d *Door) toolset(harvested []Tool, catchall *CatchAll, cfg *Config) ([]Tool, []error) {
 	tools := harvested
 	if cfg.Tools != nil {
 		tools = cfg.Tools(slices.Clone(harvested), catchall)
@@ -79,7 +71,7 @@ func (d *Door) toolset(rep *detector.Report, cfg *Config) ([]Tool, []error) {
 		}
 	}
 	kept, errs := checkTools(kept)
-	if catchall != nil && !slices.ContainsFunc(kept, func(t Tool) bool { return t.route == catchall.route }) {
+	if catchall != nil && !catchall.wrapped && !slices.ContainsFunc(kept, func(t Tool) bool { return t.route == catchall.route }) {
 		d.log.Warn("mcpdoor: a catch-all dispatcher backs no MCP tool; its tools stay HTTP-only (append them in the Tools hook with catchall.Tool)",
 			"route", "POST "+catchall.route.Pattern)
 	}

@@ -1,0 +1,102 @@
+package autoexpose
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func muxFor(t *testing.T) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /get_weather", func(w http.ResponseWriter, r *http.Request) {
+		var in weatherIn
+		json.NewDecoder(r.Body).Decode(&in)
+		io.WriteString(w, `{"weather":"sunny in `+in.City+`"}`)
+	})
+	mux.HandleFunc("POST /seed_session", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{"seeded":true}`) })
+	mux.HandleFunc("POST /verify", func(w http.ResponseWriter, r *http.Request) { io.Copy(w, r.Body) })
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	return mux
+}
+
+func do(h http.Handler, method, path, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w
+}
+
+func TestWrap(t *testing.T) {
+	mux := muxFor(t)
+	t.Run("flag off returns the handler itself", func(t *testing.T) {
+		h, err := Wrap(mux, Config{})
+		if err != nil || h != http.Handler(mux) {
+			t.Fatalf("got %T %v", h, err)
+		}
+	})
+
+	cfg := enabled(MCPConfig{SessionSecret: Secrets{"a wrap test secret of at least 32 bytes"}})
+	cfg.Tools = func(harvested []Tool, mux *CatchAll) []Tool {
+		if harvested != nil {
+			t.Errorf("Wrap harvested %v", harvested)
+		}
+		return []Tool{mux.Tool("get_weather", SchemaFor[weatherIn](), "Weather.")}
+	}
+	h, err := Wrap(mux, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	door := h.(*Door)
+	if got := door.Tools()[0]; got.Route != "POST /{tool}" || got.Verdict.String() != "replay" || got.SchemaSource != SourceDeclared {
+		t.Errorf("tool %+v", got)
+	}
+	t.Run("other requests pass through", func(t *testing.T) {
+		if w := do(h, "GET", "/health", ""); w.Code != 200 || w.Body.String() != "ok" {
+			t.Errorf("GET /health: %d %q", w.Code, w.Body)
+		}
+		if w := do(h, "POST", "/get_weather", `{"city":"Rome"}`); w.Body.String() != `{"weather":"sunny in Rome"}` {
+			t.Errorf("POST /get_weather: %q", w.Body)
+		}
+	})
+	t.Run("the MCP endpoint", func(t *testing.T) {
+		w := do(h, "POST", "/mcp/", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		if w.Code != 200 || !strings.Contains(w.Body.String(), `"name":"get_weather"`) {
+			t.Errorf("tools/list: %d %s", w.Code, w.Body)
+		}
+	})
+	t.Run("seed and verify are wrapped", func(t *testing.T) {
+		w := do(h, "POST", "/seed_session", `{}`)
+		if !strings.HasPrefix(w.Body.String(), `{"seeded":true,"mcp":{"server_name":"test","url_path":"/mcp","transport":"http","headers":{"X-NeMo-Gym-Session-Token":"`) {
+			t.Errorf("seed: %s", w.Body)
+		}
+		w = do(h, "POST", "/verify", `{"response":{"output":[{"type":"function_call","call_id":"a","name":"mcp__test__get_weather"}]}}`)
+		if w.Body.String() != `{"response":{"output":[{"type":"function_call","call_id":"a","name":"mcp__test__get_weather"}]}}` {
+			t.Errorf("verify echo: %s", w.Body)
+		}
+	})
+	t.Run("no tools warns", func(t *testing.T) {
+		var logs bytes.Buffer
+		cfg := enabled(MCPConfig{Rollout: Bool(false)})
+		cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: dropTime}))
+		if _, err := Wrap(mux, cfg); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(logs.String(), `level=WARN msg="mcpdoor: Wrap serves no tools; declare them in the Tools hook with catchall.Tool"`) {
+			t.Errorf("log: %s", logs.String())
+		}
+	})
+	t.Run("names are checked", func(t *testing.T) {
+		cfg := enabled(MCPConfig{Rollout: Bool(false)})
+		cfg.Tools = func(_ []Tool, mux *CatchAll) []Tool { return []Tool{mux.Tool("a/b", nil, "")} }
+		if _, err := Wrap(mux, cfg); err == nil || !strings.Contains(err.Error(), `mcpdoor: POST /{tool}: tool name "a/b" does not match`) {
+			t.Fatalf("got %v", err)
+		}
+	})
+}

@@ -1,0 +1,20 @@
+// Command nethttp serves the notes example — a plain http.ServeMux wrapped
+// with autoexpose.Wrap — over HTTP and MCP:
+//
+//	go run ./examples/nethttp
+//	claude mcp add --transport http notes http://127.0.0.1:8082/mcp
+package main
+
+import (
+	_ "embed"
+
+	"github.com/mcpdoor/mcpdoor/examples/internal/serve"
+	"github.com/mcpdoor/mcpdoor/examples/nethttp/server"
+)
+
+//go:embed server.yaml
+var config []byte
+
+func main() {
+	serve.Example{Name: "nethttp", Addr: "127.0.0.1:8082", Config: config, Build: server.New}.Main()
+}
