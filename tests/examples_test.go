@@ -148,7 +148,7 @@ func TestNetHTTPParity(t *testing.T) {
 		t.Fatalf("Wrap returned %T", h)
 	}
 	s := serve(t, h)
-	s.post("/list_notes", `{}`) // makes the cookie session
+	s.post("/list_notes", `{}`)   // makes the cookie session
 	cs := s.connect(mcpOptions{}) // a plain API: no token; the cookie names the session
 	steps := []struct{ tool, args string }{
 		{"add_note", `{"text":"buy milk","tags":["home"]}`},
