@@ -12,5 +12,7 @@
 //     the HTTP door enforces runs, exactly as for an HTTP client.
 //
 // Both recover a handler's panic (the Response says so), honour the caller's
-// context (the handler sees its cancellation), and cap the captured body.
+// context (the handler sees its cancellation), and cap the captured body. The
+// Response holds what an HTTP client would have received: the status, the
+// header as it stood when the status was written, and the body.
 package replay

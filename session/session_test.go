@@ -1,0 +1,304 @@
+package session_test
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gorilla/securecookie"
+
+	"github.com/mcpdoor/mcpdoor/session"
+	"github.com/mcpdoor/mcpdoor/token"
+)
+
+const (
+	secretOld = "the old session secret, 32 bytes or more"
+	secretNew = "the new session secret, 32 bytes or more"
+)
+
+func keys(t testing.TB, secrets ...string) token.Keys {
+	t.Helper()
+	raw := make([][]byte, len(secrets))
+	for i, s := range secrets {
+		raw[i] = []byte(s)
+	}
+	k, err := token.NewKeys(raw...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// visit sends one request with cookies through m's middleware and returns
+// the session id the handler saw and the cookies the response set.
+func visit(m *session.Manager, cookies ...*http.Cookie) (id string, set []*http.Cookie) {
+	h := m.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id = session.ID(r)
+	}))
+	req := httptest.NewRequest(http.MethodPost, "/get_weather", strings.NewReader(`{}`))
+	for _, c := range cookies {
+		req.AddCookie(c)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return id, rec.Result().Cookies()
+}
+
+func TestMiddlewareNewSession(t *testing.T) {
+	m := session.New(keys(t, secretOld), nil)
+	id, set := visit(m)
+	if id == "" {
+		t.Fatal("the handler saw no session id")
+	}
+	if len(set) != 1 {
+		t.Fatalf("%d cookies set, want 1: %v", len(set), set)
+	}
+	c := set[0]
+	if c.Name != "mcpdoor_session" || c.Path != "/" || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Secure {
+		t.Errorf("cookie %s Path=%q HttpOnly=%v SameSite=%v Secure=%v; want mcpdoor_session Path=/ HttpOnly SameSite=Lax, not Secure",
+			c.Name, c.Path, c.HttpOnly, c.SameSite, c.Secure)
+	}
+	if got, err := m.Decode(c.Value); err != nil || got != id {
+		t.Errorf("the cookie decodes to %q, %v; want the handler's id %q", got, err, id)
+	}
+	if other, _ := visit(m); other == id {
+		t.Errorf("two clients without cookies got the same session %q", id)
+	}
+}
+
+func TestMiddlewareKeepsSession(t *testing.T) {
+	m := session.New(keys(t, secretOld), nil)
+	id, set := visit(m)
+	for i := range 2 {
+		again, setAgain := visit(m, set[0])
+		if again != id {
+			t.Errorf("request %d with the cookie: session %q, want %q", i+2, again, id)
+		}
+		if len(setAgain) != 0 {
+			t.Errorf("request %d with the cookie set cookies %v, want none", i+2, setAgain)
+		}
+	}
+}
+
+// TestMiddlewareRefusesCookie: a cookie that is not one of m's valid session
+// cookies starts a new session.
+func TestMiddlewareRefusesCookie(t *testing.T) {
+	m := session.New(keys(t, secretOld), nil)
+	const id = "victim-session"
+	good, err := m.Cookie(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := visit(m, good); got != id {
+		t.Fatalf("the untampered cookie gives session %q, want %q", got, id)
+	}
+	otherSecret, _ := session.New(keys(t, secretNew), nil).Cookie(id)
+	otherName, _ := session.New(keys(t, secretOld), &session.Options{CookieName: "other"}).Cookie(id)
+	asToken, err := securecookie.EncodeMulti("mcpdoor_session", id, keys(t, secretOld).Codecs("token", 0)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		cookie *http.Cookie
+	}{
+		{"tampered value", &http.Cookie{Name: good.Name, Value: tamper(good.Value)}},
+		{"truncated value", &http.Cookie{Name: good.Name, Value: good.Value[:len(good.Value)-4]}},
+		{"signed by another secret", otherSecret},
+		{"signed for another cookie name", &http.Cookie{Name: "mcpdoor_session", Value: otherName.Value}},
+		{"signed for another purpose", &http.Cookie{Name: "mcpdoor_session", Value: asToken}},
+		{"a valid value under another name", &http.Cookie{Name: "mcpdoor_session2", Value: good.Value}},
+		{"garbage", &http.Cookie{Name: "mcpdoor_session", Value: "garbage"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, set := visit(m, tc.cookie)
+			if got == id || got == "" {
+				t.Errorf("session %q, want a new one", got)
+			}
+			if len(set) != 1 || set[0].Name != "mcpdoor_session" {
+				t.Fatalf("cookies set: %v, want a new mcpdoor_session", set)
+			}
+			if fromCookie, err := m.Decode(set[0].Value); fromCookie != got || err != nil {
+				t.Errorf("the new cookie decodes to %q, %v; want %q", fromCookie, err, got)
+			}
+		})
+	}
+}
+
+// tamper changes one character in the middle of a cookie value, keeping it
+// base64.
+func tamper(v string) string {
+	b := []byte(v)
+	i := len(b) / 2
+	if b[i] == 'A' {
+		b[i] = 'B'
+	} else {
+		b[i] = 'A'
+	}
+	return string(b)
+}
+
+func TestEnsure(t *testing.T) {
+	m := session.New(keys(t, secretOld), nil)
+	cookie, _ := m.Cookie("from-the-cookie")
+
+	t.Run("id in the context", func(t *testing.T) {
+		req := httptest.NewRequest(http.MethodPost, "/t", nil)
+		req.AddCookie(cookie)
+		req = req.WithContext(session.NewContext(req.Context(), "from-the-context"))
+		rec := httptest.NewRecorder()
+		id, r := m.Ensure(rec, req)
+		if id != "from-the-context" || session.ID(r) != "from-the-context" || r != req {
+			t.Errorf("Ensure = %q (request's id %q, same request %v), want the context's id and the request unchanged", id, session.ID(r), r == req)
+		}
+		if h := rec.Header().Values("Set-Cookie"); len(h) != 0 {
+			t.Errorf("Set-Cookie %q, want none", h)
+		}
+	})
+	t.Run("id in the cookie", func(t *testing.T) {
+		req := httptest.NewRequest(http.MethodPost, "/t", nil)
+		req.AddCookie(cookie)
+		rec := httptest.NewRecorder()
+		id, r := m.Ensure(rec, req)
+		if id != "from-the-cookie" || session.ID(r) != "from-the-cookie" {
+			t.Errorf("Ensure = %q (request's id %q), want the cookie's", id, session.ID(r))
+		}
+		if h := rec.Header().Values("Set-Cookie"); len(h) != 0 {
+			t.Errorf("Set-Cookie %q, want none", h)
+		}
+	})
+	t.Run("no id", func(t *testing.T) {
+		rec := httptest.NewRecorder()
+		id, r := m.Ensure(rec, httptest.NewRequest(http.MethodPost, "/t", nil))
+		set := rec.Result().Cookies()
+		if id == "" || session.ID(r) != id || len(set) != 1 {
+			t.Fatalf("Ensure = %q (request's id %q), cookies %v; want a new id, in the request and a cookie", id, session.ID(r), set)
+		}
+		if got, err := m.Decode(set[0].Value); got != id || err != nil {
+			t.Errorf("the cookie decodes to %q, %v; want %q", got, err, id)
+		}
+	})
+}
+
+// TestKeyRotation: with keys {new, old}, cookies signed by old still verify
+// and new cookies are signed by new.
+func TestKeyRotation(t *testing.T) {
+	old := session.New(keys(t, secretOld), nil)
+	rotated := session.New(keys(t, secretNew, secretOld), nil)
+	newOnly := session.New(keys(t, secretNew), nil)
+
+	oldCookie, _ := old.Cookie("s-old")
+	if id, _ := visit(rotated, oldCookie); id != "s-old" {
+		t.Errorf("a cookie signed by the old key gives session %q after rotation, want s-old", id)
+	}
+	if _, err := newOnly.Decode(oldCookie.Value); err == nil {
+		t.Error("a manager without the old key accepted its cookie")
+	}
+
+	id, set := visit(rotated)
+	if len(set) != 1 {
+		t.Fatalf("cookies set: %v", set)
+	}
+	if got, err := newOnly.Decode(set[0].Value); got != id || err != nil {
+		t.Errorf("the new key's manager decodes the new cookie to %q, %v; want %q", got, err, id)
+	}
+	if _, err := old.Decode(set[0].Value); err == nil {
+		t.Error("the new cookie was signed with the old key")
+	}
+}
+
+func TestDecodeRefuses(t *testing.T) {
+	m := session.New(keys(t, secretOld), nil)
+	emptyID, err := m.Cookie("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, value string }{
+		{"empty", ""},
+		{"garbage", "garbage"},
+		{"not base64", "%%%%!!!"},
+		{"separators only", "fHx8"}, // base64 of "|||"
+		{"just over the 64 KiB cap", strings.Repeat("A", 64<<10+1)},
+		{"huge", strings.Repeat("A", 1<<20)},
+		{"a signed empty id", emptyID.Value},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id, err := m.Decode(tc.value)
+			if err == nil || id != "" {
+				t.Fatalf("Decode = %q, %v; want an error", id, err)
+			}
+			if !strings.HasPrefix(err.Error(), "session cookie: ") {
+				t.Errorf("error %q does not say it is about the session cookie", err)
+			}
+		})
+	}
+}
+
+func TestReadNoCookie(t *testing.T) {
+	m := session.New(keys(t, secretOld), nil)
+	id, err := m.Read(httptest.NewRequest(http.MethodPost, "/t", nil))
+	if !errors.Is(err, session.ErrNoCookie) || id != "" {
+		t.Errorf("Read = %q, %v; want ErrNoCookie", id, err)
+	}
+}
+
+func TestOptions(t *testing.T) {
+	n := 0
+	m := session.New(keys(t, secretOld), &session.Options{
+		CookieName: "sid",
+		Secure:     true,
+		NewID:      func() string { n++; return "id-" + strconv.Itoa(n) },
+	})
+	if m.CookieName() != "sid" {
+		t.Errorf("CookieName() = %q, want sid", m.CookieName())
+	}
+	id, set := visit(m)
+	if id != "id-1" || len(set) != 1 || set[0].Name != "sid" || !set[0].Secure {
+		t.Fatalf("session %q, cookies %v; want id-1 in a Secure cookie named sid", id, set)
+	}
+	if again, _ := visit(m, set[0]); again != "id-1" {
+		t.Errorf("with the sid cookie: session %q, want id-1", again)
+	}
+	// The default name means nothing to this manager.
+	def, _ := session.New(keys(t, secretOld), nil).Cookie("id-1")
+	if again, _ := visit(m, def); again != "id-2" {
+		t.Errorf("with a mcpdoor_session cookie: session %q, want the new id-2", again)
+	}
+}
+
+func TestNewZeroKeysPanics(t *testing.T) {
+	defer func() {
+		if v := recover(); v != "session: New with zero token.Keys" {
+			t.Errorf("recovered %v, want the zero-Keys panic", v)
+		}
+	}()
+	session.New(token.Keys{}, nil)
+}
+
+func TestKeys(t *testing.T) {
+	k := keys(t, secretOld)
+	m := session.New(k, nil)
+	// Keys returns the ring the manager signs with: codecs from it verify
+	// the manager's cookies.
+	c, _ := m.Cookie("s1")
+	var id string
+	if err := securecookie.DecodeMulti(m.CookieName(), c.Value, &id, m.Keys().Codecs("session", 0)...); err != nil || id != "s1" {
+		t.Errorf("decoding with Keys(): %q, %v", id, err)
+	}
+}
+
+func TestContext(t *testing.T) {
+	req := httptest.NewRequest(http.MethodPost, "/t", nil)
+	if id := session.ID(req); id != "" {
+		t.Errorf("ID without a session = %q, want \"\"", id)
+	}
+	if _, ok := session.FromContext(session.NewContext(req.Context(), "")); ok {
+		t.Error("FromContext reports an empty id")
+	}
+	if id, ok := session.FromContext(session.NewContext(req.Context(), "s1")); !ok || id != "s1" {
+		t.Errorf("FromContext = %q, %v; want s1, true", id, ok)
+	}
+}
