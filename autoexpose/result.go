@@ -98,6 +98,11 @@ func (t *tool) result(resp *replay.Response) *mcp.CallToolResult {
 			ErrorInfo{Code: statusCode(resp.Status), Message: msg, Status: resp.Status, Effect: effect})
 	}
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mediaType == "" && !json.Valid(body) {
+		// What an HTTP client would be told: net/http sniffs the type of a
+		// response that sets none.
+		mediaType, _, _ = mime.ParseMediaType(http.DetectContentType(body))
+	}
 	switch {
 	case strings.HasPrefix(mediaType, "image/") && mediaType != "image/svg+xml":
 		return t.imageResult(mediaType, body, resp.Status)

@@ -143,6 +143,10 @@ func (f *fixture) routes(r chi.Router) {
 		w.Header().Set("Content-Type", "image/png")
 		w.Write(pngBytes())
 	})
+	// An image whose handler sets no Content-Type: net/http would sniff it.
+	r.Post("/sniffed_image", func(w http.ResponseWriter, r *http.Request) {
+		w.Write(pngBytes())
+	})
 	r.Post("/bad_image", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/png")
 		w.Write([]byte("GIF89a not really"))

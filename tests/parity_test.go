@@ -114,6 +114,7 @@ func TestParity(t *testing.T) {
 		{"no content", "nocontent", `{}`, 204, ""},
 		{"problem+json 4xx", "problem", `{}`, 409, "conflict"},
 		{"image", "image", `{}`, 200, ""},
+		{"image without a Content-Type", "sniffed_image", `{}`, 200, ""},
 	}
 	for _, proto := range []string{"2025-11-25", ""} {
 		t.Run("protocol="+proto, func(t *testing.T) {
@@ -195,7 +196,7 @@ func TestResultMapping(t *testing.T) {
 
 	t.Run("unknown tool", func(t *testing.T) {
 		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "nope"})
-		want := `unknown tool "nope"; available tools: array, bad_image, boom, history, image, map_body, nocontent, problem, raw_echo, teapot, text, weather`
+		want := `unknown tool "nope"; available tools: array, bad_image, boom, history, image, map_body, nocontent, problem, raw_echo, sniffed_image, teapot, text, weather`
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("got %v, want an error containing %q", err, want)
 		}

@@ -66,8 +66,12 @@ func (k Keys) IsZero() bool { return len(k.secrets) == 0 }
 // value signed for one purpose never verifies as another.
 //
 // The codecs serialize with JSON, refuse encoded values over 64 KiB, and
-// refuse values signed more than maxAge ago (to the second; 0 means no limit).
+// refuse values signed more than maxAge ago (in whole seconds, at least one;
+// 0 means no limit).
 func (k Keys) Codecs(purpose string, maxAge time.Duration) []securecookie.Codec {
+	if maxAge > 0 && maxAge < time.Second {
+		maxAge = time.Second // securecookie counts whole seconds; 0 would mean no limit
+	}
 	codecs := make([]securecookie.Codec, len(k.secrets))
 	for i, secret := range k.secrets {
 		mac := hmac.New(sha256.New, secret)

@@ -59,9 +59,6 @@ func NewCodec(server string, keys Keys, ttl time.Duration) *Codec {
 	if keys.IsZero() {
 		panic("token: NewCodec with zero Keys")
 	}
-	if ttl > 0 && ttl < time.Second {
-		ttl = time.Second
-	}
 	return &Codec{name: "mcpdoor-token/" + server, codecs: keys.Codecs(purpose, ttl)}
 }
 
