@@ -9,7 +9,9 @@
 #   3. go test -race ./...   with MCPDOOR_REQUIRE_NODE=1, so the tests that
 #      drive the server with the Node client fail instead of skipping;
 #   4. a short fuzz pass: every Fuzz target, one at a time, for $FUZZTIME
-#      (default 5s) each.
+#      (default 20000x: a count of inputs, not a duration — a duration-based
+#      -fuzztime can fail with "context deadline exceeded" and no crasher,
+#      a race in Go's fuzz coordinator, go.dev/issue/75804, fixed in Go 1.27).
 #
 #   --short     pass -short to go test
 #   --no-fuzz   skip step 4
@@ -92,6 +94,6 @@ if ((fuzz)); then
 	echo "test.sh: ${#targets[@]} fuzz target(s)" >&2
 	for target in "${targets[@]}"; do
 		read -r pkg name <<<"$target"
-		run go test -run='^$' -fuzz="^${name}\$" -fuzztime="${FUZZTIME:-5s}" "$pkg"
+		run go test -run='^$' -fuzz="^${name}\$" -fuzztime="${FUZZTIME:-20000x}" "$pkg"
 	done
 fi
