@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,6 +41,8 @@ type Door struct {
 	localSID     string // the session of tokenless calls that name no other
 	forward      []string
 	maxBody      int64
+	limiter      *rateLimiter // nil: no mcp.rate_limit
+	callTimeout  time.Duration
 	inflight     inflight
 	degraded     error
 	rollout      map[string]*detector.Route // /seed_session and /verify
@@ -129,6 +132,8 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 		localSID:     rand.Text(),
 		forward:      m.forwardHeaders(),
 		maxBody:      m.maxBodyBytes(),
+		limiter:      newRateLimiter(m.RateLimit),
+		callTimeout:  m.CallTimeout,
 		rollout:      make(map[string]*detector.Route),
 	}
 	for _, p := range []string{"/seed_session", "/verify"} {
@@ -183,7 +188,7 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 	}
 	d.codec = token.NewCodec(cfg.Name, d.sessions.Keys(), m.TokenTTL)
 	d.server = d.newServer()
-	d.handler = d.inflight.track(d.newHandler(m))
+	d.handler = d.limitBody(d.inflight.track(d.newHandler(m)))
 	return d, nil
 }
 
