@@ -42,11 +42,11 @@ func newRateLimiter(rl RateLimit) *rateLimiter {
 	if burst == 0 {
 		burst = int(math.Ceil(rl.PerSession))
 	}
-	refill := time.Duration(float64(burst) / rl.PerSession * float64(time.Second))
+	refill := min(float64(burst)/rl.PerSession, maxWait.Seconds()) // seconds
 	return &rateLimiter{
 		limit:   rate.Limit(rl.PerSession),
 		burst:   burst,
-		every:   max(refill, time.Second),
+		every:   max(time.Duration(refill*float64(time.Second)), time.Second),
 		now:     time.Now,
 		buckets: make(map[string]*rate.Limiter),
 	}
@@ -69,9 +69,13 @@ func (l *rateLimiter) allow(sid string) (ok bool, retryAfter time.Duration) {
 	if b.AllowN(now, 1) {
 		return true, 0
 	}
-	missing := 1 - b.TokensAt(now)
-	return false, time.Duration(missing / float64(l.limit) * float64(time.Second))
+	wait := (1 - b.TokensAt(now)) / float64(l.limit) // seconds
+	// A rate so low that the wait overflows a Duration says a day.
+	return false, time.Duration(min(wait, maxWait.Seconds()) * float64(time.Second))
 }
+
+// maxWait caps the wait allow reports.
+const maxWait = 24 * time.Hour
 
 // sweep drops the buckets that have refilled, and, if that leaves the map
 // at maxBuckets, the fullest quarter of the rest. l.mu is held.

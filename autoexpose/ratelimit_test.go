@@ -57,6 +57,14 @@ func TestRateLimiter(t *testing.T) {
 	}
 }
 
+func TestRateLimiterTinyRate(t *testing.T) {
+	l := limiterAt(RateLimit{PerSession: 1e-300, Burst: 1}, newClock())
+	l.allow("a")
+	if ok, wait := l.allow("a"); ok || wait != 24*time.Hour {
+		t.Errorf("allow = %v, %v; want false, 24h", ok, wait)
+	}
+}
+
 func TestRateLimiterDefaultBurst(t *testing.T) {
 	for _, tc := range []struct {
 		perSession float64

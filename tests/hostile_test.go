@@ -27,6 +27,10 @@ type hostile struct {
 	ended chan ended
 	// release lets /hang return; closed when the test ends.
 	release chan struct{}
+	// answered lets /late_progress report, after its call has been
+	// answered; late receives what Progress then returned.
+	answered chan struct{}
+	late     chan error
 
 	mu       sync.Mutex
 	recorded []byte // the body /record was last sent
@@ -60,7 +64,13 @@ mcp:
 		t.Fatal(err)
 	}
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	h := &hostile{started: make(chan string, 16), ended: make(chan ended, 16), release: make(chan struct{})}
+	h := &hostile{
+		started:  make(chan string, 16),
+		ended:    make(chan ended, 16),
+		release:  make(chan struct{}),
+		answered: make(chan struct{}),
+		late:     make(chan error, 1),
+	}
 	r := chi.NewRouter()
 	r.Post("/wait", func(w http.ResponseWriter, r *http.Request) {
 		h.started <- "/wait"
@@ -74,6 +84,14 @@ mcp:
 		// answered.
 		<-h.release
 		io.WriteString(w, "too late")
+	})
+	r.Post("/late_progress", func(w http.ResponseWriter, r *http.Request) {
+		h.started <- "/late_progress"
+		select {
+		case <-h.answered:
+		case <-h.release:
+		}
+		h.late <- autoexpose.Progress(r.Context(), 1, 1, "too late")
 	})
 	r.Post("/huge", func(w http.ResponseWriter, r *http.Request) {
 		chunk := make([]byte, hugeChunk)

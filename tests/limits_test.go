@@ -95,6 +95,32 @@ func TestCallTimeout(t *testing.T) {
 		h.stillServes(t)
 	})
 
+	t.Run("progress after the timeout", func(t *testing.T) {
+		for _, tc := range []struct{ name, config string }{{"stateless", ""}, {"stateful", "  stateful: true\n"}} {
+			t.Run(tc.name, func(t *testing.T) {
+				h := newHostile(t, "  call_timeout: 200ms\n"+tc.config)
+				var n notes
+				cs := h.connect(mcpOptions{protocol: "2025-11-25", client: n.options()})
+				params := &mcp.CallToolParams{Name: "late_progress", Arguments: map[string]any{}}
+				params.SetProgressToken("p")
+				res, err := cs.CallTool(t.Context(), params)
+				if err != nil || res.Content[0].(*mcp.TextContent).Text != "POST /late_progress timed out after 200ms." {
+					t.Fatalf("CallTool: %v %v", err, res)
+				}
+				close(h.answered)
+				// The SDK's own words vary with the moment ("client is
+				// closing" once the stateless session has closed, "write to
+				// closed stream" before).
+				if err := <-h.late; err == nil || !strings.HasPrefix(err.Error(), "autoexpose: progress: ") {
+					t.Errorf("Progress after the call was answered: %v, want an error", err)
+				}
+				if p, _ := n.wait(0, 0); p != "" {
+					t.Errorf("the client got progress after its answer: %s", p)
+				}
+			})
+		}
+	})
+
 	t.Run("a handler that hangs", func(t *testing.T) {
 		r := h.mustRPC(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang","arguments":{}}}`)
 		if string(r.Body) != timedOut("/hang") {
