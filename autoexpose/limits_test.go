@@ -73,9 +73,9 @@ func BenchmarkCall(b *testing.B) {
 		name string
 		m    MCPConfig
 	}{
-		{"no_limit", MCPConfig{}},
-		{"rate_limit", MCPConfig{RateLimit: RateLimit{PerSession: 1e9, Burst: 1e9}}},
-		{"call_timeout", MCPConfig{CallTimeout: time.Minute}},
+		{"limit=none", MCPConfig{}},
+		{"limit=rate", MCPConfig{RateLimit: RateLimit{PerSession: 1e9, Burst: 1e9}}},
+		{"limit=timeout", MCPConfig{CallTimeout: time.Minute}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			d, tl := callDoor(b, tc.m)
