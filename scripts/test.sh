@@ -92,6 +92,18 @@ if ((fuzz)); then
 	echo "test.sh: ${#targets[@]} fuzz target(s)" >&2
 	for target in "${targets[@]}"; do
 		read -r pkg name <<<"$target"
-		run go test -run='^$' -fuzz="^${name}\$" -fuzztime="${FUZZTIME:-5s}" "$pkg"
+		# Go's fuzzing coordinator can fail a run as -fuzztime ends, with a
+		# bare "context deadline exceeded" and no failing input, on a loaded
+		# machine (go.dev/issue/75804, fixed in Go 1.27). That is not a
+		# finding; any failing input is ("Failing input written to ...").
+		out="$(mktemp)"
+		if ! run go test -run='^$' -fuzz="^${name}\$" -fuzztime="${FUZZTIME:-5s}" "$pkg" 2>&1 | tee "$out"; then
+			if grep -q 'Failing input written to' "$out" || ! grep -q '^    context deadline exceeded$' "$out"; then
+				rm -f "$out"
+				exit 1
+			fi
+			echo "test.sh: $name: the fuzzing engine's deadline race (go.dev/issue/75804), no failing input: not a failure" >&2
+		fi
+		rm -f "$out"
 	done
 fi
