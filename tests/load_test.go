@@ -21,7 +21,7 @@ import (
 // exactly its own calls in order, and once the clients and the server are
 // closed, goroutines and the heap come back to where they were.
 //
-// Under the race detector it runs 32 × 50 (the detector slows each call
+// Under the race detector it runs 16 × 50 (the detector slows each call
 // tenfold), and with -short 8 × 10.
 func TestLoad(t *testing.T) {
 	clients, calls := 64, 200
@@ -29,7 +29,7 @@ func TestLoad(t *testing.T) {
 	case testing.Short():
 		clients, calls = 8, 10
 	case raceEnabled:
-		clients, calls = 32, 50
+		clients, calls = 16, 50
 	}
 	for _, stateful := range []bool{false, true} {
 		name := "stateless"
