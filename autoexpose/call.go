@@ -11,8 +11,9 @@ import (
 	"github.com/mcpdoor/mcpdoor/session"
 )
 
-// call serves one tools/call: validate the arguments, dispatch them to the
-// tool's route in the caller's session, and map the response.
+// call serves one tools/call: admit the caller, apply the limits (see
+// limits.go), validate the arguments, dispatch them to the tool's route in
+// the caller's session, and map the response.
 func (d *Door) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
 	header := headerOf(req)
 	httpReq := d.inflight.lookup(header)
@@ -20,10 +21,16 @@ func (d *Door) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp
 	if refused != nil {
 		return refused
 	}
+	if limited := d.rateLimited(t, who.sid); limited != nil {
+		return limited
+	}
 
 	args := []byte(req.Params.Arguments)
 	if len(args) == 0 || string(args) == "null" {
 		args = []byte("{}") // MCP clients omit the arguments of a tool that takes none
+	}
+	if big := d.tooLarge(t, args); big != nil {
+		return big
 	}
 	if ae := validateArgs(t.resolved, args); ae != nil {
 		body := ae.body()
@@ -50,10 +57,11 @@ func (d *Door) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp
 	if t.direct && t.session {
 		ctx = session.NewContext(ctx, who.sid)
 	}
+	ctx = withMCPCall(ctx, req, t.Name)
 
-	resp := t.dispatcher.Dispatch(ctx, c)
-	if resp.Panic != nil {
-		d.log.Error("mcpdoor: handler panicked", "tool", t.Name, "route", t.Route, "panic", resp.Panic, "stack", string(resp.Stack))
+	resp := d.dispatch(ctx, t, c)
+	if resp == nil {
+		return d.timedOut(t)
 	}
 	return t.result(resp)
 }

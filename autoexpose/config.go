@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"reflect"
@@ -354,8 +355,13 @@ func (c *Config) Validate() error {
 	if m.MaxBodyBytes < 0 {
 		bad("mcp.max_body_bytes", "%d is negative", m.MaxBodyBytes)
 	}
-	if m.RateLimit.PerSession < 0 {
-		bad("mcp.rate_limit.per_session", "%v is negative", m.RateLimit.PerSession)
+	switch rl := m.RateLimit; {
+	case rl.PerSession < 0:
+		bad("mcp.rate_limit.per_session", "%v is negative", rl.PerSession)
+	case math.IsInf(rl.PerSession, 0) || math.IsNaN(rl.PerSession):
+		bad("mcp.rate_limit.per_session", "%v is not a number of calls per second; 0 turns the limit off", rl.PerSession)
+	case rl.PerSession == 0 && rl.Burst != 0:
+		bad("mcp.rate_limit.burst", "is set but per_session is not; set per_session (calls per second) to limit calls")
 	}
 	if m.RateLimit.Burst < 0 {
 		bad("mcp.rate_limit.burst", "%d is negative", m.RateLimit.Burst)

@@ -112,6 +112,8 @@ func TestConfigErrors(t *testing.T) {
 		{on + "mcp: {token_ttl: 500ms}", "mcp.token_ttl: 500ms is under a second"},
 		{on + "mcp: {max_body_bytes: -1}", "mcp.max_body_bytes: -1 is negative"},
 		{on + "mcp: {rate_limit: {per_session: -1}}", "mcp.rate_limit.per_session: -1 is negative"},
+		{on + "mcp: {rate_limit: {per_session: .inf}}", "mcp.rate_limit.per_session: +Inf is not a number of calls per second; 0 turns the limit off"},
+		{on + "mcp: {rate_limit: {burst: 5}}", "mcp.rate_limit.burst: is set but per_session is not; set per_session (calls per second) to limit calls"},
 		{on + "mcp: {degrade: maybe}", `mcp.degrade: "maybe" is not fail or http-only`},
 	}
 	for _, c := range cases {

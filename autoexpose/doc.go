@@ -38,6 +38,15 @@
 // only; the server keeps serving. A call to an unknown tool is the JSON-RPC
 // error -32602, naming the tools there are.
 //
+// # Limits, cancellation and progress
+//
+// mcp.max_body_bytes, mcp.rate_limit (per session) and mcp.call_timeout
+// answer a call that passes them with an isError result naming the limit
+// (codes request_too_large, response_too_large, rate_limited, timeout; see
+// ErrorInfo). A handler's context ends when the client cancels the call or
+// goes away, or at the timeout. Progress and Log let a long handler report
+// to the MCP client, and do nothing on the HTTP door.
+//
 // # The rollout contract
 //
 // A rollout server (mcp.rollout, the default) has /seed_session and /verify.

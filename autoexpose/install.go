@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,6 +41,8 @@ type Door struct {
 	localSID     string // the session of tokenless calls that name no other
 	forward      []string
 	maxBody      int64
+	limiter      *rateLimiter // nil: no mcp.rate_limit
+	callTimeout  time.Duration
 	inflight     inflight
 	degraded     error
 	// For a Door made by Wrap: the wrapped handler, and its /seed_session
@@ -168,6 +171,8 @@ func newDoor(cfg *Config) *Door {
 		localSID:     rand.Text(),
 		forward:      m.forwardHeaders(),
 		maxBody:      m.maxBodyBytes(),
+		limiter:      newRateLimiter(m.RateLimit),
+		callTimeout:  m.CallTimeout,
 		rollout:      make(map[string]*detector.Route),
 	}
 }
@@ -215,7 +220,7 @@ func (d *Door) finish(cfg *Config) error {
 	}
 	d.codec = token.NewCodec(cfg.Name, d.sessions.Keys(), cfg.MCP.TokenTTL)
 	d.server = d.newServer()
-	d.handler = d.inflight.track(d.newHandler(&cfg.MCP))
+	d.handler = d.limitBody(d.inflight.track(d.newHandler(&cfg.MCP)))
 	return nil
 }
 

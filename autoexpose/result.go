@@ -30,9 +30,15 @@ type ErrorEnvelope struct {
 // ErrorInfo describes a failed call for a program.
 type ErrorInfo struct {
 	// Code names the failure: an HTTP status in snake case
-	// ("unprocessable_entity"), or one of mcpdoor's own ("missing_token",
-	// "invalid_token", "tool_not_allowed", "rate_limited", "timeout",
-	// "response_too_large", "bad_response").
+	// ("unprocessable_entity"), or one of mcpdoor's own:
+	//   - "missing_token", "invalid_token", "tool_not_allowed": the session
+	//     token's checks (401, 401, 403);
+	//   - "rate_limited": over mcp.rate_limit (429; see RetryAfterMs);
+	//   - "request_too_large": arguments over mcp.max_body_bytes (413);
+	//   - "timeout": no answer within mcp.call_timeout (504);
+	//   - "response_too_large": a response over mcp.max_body_bytes;
+	//   - "bad_response": an image or audio response that is not what its
+	//     Content-Type says.
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	// Status is the HTTP status the call got or would have got.
@@ -41,6 +47,9 @@ type ErrorInfo struct {
 	// (it was refused before it ran, answered 4xx, or the tool is read-only)
 	// or unknown.
 	Effect string `json:"effect"`
+	// RetryAfterMs is set with code rate_limited: the milliseconds until the
+	// session may call again. Omitted otherwise.
+	RetryAfterMs int64 `json:"retry_after_ms,omitempty"`
 }
 
 // Effects of a failed call.
@@ -80,7 +89,7 @@ func statusCode(status int) string {
 func (t *tool) result(resp *replay.Response) *mcp.CallToolResult {
 	if resp.Truncated {
 		return t.fail(
-			fmt.Sprintf("Response from POST %s exceeds the %d-byte limit.", t.path, len(resp.Body)),
+			fmt.Sprintf("Response from POST %s exceeds the %d-byte limit (mcp.max_body_bytes).", t.path, len(resp.Body)),
 			ErrorInfo{Code: "response_too_large", Message: fmt.Sprintf("the response exceeds %d bytes", len(resp.Body)), Status: resp.Status, Effect: EffectUnknown})
 	}
 	body := resp.Body

@@ -118,3 +118,19 @@ func BenchmarkDirectSkipping3(b *testing.B) {
 	}
 	runBench(b, replay.NewDirect(endpoint, pattern, r, 0))
 }
+
+// BenchmarkLargeResponse: a 1 MiB response written in 32 KiB chunks, the
+// cost of growing the captured body.
+func BenchmarkLargeResponse(b *testing.B) {
+	chunk := make([]byte, 32<<10)
+	d := replay.NewDirect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for range 32 {
+			w.Write(chunk)
+		}
+	}), "/t", nil, 0)
+	c := &replay.Call{Path: "/t", Body: []byte(`{}`)}
+	b.ReportAllocs()
+	for b.Loop() {
+		d.Dispatch(context.Background(), c)
+	}
+}

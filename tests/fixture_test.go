@@ -44,6 +44,14 @@ type cityOut struct {
 	Weather string `json:"weather"`
 }
 
+type stepsIn struct {
+	N int `json:"n" jsonschema:"how many steps to take"`
+}
+
+type stepsOut struct {
+	Done int `json:"done"`
+}
+
 // fixture is a server with one route per shape a tool route can have, and
 // per-session state.
 type fixture struct {
@@ -97,6 +105,22 @@ func (f *fixture) routes(r chi.Router) {
 		f.record(r, in.City)
 		return cityOut{Weather: "The weather in " + in.City + " is sunny and 72 F."}, nil
 	}, autoexpose.Describe("The weather in a city.")))
+	// A long handler that tells an MCP client how far it has got: progress
+	// and a log message per step. Over HTTP both are no-ops.
+	r.Method(http.MethodPost, "/steps", autoexpose.Handler(func(ctx context.Context, _ *http.Request, in stepsIn) (stepsOut, error) {
+		for i := 1; i <= in.N; i++ {
+			if err := autoexpose.Progress(ctx, float64(i), float64(in.N), fmt.Sprintf("step %d of %d", i, in.N)); err != nil {
+				return stepsOut{}, err
+			}
+			if err := autoexpose.Log(ctx, "info", map[string]int{"step": i}); err != nil {
+				return stepsOut{}, err
+			}
+			if err := autoexpose.Log(ctx, "debug", "below the level the tests set"); err != nil {
+				return stepsOut{}, err
+			}
+		}
+		return stepsOut{Done: in.N}, nil
+	}, autoexpose.Describe("Take n steps, reporting progress.")))
 	r.Method(http.MethodPost, "/history", autoexpose.Handler(func(_ context.Context, r *http.Request, _ struct{}) (map[string][]string, error) {
 		return map[string][]string{"history": f.history(r)}, nil
 	}))

@@ -95,6 +95,7 @@ type mcpOptions struct {
 	protocol string      // "" for the SDK's latest
 	header   http.Header // sent on every MCP request
 	path     string      // default "/mcp"
+	client   *mcp.ClientOptions
 }
 
 // connect opens a go-sdk client session to the server's MCP endpoint, over
@@ -109,7 +110,7 @@ func (s *server) connect(o mcpOptions) *mcp.ClientSession {
 	if o.path == "" {
 		o.path = "/mcp"
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcpdoor-tests", Version: "1"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpdoor-tests", Version: "1"}, o.client)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{

@@ -196,7 +196,7 @@ func TestResultMapping(t *testing.T) {
 
 	t.Run("unknown tool", func(t *testing.T) {
 		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "nope"})
-		want := `unknown tool "nope"; available tools: array, bad_image, boom, history, image, map_body, nocontent, problem, raw_echo, sniffed_image, teapot, text, weather`
+		want := `unknown tool "nope"; available tools: array, bad_image, boom, history, image, map_body, nocontent, problem, raw_echo, sniffed_image, steps, teapot, text, weather`
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("got %v, want an error containing %q", err, want)
 		}

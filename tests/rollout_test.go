@@ -56,7 +56,7 @@ func listNames(t *testing.T, cs *mcp.ClientSession) string {
 	return strings.Join(names, " ")
 }
 
-const allTools = "array bad_image boom history image map_body nocontent problem raw_echo sniffed_image teapot text weather"
+const allTools = "array bad_image boom history image map_body nocontent problem raw_echo sniffed_image steps teapot text weather"
 
 func TestSeedSession(t *testing.T) {
 	h, _, _ := newFixture(t, fixtureConfig(t))

@@ -90,7 +90,7 @@ func TestNewUser(t *testing.T) {
 	for _, tl := range list.Tools {
 		names = append(names, tl.Name)
 	}
-	if strings.Join(names, " ") != "get_weather list_cities" || list.Tools[0].Description != "Get the current weather in a city." {
+	if strings.Join(names, " ") != "forecast get_weather list_cities" || list.Tools[1].Description != "Get the current weather in a city." {
 		t.Errorf("tools/list: %+v", list.Tools)
 	}
 	var res struct {

@@ -1,9 +1,11 @@
 // Package server is the weather example's tool server: NeMo Gym's
-// example_mcp_weather ported to Go. One typed tool route, a per-session
-// record of the cities asked about, /seed_session, and a /verify that pays
-// reward 1.0 when the rollout asked for the weather.
+// example_mcp_weather ported to Go. Typed tool routes, a per-session record
+// of the cities asked about, /seed_session, and a /verify that pays reward
+// 1.0 when the rollout asked for the weather.
 //
 // The handlers know nothing of MCP: mcpdoor serves them over both doors.
+// (forecast reports its progress with autoexpose.Progress, which does
+// nothing for an HTTP caller.)
 package server
 
 import (
@@ -30,6 +32,17 @@ type WeatherRequest struct {
 // WeatherReply is the output of get_weather.
 type WeatherReply struct {
 	Weather string `json:"weather" jsonschema:"a sentence about the weather"`
+}
+
+// ForecastRequest is the input of forecast.
+type ForecastRequest struct {
+	City string `json:"city" jsonschema:"the city to forecast"`
+	Days int    `json:"days" jsonschema:"how many days ahead, 1 to 7"`
+}
+
+// ForecastReply is the output of forecast.
+type ForecastReply struct {
+	Days []string `json:"days" jsonschema:"one sentence per day"`
 }
 
 // CitiesReply is the output of list_cities.
@@ -60,6 +73,8 @@ func New(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
 	r.Use(sessions.Middleware)
 	r.Method(http.MethodPost, "/get_weather", autoexpose.Handler(s.getWeather,
 		autoexpose.Describe("Get the current weather in a city.")))
+	r.Method(http.MethodPost, "/forecast", autoexpose.Handler(s.forecast,
+		autoexpose.Describe("Forecast the weather in a city, day by day.")))
 	r.Method(http.MethodPost, "/list_cities", autoexpose.Handler(s.listCities,
 		autoexpose.Describe("List the cities asked about in this session, in order.")))
 	r.Post("/seed_session", s.seedSession)
@@ -81,6 +96,20 @@ func (s *Server) getWeather(_ context.Context, r *http.Request, in WeatherReques
 	s.cities[id] = append(s.cities[id], in.City)
 	s.mu.Unlock()
 	return WeatherReply{Weather: fmt.Sprintf("The weather in %s is sunny and 72 F.", in.City)}, nil
+}
+
+// forecast works day by day, telling an MCP client that asked for progress
+// how far it has got; over HTTP, autoexpose.Progress does nothing.
+func (s *Server) forecast(ctx context.Context, _ *http.Request, in ForecastRequest) (ForecastReply, error) {
+	if in.Days < 1 || in.Days > 7 {
+		return ForecastReply{}, autoexpose.Error(http.StatusBadRequest, "days must be 1 to 7")
+	}
+	var out ForecastReply
+	for day := 1; day <= in.Days; day++ {
+		autoexpose.Progress(ctx, float64(day), float64(in.Days), fmt.Sprintf("day %d of %d", day, in.Days))
+		out.Days = append(out.Days, fmt.Sprintf("Day %d in %s: sunny and 72 F.", day, in.City))
+	}
+	return out, nil
 }
 
 func (s *Server) listCities(_ context.Context, r *http.Request, _ struct{}) (CitiesReply, error) {

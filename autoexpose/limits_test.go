@@ -1,0 +1,93 @@
+package autoexpose
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func TestLeadingID(t *testing.T) {
+	big := strings.Repeat("x", 20<<10)
+	for _, tc := range []struct{ body, want string }{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"a":"` + big, `1`},
+		{`{"id":"abc-1","jsonrpc":"2.0"`, `"abc-1"`},
+		{`{"jsonrpc":"2.0","id":-3.5e2,`, `-3.5e2`},
+		{`{"jsonrpc":"2.0","method":"tools/call","params":{"a":"` + big + `"},"id":1}`, `null`}, // past the first 16 KiB
+		{`{"jsonrpc":"2.0","id":{},"method":"x"}`, `null`},
+		{`{"jsonrpc":"2.0","id":null}`, `null`},
+		{`{"jsonrpc":"2.0","id":true}`, `null`},
+		{`[{"jsonrpc":"2.0","id":1}]`, `null`}, // a batch
+		{`{"jsonrpc":"2.0","i`, `null`},
+		{`not json`, `null`},
+		{``, `null`},
+	} {
+		if got := leadingID([]byte(tc.body)); got != tc.want {
+			t.Errorf("leadingID(%.40q) = %s, want %s", tc.body, got, tc.want)
+		}
+	}
+}
+
+// callDoor installs a door over one direct tool, for calls made without a
+// token, with the given limits.
+func callDoor(tb testing.TB, m MCPConfig) (*Door, *tool) {
+	tb.Helper()
+	m.SessionSecret = Secrets{"a benchmark secret of at least 32 bytes"}
+	m.RequireToken = Bool(false)
+	r := rolloutRouter(func(r chi.Router) { r.Method("POST", "/get_weather", Handler(getWeather)) })
+	d, err := Install(r, enabled(m))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d, d.tools["get_weather"]
+}
+
+func weatherCall() *mcp.CallToolRequest {
+	return &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)}}
+}
+
+// TestCallLimitsOrder: a call over the rate limit is refused before its
+// arguments are looked at, the size of the arguments before the schema.
+func TestCallLimitsOrder(t *testing.T) {
+	d, tl := callDoor(t, MCPConfig{RateLimit: RateLimit{PerSession: 0.001, Burst: 1}, MaxBodyBytes: 64})
+	text := func(res *mcp.CallToolResult) string { return res.Content[0].(*mcp.TextContent).Text }
+	big := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "get_weather", Arguments: json.RawMessage(`{"city":"` + strings.Repeat("x", 100) + `"}`)}}
+	if got := text(d.call(context.Background(), tl, big)); got != "Arguments to POST /get_weather are 111 bytes, over the 64-byte limit (mcp.max_body_bytes)." {
+		t.Errorf("first call: %s", got)
+	}
+	if got := text(d.call(context.Background(), tl, weatherCall())); !strings.HasPrefix(got, "Rate limit exceeded for this session; retry in ") {
+		t.Errorf("second call: %s", got)
+	}
+}
+
+// BenchmarkCall measures Door.call (everything between the SDK and the
+// route's handler, and the result mapping) for a direct route, without
+// limits, with a rate limit that never refuses, and with a call timeout
+// (which moves the handler to a goroutine of its own).
+func BenchmarkCall(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		m    MCPConfig
+	}{
+		{"limit=none", MCPConfig{}},
+		{"limit=rate", MCPConfig{RateLimit: RateLimit{PerSession: 1e9, Burst: 1e9}}},
+		{"limit=timeout", MCPConfig{CallTimeout: time.Minute}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			d, tl := callDoor(b, tc.m)
+			req := weatherCall()
+			ctx := context.Background()
+			if res := d.call(ctx, tl, req); res.IsError {
+				b.Fatalf("call: %v", res.Content[0])
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				d.call(ctx, tl, req)
+			}
+		})
+	}
+}

@@ -1,0 +1,122 @@
+package autoexpose
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// maxBuckets bounds the rate limiter's memory: the number of sessions it
+// remembers. Beyond it, the sessions closest to a full bucket are forgotten
+// first (they start again with a full burst).
+const maxBuckets = 1 << 16
+
+// rateLimiter is mcp.rate_limit: one token bucket (golang.org/x/time/rate)
+// per session id, shared by every tool. It is safe for concurrent use.
+//
+// It runs no goroutine. Buckets are swept lazily, on the call path: a bucket
+// that has refilled to its burst behaves exactly like a new one, so it is
+// dropped without changing any answer. The map thus holds the sessions that
+// called within about one refill period, and never more than maxBuckets.
+type rateLimiter struct {
+	limit rate.Limit
+	burst int
+	every time.Duration // how often to sweep: the time a bucket takes to refill
+	now   func() time.Time
+
+	mu        sync.Mutex
+	buckets   map[string]*rate.Limiter
+	nextSweep time.Time
+}
+
+// newRateLimiter returns the limiter for rl, or nil when rl is off.
+func newRateLimiter(rl RateLimit) *rateLimiter {
+	if rl.PerSession <= 0 {
+		return nil
+	}
+	burst := rl.Burst
+	if burst == 0 {
+		burst = int(math.Ceil(rl.PerSession))
+	}
+	refill := min(float64(burst)/rl.PerSession, maxWait.Seconds()) // seconds
+	return &rateLimiter{
+		limit:   rate.Limit(rl.PerSession),
+		burst:   burst,
+		every:   max(time.Duration(refill*float64(time.Second)), time.Second),
+		now:     time.Now,
+		buckets: make(map[string]*rate.Limiter),
+	}
+}
+
+// allow takes one call from sid's bucket. When the bucket is empty it takes
+// nothing and returns how long until a call would be allowed.
+func (l *rateLimiter) allow(sid string) (ok bool, retryAfter time.Duration) {
+	now := l.now()
+	l.mu.Lock()
+	b := l.buckets[sid]
+	if b == nil {
+		if !now.Before(l.nextSweep) || len(l.buckets) >= maxBuckets {
+			l.sweep(now)
+		}
+		b = rate.NewLimiter(l.limit, l.burst)
+		l.buckets[sid] = b
+	}
+	l.mu.Unlock()
+	if b.AllowN(now, 1) {
+		return true, 0
+	}
+	wait := (1 - b.TokensAt(now)) / float64(l.limit) // seconds
+	// A rate so low that the wait overflows a Duration says a day.
+	return false, time.Duration(min(wait, maxWait.Seconds()) * float64(time.Second))
+}
+
+// maxWait caps the wait allow reports.
+const maxWait = 24 * time.Hour
+
+// sweep drops the buckets that have refilled, and, if that leaves the map
+// at maxBuckets, the fullest quarter of the rest. l.mu is held.
+func (l *rateLimiter) sweep(now time.Time) {
+	l.nextSweep = now.Add(l.every)
+	full := float64(l.burst)
+	for sid, b := range l.buckets {
+		if b.TokensAt(now) >= full {
+			delete(l.buckets, sid)
+		}
+	}
+	if len(l.buckets) < maxBuckets {
+		return
+	}
+	type bucket struct {
+		sid    string
+		tokens float64
+	}
+	all := make([]bucket, 0, len(l.buckets))
+	for sid, b := range l.buckets {
+		all = append(all, bucket{sid, b.TokensAt(now)})
+	}
+	slices.SortFunc(all, func(a, b bucket) int { return cmp.Compare(b.tokens, a.tokens) })
+	for _, b := range all[:len(all)/4] {
+		delete(l.buckets, b.sid)
+	}
+}
+
+// size is the number of sessions the limiter remembers.
+func (l *rateLimiter) size() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.buckets)
+}
+
+// retryHint rounds a wait up to what a reader wants to see: tenths of a
+// second under ten seconds, whole seconds above.
+func retryHint(d time.Duration) time.Duration {
+	unit := 100 * time.Millisecond
+	if d >= 10*time.Second {
+		unit = time.Second
+	}
+	return (d + unit - 1) / unit * unit
+}

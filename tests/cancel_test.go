@@ -1,0 +1,129 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const waitCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait","arguments":{}}}`
+
+// TestCancellation: a client that goes away or cancels its call cancels the
+// handler's context. The handler must see it within 100 ms; the test
+// asserts that it sees it at all (within a generous 10 s, since the machine
+// may be loaded) and logs how long it took.
+func TestCancellation(t *testing.T) {
+	for _, config := range []string{"", "  call_timeout: 30s\n"} {
+		t.Run("connection dropped/"+strings.TrimSpace(config), func(t *testing.T) {
+			h := newHostile(t, config)
+			ctx, cancel := context.WithCancel(t.Context())
+			errc := make(chan error, 1)
+			go func() {
+				_, err := h.rpc(ctx, waitCall)
+				errc <- err
+			}()
+			h.waitStarted(t, "/wait")
+			at := time.Now()
+			cancel() // the client closes the connection
+			e := h.waitEnded(t)
+			t.Logf("the handler saw its context end %v after the client disconnected", e.at.Sub(at))
+			if e.err != context.Canceled {
+				t.Errorf("the handler's context ended with %v, want %v", e.err, context.Canceled)
+			}
+			if err := <-errc; !errors.Is(err, context.Canceled) {
+				t.Errorf("the client's request: %v", err)
+			}
+			h.stillServes(t)
+		})
+	}
+
+	for _, config := range []string{"", "  call_timeout: 30s\n"} {
+		t.Run("notifications/cancelled, stateful/"+strings.TrimSpace(config), func(t *testing.T) {
+			h := newHostile(t, "  stateful: true\n"+config)
+			init := h.mustRPC(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+			sid := init.Header.Get("Mcp-Session-Id")
+			if init.Status != http.StatusOK || sid == "" {
+				t.Fatalf("initialize: %d %s", init.Status, init.Body)
+			}
+			defer func() {
+				req, _ := http.NewRequest(http.MethodDelete, h.srv.URL+"/mcp", nil)
+				req.Header.Set("Mcp-Session-Id", sid)
+				if resp, err := h.client.Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}()
+			if r := h.mustRPC(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, "Mcp-Session-Id", sid); r.Status != http.StatusAccepted {
+				t.Fatalf("notifications/initialized: %d %s", r.Status, r.Body)
+			}
+			answer := make(chan httpResponse, 1)
+			go func() {
+				r, _ := h.rpc(t.Context(), waitCall, "Mcp-Session-Id", sid)
+				answer <- r
+			}()
+			h.waitStarted(t, "/wait")
+			at := time.Now()
+			r := h.mustRPC(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"the user gave up"}}`, "Mcp-Session-Id", sid)
+			if r.Status != http.StatusAccepted {
+				t.Fatalf("notifications/cancelled: %d %s", r.Status, r.Body)
+			}
+			e := h.waitEnded(t)
+			t.Logf("the handler saw its context end %v after notifications/cancelled", e.at.Sub(at))
+			if e.err != context.Canceled {
+				t.Errorf("the handler's context ended with %v, want %v", e.err, context.Canceled)
+			}
+			// The handler's answer to its cancellation still reaches the
+			// cancelled call's stream.
+			const cancelled = `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"HTTP 503 from POST /wait: context canceled"}],` +
+				`"structuredContent":{"error":{"code":"service_unavailable","message":"context canceled","status":503,"effect":"unknown"}},"isError":true}}`
+			select {
+			case r := <-answer:
+				if r.Status != http.StatusOK || string(r.Body) != sse(cancelled) {
+					t.Errorf("the cancelled call's POST got %d %q, want 200 %q", r.Status, r.Body, sse(cancelled))
+				}
+			case <-time.After(10 * time.Second):
+				t.Error("the cancelled call's POST got no answer")
+			}
+			if r := h.mustRPC(t, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"record","arguments":{"still":"serving"}}}`, "Mcp-Session-Id", sid); string(r.Body) != sse(`{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"{\"still\":\"serving\"}"}]}}`) {
+				t.Errorf("the next call in the session: %d %s", r.Status, r.Body)
+			}
+		})
+	}
+
+	for _, tc := range []struct {
+		name, config, protocol string
+	}{
+		{"go-sdk client cancels, stateful 2025-11-25", "  stateful: true\n", "2025-11-25"},
+		{"go-sdk client cancels, stateless 2025-11-25", "", "2025-11-25"},
+		{"go-sdk client cancels, 2026-07-28", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHostile(t, tc.config)
+			cs := h.connect(mcpOptions{protocol: tc.protocol})
+			ctx, cancel := context.WithCancel(t.Context())
+			errc := make(chan error, 1)
+			go func() {
+				_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{}})
+				errc <- err
+			}()
+			h.waitStarted(t, "/wait")
+			at := time.Now()
+			cancel()
+			e := h.waitEnded(t)
+			t.Logf("the handler saw its context end %v after the client cancelled", e.at.Sub(at))
+			if e.err != context.Canceled {
+				t.Errorf("the handler's context ended with %v, want %v", e.err, context.Canceled)
+			}
+			if err := <-errc; !errors.Is(err, context.Canceled) {
+				t.Errorf("CallTool: %v, want %v", err, context.Canceled)
+			}
+			if got := resultJSON(t, call(t, cs, "record", map[string]any{"still": "serving"})); got != `{"content":[{"type":"text","text":"{\"still\":\"serving\"}"}]}` {
+				t.Errorf("the next call on the same session: %s", got)
+			}
+		})
+	}
+}

@@ -1,0 +1,166 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/autoexpose"
+	weather "github.com/mcpdoor/mcpdoor/examples/weather/server"
+)
+
+// notes collects the notifications a go-sdk client receives, as JSON.
+type notes struct {
+	mu       sync.Mutex
+	progress []string
+	logs     []string
+}
+
+func (n *notes) options() *mcp.ClientOptions {
+	add := func(list *[]string, v any) {
+		b, _ := json.Marshal(v)
+		n.mu.Lock()
+		*list = append(*list, string(b))
+		n.mu.Unlock()
+	}
+	return &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			add(&n.progress, r.Params)
+		},
+		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+			add(&n.logs, r.Params)
+		},
+	}
+}
+
+// wait returns what was received once there are at least the progress and
+// log notifications wanted, or after a generous timeout.
+func (n *notes) wait(progress, logs int) (p, l string) {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		n.mu.Lock()
+		done := len(n.progress) >= progress && len(n.logs) >= logs
+		n.mu.Unlock()
+		if done {
+			break
+		}
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return strings.Join(n.progress, "\n"), strings.Join(n.logs, "\n")
+}
+
+// TestProgressAndLog: a handler's autoexpose.Progress and autoexpose.Log
+// reach the MCP client that made the call, through direct and replay
+// dispatch, on each protocol the door serves; over HTTP they do nothing.
+func TestProgressAndLog(t *testing.T) {
+	const (
+		result   = `{"content":[{"type":"text","text":"{\"done\":3}"}],"structuredContent":{"done":3}}`
+		progress = `{"progressToken":"tok-1","message":"step 1 of 3","progress":1,"total":3}` + "\n" +
+			`{"progressToken":"tok-1","message":"step 2 of 3","progress":2,"total":3}` + "\n" +
+			`{"progressToken":"tok-1","message":"step 3 of 3","progress":3,"total":3}`
+		logs = `{"data":{"step":1},"level":"info","logger":"steps"}` + "\n" +
+			`{"data":{"step":2},"level":"info","logger":"steps"}` + "\n" +
+			`{"data":{"step":3},"level":"info","logger":"steps"}`
+	)
+	for _, dispatch := range []string{"auto", "replay"} {
+		// The client asks for info and above: with logging/setLevel on
+		// 2025-11-25 (which a stateless door forgets, logging info and above
+		// anyway), in the call's _meta on 2026-07-28.
+		for _, tc := range []struct {
+			name     string
+			stateful bool
+			protocol string
+		}{
+			{"stateless 2025-11-25", false, "2025-11-25"},
+			{"stateful 2025-11-25", true, "2025-11-25"},
+			{"2026-07-28", false, ""},
+		} {
+			t.Run(dispatch+"/"+tc.name, func(t *testing.T) {
+				cfg := fixtureConfig(t)
+				cfg.MCP.Dispatch, cfg.MCP.Stateful = dispatch, tc.stateful
+				h, door, _ := newFixture(t, cfg)
+				if got := door.Tools()[0].Verdict.String(); dispatch == "replay" && got != "replay" {
+					t.Fatalf("verdict %s, want replay", got)
+				}
+				s := serve(t, h)
+				var n notes
+				cs := s.connectSeeded(mcpOptions{protocol: tc.protocol, client: n.options()})
+				params := &mcp.CallToolParams{Name: "steps", Arguments: map[string]any{"n": 3}}
+				params.SetProgressToken("tok-1")
+				if tc.protocol == "" {
+					params.Meta[mcp.MetaKeyLogLevel] = "info"
+				} else if err := cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+					t.Fatal(err)
+				}
+				res, err := cs.CallTool(t.Context(), params)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := resultJSON(t, res); got != result {
+					t.Errorf("result %s, want %s", got, result)
+				}
+				gotProgress, gotLogs := n.wait(3, 3)
+				if gotProgress != progress {
+					t.Errorf("progress notifications:\n%s\nwant\n%s", gotProgress, progress)
+				}
+				if gotLogs != logs {
+					t.Errorf("log notifications:\n%s\nwant\n%s", gotLogs, logs)
+				}
+
+				// Without a progress token, no progress.
+				n = notes{}
+				call(t, cs, "steps", map[string]any{"n": 2})
+				if gotProgress, _ := n.wait(0, 0); gotProgress != "" {
+					t.Errorf("progress without a token: %s", gotProgress)
+				}
+			})
+		}
+	}
+
+	t.Run("HTTP door", func(t *testing.T) {
+		h, _, _ := newFixture(t, fixtureConfig(t))
+		s := serve(t, h)
+		if r := s.post("/steps", `{"n":3}`); r.Status != http.StatusOK || string(r.Body) != `{"done":3}` {
+			t.Errorf("POST /steps: %d %s", r.Status, r.Body)
+		}
+	})
+}
+
+// TestForecastProgress: the weather example's forecast reports a day at a
+// time to an MCP client that asks for progress.
+func TestForecastProgress(t *testing.T) {
+	cfg, err := autoexpose.ParseConfig([]byte("name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:\n  require_token: false\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	h, _, err := weather.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, h)
+	var n notes
+	cs := s.connect(mcpOptions{client: n.options()})
+	params := &mcp.CallToolParams{Name: "forecast", Arguments: map[string]any{"city": "Paris", "days": 2}}
+	params.SetProgressToken(42)
+	res, err := cs.CallTool(t.Context(), params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"content":[{"type":"text","text":"{\"days\":[\"Day 1 in Paris: sunny and 72 F.\",\"Day 2 in Paris: sunny and 72 F.\"]}"}],"structuredContent":{"days":["Day 1 in Paris: sunny and 72 F.","Day 2 in Paris: sunny and 72 F."]}}`
+	if got := resultJSON(t, res); got != want {
+		t.Errorf("result %s\nwant %s", got, want)
+	}
+	const wantProgress = `{"progressToken":42,"message":"day 1 of 2","progress":1,"total":2}` + "\n" +
+		`{"progressToken":42,"message":"day 2 of 2","progress":2,"total":2}`
+	if got, _ := n.wait(2, 0); got != wantProgress {
+		t.Errorf("progress:\n%s\nwant\n%s", got, wantProgress)
+	}
+}
