@@ -32,7 +32,7 @@ func (d *Door) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp
 	if big := d.tooLarge(t, args); big != nil {
 		return big
 	}
-	if ae := validateArgs(t.resolved, args); ae != nil {
+	if ae := t.checkArgs(args); ae != nil {
 		body := ae.body()
 		return t.fail(
 			fmt.Sprintf("HTTP %d from POST %s: %s", http.StatusUnprocessableEntity, t.path, body),

@@ -193,7 +193,11 @@ func (d *Door) prepare(tools []Tool, target http.Handler, routes chi.Routes) []e
 			session: slices.Contains(rt.MiddlewareNames, sessionMiddleware),
 		}
 		if tt, ok := rt.Endpoint.(typedTool); ok {
-			resolved.know(tt.typedInfo().input, tt.typedInfo().resolved)
+			info := tt.typedInfo()
+			resolved.know(info.input, info.resolved)
+			// A typed handler validates its own input against the same
+			// schema, with the same 422: a direct call needs no second check.
+			t.selfChecking = t.direct && info.input == t.InputSchema
 		}
 		var err error
 		if t.resolved, err = resolved.of(t.InputSchema); err != nil {

@@ -97,6 +97,17 @@ func (e *ArgumentError) fieldsOrEmpty() []string {
 	return e.Fields
 }
 
+// checkArgs checks a call's arguments against the tool's input schema. A
+// typed handler called directly checks them itself, against the same schema
+// and with the same 422, so they are checked here only when they are not
+// JSON at all (which MCP cannot carry, but a caller of Door.call could).
+func (t *tool) checkArgs(args []byte) *ArgumentError {
+	if t.selfChecking && json.Valid(args) {
+		return nil
+	}
+	return validateArgs(t.resolved, args)
+}
+
 // validateArgs checks JSON arguments against a resolved input schema.
 func validateArgs(rs *jsonschema.Resolved, args []byte) *ArgumentError {
 	var v any

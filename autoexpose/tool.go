@@ -40,9 +40,12 @@ type tool struct {
 	direct bool
 	// session: the route runs mcpdoor's session middleware, which a direct
 	// call must reproduce.
-	session    bool
-	resolved   *jsonschema.Resolved
-	dispatcher replay.Dispatcher
+	session bool
+	// selfChecking: the route's typed handler validates the arguments
+	// itself, answering as the MCP door would.
+	selfChecking bool
+	resolved     *jsonschema.Resolved
+	dispatcher   replay.Dispatcher
 }
 
 // harvest turns a tool route into a Tool, with its schemas from the
