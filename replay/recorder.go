@@ -18,16 +18,9 @@ var ErrResponseTooLarge = errors.New("replay: response exceeds the capture limit
 // reach an MCP client either, and a handler behaves the same through both
 // doors. (net/http then also sniffs a missing Content-Type from the body; the
 // recorder leaves it missing, for the caller to decide.)
-//
-// The copy is taken lazily: WriteHeader keeps the header map as sent, and
-// only a call to Header after it gets a copy to change. Most handlers never
-// touch the header after writing the status, and copying it on every call
-// was a fifth of a direct dispatch. (A handler that kept the map from before
-// WriteHeader and changes it afterwards still changes what is sent.)
 type recorder struct {
 	header    http.Header
 	sent      http.Header // header as of WriteHeader
-	shared    bool        // header is sent: copy it before handing it out
 	status    int
 	body      []byte
 	limit     int64
@@ -35,10 +28,7 @@ type recorder struct {
 }
 
 func (r *recorder) Header() http.Header {
-	switch {
-	case r.shared:
-		r.header, r.shared = r.sent.Clone(), false
-	case r.header == nil:
+	if r.header == nil {
 		r.header = make(http.Header)
 	}
 	return r.header
@@ -49,10 +39,10 @@ func (r *recorder) WriteHeader(code int) {
 		return // informational responses, and later calls, change nothing
 	}
 	r.status = code
-	if r.header == nil {
-		r.header = make(http.Header)
+	r.sent = r.header.Clone()
+	if r.sent == nil {
+		r.sent = make(http.Header)
 	}
-	r.sent, r.shared = r.header, true
 }
 
 func (r *recorder) Write(p []byte) (int, error) {
