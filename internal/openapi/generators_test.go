@@ -164,9 +164,9 @@ func TestOapiCodegen(t *testing.T) {
 			}
 		}`, annotations: Annotations{Destructive: &no, Idempotent: &yes}},
 		"/list_categories": {input: `{"type":"object","additionalProperties":false}`, annotations: Annotations{ReadOnly: &yes}},
-		"/add_category": {input: category[:len(category)-1] + `,"$defs":{"Category":` + category + `}}`},
-		"/upload_cover": {noInput: "the request body is multipart/form-data; only an application/json (or +json) body can carry a tool's arguments"},
-		"/admin/purge":  {input: `{"type":"object","additionalProperties":false}`, exclude: true},
+		"/add_category":    {input: category[:len(category)-1] + `,"$defs":{"Category":` + category + `}}`},
+		"/upload_cover":    {noInput: "the request body is multipart/form-data; only an application/json (or +json) body can carry a tool's arguments"},
+		"/admin/purge":     {input: `{"type":"object","additionalProperties":false}`, exclude: true},
 	}
 	for _, file := range []string{"testdata/oapi-codegen.json", "testdata/gen/kin/library.yaml"} {
 		t.Run(file, func(t *testing.T) {

@@ -23,11 +23,11 @@ type Line struct {
 }
 
 type OrderBody struct {
-	Customer string   `json:"customer" doc:"Customer name"`
-	Lines    []Line   `json:"lines" minItems:"1" doc:"What to ship"`
-	ShipTo   Address  `json:"ship_to"`
-	Gift     *string  `json:"gift_note,omitempty" required:"false" nullable:"true" doc:"A note to print on the packing slip"`
-	Priority string   `json:"priority,omitempty" enum:"standard,express" default:"standard"`
+	Customer string  `json:"customer" doc:"Customer name"`
+	Lines    []Line  `json:"lines" minItems:"1" doc:"What to ship"`
+	ShipTo   Address `json:"ship_to"`
+	Gift     *string `json:"gift_note,omitempty" required:"false" nullable:"true" doc:"A note to print on the packing slip"`
+	Priority string  `json:"priority,omitempty" enum:"standard,express" default:"standard"`
 }
 
 type OrderInput struct {
