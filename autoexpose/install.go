@@ -141,7 +141,12 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 			d.report = append(d.report, ReportRow{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")})
 		}
 	}
-	tools, refusals := d.toolset(rep, &cfg)
+	doc, err := loadOpenAPI(&cfg)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	d.unserved(doc, rep)
+	tools, refusals := d.toolset(rep, &cfg, doc)
 	errs = append(errs, refusals...)
 	replayer := replay.NewReplay(r, m.maxBodyBytes())
 	for _, tl := range tools {
@@ -203,7 +208,11 @@ func (d *Door) add(t *tool) {
 	d.tools[t.Name] = t
 	d.names = append(d.names, t.Name)
 	slices.Sort(d.names)
-	d.report = append(d.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: t.Verdict.String(), Reason: strings.Join(t.Reasons, "; "), Schema: t.SchemaSource})
+	reasons := t.Reasons
+	if t.note != "" {
+		reasons = append(slices.Clip(reasons), t.note)
+	}
+	d.report = append(d.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: t.Verdict.String(), Reason: strings.Join(reasons, "; "), Schema: t.SchemaSource})
 }
 
 // Tools returns the exposed tools, by name.

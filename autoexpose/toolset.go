@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/openapi"
 )
 
 // CatchAll is the router's catch-all dispatcher, a POST /{param} route that
@@ -39,14 +40,14 @@ func (c *CatchAll) Tool(name string, input *jsonschema.Schema, description strin
 }
 
 // toolset decides the exposed tools: the harvested tool routes, through the
-// Tools hook, narrowed by mcp.exclude and mcp.tools, with the YAML's
-// annotations; then checks the result. It returns the tools and every
+// Tools hook, narrowed by mcp.exclude, the OpenAPI document's x-mcp-exclude
+// and mcp.tools, with the YAML's annotations; then checks the result. It returns the tools and every
 // refusal.
-func (d *Door) toolset(rep *detector.Report, cfg *Config) ([]Tool, []error) {
+func (d *Door) toolset(rep *detector.Report, cfg *Config, doc *openapi.Document) ([]Tool, []error) {
 	var harvested []Tool
 	for i := range rep.Routes {
 		if rt := &rep.Routes[i]; rt.Kind == detector.Tool {
-			harvested = append(harvested, harvest(rt, cfg.Declared))
+			harvested = append(harvested, harvest(rt, cfg.Declared, doc))
 		}
 	}
 	var catchall *CatchAll
@@ -69,6 +70,8 @@ func (d *Door) toolset(rep *detector.Report, cfg *Config) ([]Tool, []error) {
 		switch {
 		case matches(t.Name, m.Exclude):
 			d.report = append(d.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "mcp.exclude"})
+		case excludedByOpenAPI(doc, t):
+			d.report = append(d.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "x-mcp-exclude"})
 		case len(m.Tools) > 0 && !matches(t.Name, m.Tools):
 			d.report = append(d.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "not in mcp.tools"})
 		default:
