@@ -187,7 +187,9 @@ func TestOpenAPIErrors(t *testing.T) {
 		set  func(*Config)
 		want string
 	}{
-		{"malformed", func(c *Config) { c.OpenAPI = []byte("openapi: 3.1.0\npaths:\n  /add_item:\n    post:\n      requestBody: {$ref: '#/nope'}\n") },
+		{"malformed", func(c *Config) {
+			c.OpenAPI = []byte("openapi: 3.1.0\npaths:\n  /add_item:\n    post:\n      requestBody: {$ref: '#/nope'}\n")
+		},
 			`autoexpose: Config.OpenAPI: openapi: line 5: #/paths/~1add_item/post/requestBody: the $ref "#/nope" points to nothing`},
 		{"no file", func(c *Config) { c.MCP.OpenAPI = filepath.Join(dir, "missing.yaml") },
 			"autoexpose: config: mcp.openapi: open " + filepath.Join(dir, "missing.yaml") + ": no such file or directory"},
