@@ -159,6 +159,12 @@ paths:
         content:
           application/json:
             schema: {$ref: '#/components/schemas/Node'}
+  /lookahead:
+    post:
+      requestBody:
+        content:
+          application/json:
+            schema: {properties: {code: {type: string, pattern: '^(?!00)[0-9]+$'}}}
   /scalar:
     post:
       requestBody:
@@ -258,6 +264,8 @@ func TestLoadOperations(t *testing.T) {
 			input: `{"type":"object","properties":{"note":{"type":["string","null"]},"count":{"type":"integer","exclusiveMinimum":0,"exclusiveMaximum":10},"size":{"type":"string","description":"the size of this note","enum":["S","M","L"]},"strict":{"examples":["S"],"enum":["S","M"],"allOf":[{"type":"string","enum":["S","M","L"]}]},"link":{"type":"string","const":"x"}}}`},
 		{name: "3.1 recursive component in $defs", doc: doc31, path: "/tree",
 			input: `{"type":"object","properties":{"name":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/Node"}}},"$defs":{"Node":{"type":"object","properties":{"name":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/Node"}}},"required":["name"]}},"required":["name"]}`},
+		{name: "a pattern Go's regexp cannot run", doc: doc31, path: "/lookahead",
+			noInput: "the request body's schema does not resolve: jsonschema.Schema: <anonymous schema>: pattern: error parsing regexp: invalid or unsupported Perl syntax: `(?!`"},
 		{name: "3.1 $ref with constraints to a string", doc: doc31, path: "/scalar",
 			noInput: "the request body's schema is of type string; a tool's arguments are a JSON object"},
 		{name: "3.1 $ref to another file", doc: doc31, path: "/elsewhere",
@@ -374,6 +382,7 @@ func TestLoadErrors(t *testing.T) {
 			`openapi: line 5: #/paths/~1x/post/requestBody: the $ref "#/components/requestBodies/Gone" points to nothing`},
 		{"schema not a mapping", body("5"), `openapi: line 8: #/paths/~1x/post/requestBody/content/application~1json/schema: a schema must be a mapping or a boolean, got a number`},
 		{"required not a list", body("{required: name}"), `openapi: line 8: #/paths/~1x/post/requestBody/content/application~1json/schema: not a valid schema: required: want a list, got a string`},
+		{"pattern not a string", body("{pattern: [a]}"), `openapi: line 8: #/paths/~1x/post/requestBody/content/application~1json/schema: not a valid schema: pattern: want a string, got a list`},
 		{"bad type", body("{type: map}"), `openapi: line 8: #/paths/~1x/post/requestBody/content/application~1json/schema: not a valid schema: type "map" is not a JSON Schema type`},
 		{"properties not a mapping", body("{properties: [a]}"), `openapi: line 8: #/paths/~1x/post/requestBody/content/application~1json/schema/properties: want a mapping, got a list`},
 		{"empty type list", body("{type: []}"), `openapi: line 8: #/paths/~1x/post/requestBody/content/application~1json/schema: not a valid schema: type is an empty list`},

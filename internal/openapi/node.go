@@ -270,7 +270,7 @@ func describe(n *yaml.Node) string {
 // str returns the string value of n, or an error naming where.
 func str(n *yaml.Node, where string) (string, error) {
 	n = deref(n)
-	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" || n.ShortTag() == "!!map" {
+	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
 		return "", errorf(n, where, "want a string, got %s", describe(n))
 	}
 	return n.Value, nil

@@ -246,27 +246,31 @@ var goTypeName = regexp.MustCompile(`(Go (struct field|value) .*)?of type ([\[\]
 // fields in terms of the document.
 func schemaError(err error) string {
 	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		want := te.Type.String()
-		switch {
-		case strings.HasPrefix(want, "[]"):
-			want = "a list"
-		case strings.Contains(want, "map"):
-			want = "a mapping"
-		case strings.Contains(want, "float") || strings.Contains(want, "int"):
-			want = "a number"
-		case strings.Contains(want, "bool"):
-			want = "a boolean"
-		case strings.Contains(want, "string"):
-			want = "a string"
-		}
-		field := te.Field
-		if i := strings.LastIndex(field, "."); i >= 0 {
-			field = field[i+1:]
-		}
-		return fmt.Sprintf("%s: want %s, got a %s", field, want, te.Value)
+	if !errors.As(err, &te) {
+		return goTypeName.ReplaceAllString(err.Error(), "")
 	}
-	return goTypeName.ReplaceAllString(err.Error(), "")
+	want := te.Type.String()
+	switch {
+	case strings.HasPrefix(want, "[]"):
+		want = "a list"
+	case strings.Contains(want, "map"):
+		want = "a mapping"
+	case strings.Contains(want, "float") || strings.Contains(want, "int"):
+		want = "a number"
+	case strings.Contains(want, "bool"):
+		want = "a boolean"
+	case strings.Contains(want, "string"):
+		want = "a string"
+	}
+	got := map[string]string{"array": "a list", "object": "a mapping", "bool": "a boolean", "number": "a number", "string": "a string"}[te.Value]
+	if got == "" {
+		got = te.Value
+	}
+	msg := fmt.Sprintf("want %s, got %s", want, got)
+	if field := te.Field[strings.LastIndex(te.Field, ".")+1:]; field != "" {
+		msg = field + ": " + msg
+	}
+	return msg
 }
 
 // checkLeaf checks what jsonschema-go's decoder lets through but its

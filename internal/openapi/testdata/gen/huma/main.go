@@ -1,3 +1,7 @@
+// Command huma writes the OpenAPI documents huma generates for a small
+// bookstore API on chi: out.yaml (OpenAPI 3.1, testdata/huma-3.1.yaml) and
+// out-3.0.yaml (huma's 3.0.3 downgrade, testdata/huma-3.0.yaml). See
+// testdata/README.md.
 package main
 
 import (

@@ -1,3 +1,6 @@
+// Command kin loads an OpenAPI document with kin-openapi, validates it, and
+// writes it as JSON, as an oapi-codegen server's GetSwagger hands it over:
+// go run . library.yaml > ../../oapi-codegen.json. See testdata/README.md.
 package main
 
 import (
@@ -10,8 +13,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// Loads the spec with kin-openapi, as oapi-codegen's generated GetSwagger
-// does, validates it, and writes it back as JSON.
 func main() {
 	doc, err := openapi3.NewLoader().LoadFromFile(os.Args[1])
 	if err != nil {
