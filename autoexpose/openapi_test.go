@@ -161,6 +161,27 @@ upload    POST /upload    direct    permissive  openapi: the request body is ima
 	}
 }
 
+// TestOpenAPIExcludeNested: a route Install would refuse (a nested path)
+// is never shape-checked when the document keeps it off MCP.
+func TestOpenAPIExcludeNested(t *testing.T) {
+	r := chi.NewRouter()
+	r.Post("/admin/purge", ok)
+	cfg := enabled(MCPConfig{Rollout: Bool(false)})
+	if _, err := Install(r, cfg); err == nil {
+		t.Fatal("a nested route was not refused")
+	}
+	r = chi.NewRouter()
+	r.Post("/admin/purge", ok)
+	cfg.OpenAPI = []byte("openapi: 3.0.3\npaths:\n  /admin/purge:\n    post:\n      x-mcp-exclude: true\n")
+	door, err := Install(r, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := door.Report(); len(rows) != 1 || rows[0] != (ReportRow{Tool: "admin/purge", Route: "POST /admin/purge", Verdict: "excluded", Reason: "x-mcp-exclude"}) {
+		t.Errorf("report %+v", rows)
+	}
+}
+
 // TestOpenAPIAnnotationsYAML: mcp.annotations set over the document's.
 func TestOpenAPIAnnotationsYAML(t *testing.T) {
 	cfg := shopConfig(nil)

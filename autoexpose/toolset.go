@@ -41,8 +41,8 @@ func (c *CatchAll) Tool(name string, input *jsonschema.Schema, description strin
 
 // toolset decides the exposed tools: the harvested tool routes, through the
 // Tools hook, narrowed by mcp.exclude, the OpenAPI document's x-mcp-exclude
-// and mcp.tools, with the YAML's annotations; then checks the result. It returns the tools and every
-// refusal.
+// and mcp.tools, with the YAML's annotations; then checks the result. It
+// returns the tools and every refusal.
 func (d *Door) toolset(rep *detector.Report, cfg *Config, doc *openapi.Document) ([]Tool, []error) {
 	var harvested []Tool
 	for i := range rep.Routes {
