@@ -108,7 +108,7 @@ func Load(data []byte) (*Document, error) {
 	default:
 		return nil, errorf(root, "#", "no openapi field: this is not an OpenAPI document")
 	}
-	r := &reader{root: root, v30: strings.HasPrefix(doc.Version, "3.0."), doc: doc}
+	r := &reader{root: root, v30: strings.HasPrefix(doc.Version, "3.0."), doc: doc, budget: documentBudget}
 	paths := get(top, "paths")
 	if paths == nil || deref(paths).ShortTag() == "!!null" {
 		return doc, nil
@@ -127,9 +127,10 @@ func Load(data []byte) (*Document, error) {
 
 // reader reads one document's operations.
 type reader struct {
-	root *yaml.Node
-	v30  bool
-	doc  *Document
+	root   *yaml.Node
+	v30    bool
+	doc    *Document
+	budget int // values the document's schemas may still visit
 }
 
 func (r *reader) pathItem(pp pair) error {
@@ -295,7 +296,7 @@ func (r *reader) body(n *yaml.Node, where string) (*jsonschema.Schema, string, e
 	if schema == nil {
 		return &jsonschema.Schema{Type: "object"}, "", nil
 	}
-	s, err := inputSchema(r.root, r.v30, schema, where+"/schema")
+	s, err := inputSchema(r.root, r.v30, schema, where+"/schema", &r.budget)
 	if u := (*unsupported)(nil); errors.As(err, &u) {
 		return nil, u.msg, nil
 	}

@@ -183,11 +183,19 @@ type pair struct {
 // pairs returns the entries of the mapping n, in order, with YAML merge
 // keys (<<) applied. A key given twice is an error.
 func pairs(n *yaml.Node, where string) ([]pair, error) {
+	return mappingPairs(n, where, make(map[*yaml.Node]bool))
+}
+
+// mappingPairs is pairs, merging each mapping once at most: merge keys
+// that name the same mapping over and over (<<: [*a, *a], each of them
+// merging two more...) would otherwise take exponential time.
+func mappingPairs(n *yaml.Node, where string, merged map[*yaml.Node]bool) ([]pair, error) {
 	n = deref(n)
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil, errorf(n, where, "want a mapping, got %s", describe(n))
 	}
-	var out, merged []pair
+	merged[n] = true
+	var out, extra []pair
 	seen := make(map[string]bool, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := deref(n.Content[i]), n.Content[i+1]
@@ -195,11 +203,21 @@ func pairs(n *yaml.Node, where string) ([]pair, error) {
 			return nil, errorf(k, where, "a mapping key must be a scalar")
 		}
 		if k.ShortTag() == "!!merge" {
-			m, err := mergePairs(v, where)
-			if err != nil {
-				return nil, err
+			// One mapping, or a list of them, the first one winning.
+			from := []*yaml.Node{v}
+			if v := deref(v); v.Kind == yaml.SequenceNode {
+				from = v.Content
 			}
-			merged = append(merged, m...)
+			for _, m := range from {
+				if merged[deref(m)] {
+					continue
+				}
+				ps, err := mappingPairs(m, where, merged)
+				if err != nil {
+					return nil, err
+				}
+				extra = append(extra, ps...)
+			}
 			continue
 		}
 		if seen[k.Value] {
@@ -208,31 +226,13 @@ func pairs(n *yaml.Node, where string) ([]pair, error) {
 		seen[k.Value] = true
 		out = append(out, pair{k.Value, k.Line, v})
 	}
-	for _, p := range merged { // explicit keys win over merged ones
+	for _, p := range extra { // explicit keys win over merged ones
 		if !seen[p.key] {
 			seen[p.key] = true
 			out = append(out, p)
 		}
 	}
 	return out, nil
-}
-
-// mergePairs returns the entries a merge key brings: one mapping's, or a
-// list of mappings', the first one winning.
-func mergePairs(v *yaml.Node, where string) ([]pair, error) {
-	v = deref(v)
-	if v.Kind == yaml.SequenceNode {
-		var out []pair
-		for _, m := range v.Content {
-			p, err := pairs(m, where)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, p...)
-		}
-		return out, nil
-	}
-	return pairs(v, where)
 }
 
 // get returns the value of key in the mapping n, or nil.

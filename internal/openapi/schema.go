@@ -13,14 +13,16 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Bounds on one operation's schema. Inlining a component at each of its
-// uses can grow a schema exponentially (A uses B twice, B uses C twice...);
-// past inlineBudget subschemas the operation's components go to $defs
+// Bounds on the work of converting schemas. Inlining a component at each of
+// its uses can grow a schema exponentially (A uses B twice, B uses C
+// twice...); past inlineBudget values an operation's components go to $defs
 // instead, which is linear in the document's size. maxNodes bounds that
-// too, against YAML aliases.
+// too, against YAML aliases, and documentBudget bounds the whole document's
+// schemas.
 const (
-	inlineBudget = 5000
-	maxNodes     = 200000
+	inlineBudget   = 5000
+	maxNodes       = 200000
+	documentBudget = 2000000
 )
 
 // Keywords that hold subschemas, by shape.
@@ -67,18 +69,25 @@ type converter struct {
 }
 
 // inputSchema converts the request body schema n, at where, to a tool's
-// input schema.
-func inputSchema(root *yaml.Node, v30 bool, n *yaml.Node, where string) (*jsonschema.Schema, error) {
-	c := &converter{root: root, v30: v30, inline: true, budget: inlineBudget}
-	s, err := c.convert(n, where)
-	if errors.Is(err, errTooBig) {
-		c = &converter{root: root, v30: v30, budget: maxNodes}
-		s, err = c.convert(n, where)
+// input schema, taking the values it visits from the document's budget.
+func inputSchema(root *yaml.Node, v30 bool, n *yaml.Node, where string, budget *int) (*jsonschema.Schema, error) {
+	attempt := func(inline bool, limit int) (*converter, *jsonschema.Schema, error) {
+		limit = min(limit, *budget)
+		c := &converter{root: root, v30: v30, inline: inline, budget: limit}
+		s, err := c.convert(n, where)
+		*budget -= limit - max(c.budget, 0)
+		return c, s, err
 	}
+	c, s, err := attempt(true, inlineBudget)
 	if errors.Is(err, errTooBig) {
+		c, s, err = attempt(false, maxNodes)
+	}
+	switch {
+	case errors.Is(err, errTooBig) && *budget <= 0:
+		return nil, &unsupported{fmt.Sprintf("the document's schemas are too large: more than %d values once YAML aliases are expanded", documentBudget)}
+	case errors.Is(err, errTooBig):
 		return nil, &unsupported{fmt.Sprintf("the request body's schema is too large: more than %d values once YAML aliases are expanded", maxNodes)}
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err
 	}
 	if len(c.defs) > 0 {

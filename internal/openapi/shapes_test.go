@@ -99,4 +99,27 @@ func TestLoadLarge(t *testing.T) {
 	if want := "the request body's schema is too large: more than 200000 values once YAML aliases are expanded"; op.NoInput != want {
 		t.Errorf("NoInput %q, want %q", op.NoInput, want)
 	}
+
+	// The same, under 500 operations: the document's budget runs out.
+	doc := b.String()[:strings.Index(b.String(), "              examples")]
+	doc = strings.Replace(doc, "paths:\n  /lol:\n    post:\n", "x:\n  op: &op\n", 1)
+	doc += "              examples: [*l8]\npaths:\n"
+	for i := range 500 {
+		doc += fmt.Sprintf("  /p%d: {post: *op}\n", i)
+	}
+	ops := load(t, doc).Operations
+	if want := "the document's schemas are too large: more than 2000000 values once YAML aliases are expanded"; len(ops) != 500 || ops[499].NoInput != want {
+		t.Errorf("%d operations; the last: %q, want %q", len(ops), ops[len(ops)-1].NoInput, want)
+	}
+
+	// Merge keys that merge the same mappings over and over.
+	b.Reset()
+	b.WriteString("openapi: 3.1.0\nx:\n  m0: &m0 {summary: merged}\n")
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&b, "  m%d: &m%d {<<: [*m%d, *m%d]}\n", i, i, i-1, i-1)
+	}
+	b.WriteString("paths:\n  /a:\n    post:\n      <<: *m40\n")
+	if op := load(t, b.String()).Operation("POST", "/a"); op.Summary != "merged" {
+		t.Errorf("summary %q", op.Summary)
+	}
 }
