@@ -387,6 +387,10 @@ func TestLoadErrors(t *testing.T) {
 		{"properties not a mapping", body("{properties: [a]}"), `openapi: line 8: #/paths/~1x/post/requestBody/content/application~1json/schema/properties: want a mapping, got a list`},
 		{"empty type list", body("{type: []}"), `openapi: line 8: #/paths/~1x/post/requestBody/content/application~1json/schema: not a valid schema: type is an empty list`},
 		{"tuple items", body("{properties: {a: {items: [{type: string}]}}}"), `openapi: line 8: #/paths/~1x/post/requestBody/content/application~1json/schema/properties/a/items: items must be a schema (a list of schemas is prefixItems in JSON Schema 2020-12)`},
+		{"alias cycle", "openapi: 3.1.0\npaths:\n  /:\n   post:\n    requestBody:\n     content:\n      application/json:\n       schema: &s {properties: {a: *s}}\n",
+			`openapi: line 8: #/paths/~1/post/requestBody/content/application~1json/schema/properties/a/properties/a/properties/a/...: nested more than 256 levels deep (is it a YAML alias inside the node it names?)`},
+		{"alias cycle in a value", "openapi: 3.1.0\npaths:\n  /:\n   post:\n    requestBody:\n     content:\n      application/json:\n       schema: {default: &d [*d]}\n",
+			`openapi: line 8: #/paths/~1/post/requestBody/content/application~1json/schema/default/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0...: nested more than 256 levels deep (is it a YAML alias inside the node it names?)`},
 		{"infinity", body("{maximum: .inf}"), `openapi: line 8: #/paths/~1x/post/requestBody/content/application~1json/schema/maximum: .inf is not a number JSON can hold`},
 	}
 	for _, c := range cases {

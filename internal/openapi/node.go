@@ -292,13 +292,34 @@ func boolean(n *yaml.Node, where string) (bool, error) {
 // jsonNumber matches a number as JSON writes it.
 var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
 
+// maxDepth bounds how deep values and schemas nest: far deeper than any
+// real schema, and shallow enough that a YAML alias inside the node it
+// names (a cycle) is caught at once.
+const maxDepth = 256
+
+// tooDeep is the error for a value nested deeper than maxDepth.
+// The pointer is cut short: a cycle repeats itself.
+func tooDeep(n *yaml.Node, where string) error {
+	if len(where) > 100 {
+		where = where[:100] + "..."
+	}
+	return errorf(n, where, "nested more than %d levels deep (is it a YAML alias inside the node it names?)", maxDepth)
+}
+
 // value converts n to the Go value encoding/json would decode it to, with
 // numbers as json.Number. budget bounds the nodes visited, so that YAML
 // aliases cannot expand without end.
 func value(n *yaml.Node, where string, budget *int) (any, error) {
+	return nestedValue(n, where, budget, 0)
+}
+
+func nestedValue(n *yaml.Node, where string, budget *int, depth int) (any, error) {
 	n = deref(n)
 	if *budget--; *budget < 0 {
 		return nil, errTooBig
+	}
+	if depth > maxDepth {
+		return nil, tooDeep(n, where)
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -308,7 +329,7 @@ func value(n *yaml.Node, where string, budget *int) (any, error) {
 		}
 		m := make(map[string]any, len(ps))
 		for _, p := range ps {
-			if m[p.key], err = value(p.value, where+"/"+escape(p.key), budget); err != nil {
+			if m[p.key], err = nestedValue(p.value, where+"/"+escape(p.key), budget, depth+1); err != nil {
 				return nil, err
 			}
 		}
@@ -317,7 +338,7 @@ func value(n *yaml.Node, where string, budget *int) (any, error) {
 		list := make([]any, len(n.Content))
 		for i, c := range n.Content {
 			var err error
-			if list[i], err = value(c, where+"/"+strconv.Itoa(i), budget); err != nil {
+			if list[i], err = nestedValue(c, where+"/"+strconv.Itoa(i), budget, depth+1); err != nil {
 				return nil, err
 			}
 		}

@@ -64,6 +64,7 @@ type converter struct {
 	inline bool       // inline $refs (false: every $ref goes to $defs)
 	budget int        // subschemas left to make
 	stack  []string   // the $ref targets being inlined, to spot cycles
+	depth  int        // how deep convert is
 	defs   map[string]*jsonschema.Schema
 	names  map[string]string // $ref target → its name in $defs
 }
@@ -102,6 +103,10 @@ func (c *converter) convert(n *yaml.Node, where string) (*jsonschema.Schema, err
 	if c.budget--; c.budget < 0 {
 		return nil, errTooBig
 	}
+	if c.depth++; c.depth > maxDepth {
+		return nil, tooDeep(n, where)
+	}
+	defer func() { c.depth-- }()
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool" {
 		b, err := boolean(n, where)
 		if err != nil {
@@ -407,11 +412,11 @@ func (c *converter) ref(ref string, refNode *yaml.Node, where string) (*jsonsche
 	name, done := c.names[key]
 	if !done {
 		name = c.defName(key)
-		saved := c.stack
-		c.stack = []string{key}
+		saved, depth := c.stack, c.depth
+		c.stack, c.depth = []string{key}, 0
 		c.defs[name] = &jsonschema.Schema{} // a placeholder, so that a self-reference stops here
 		s, err := c.convert(target, "#"+key)
-		c.stack = saved
+		c.stack, c.depth = saved, depth
 		if err != nil {
 			return nil, err
 		}
