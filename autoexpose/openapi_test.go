@@ -61,6 +61,7 @@ paths:
   /items/{id}:
     get:
       summary: Not a tool route
+      x-mcp-hidden: true
 components:
   schemas:
     Item:
@@ -156,8 +157,13 @@ upload    POST /upload    direct    permissive  openapi: the request body is ima
 	if table.String() != want {
 		t.Errorf("report:\n%s\nwant:\n%s", table.String(), want)
 	}
-	if !strings.Contains(logs.String(), `level=WARN msg="mcpdoor: the OpenAPI document describes it (line 43), but no route serves it" route="POST /ghost"`) {
-		t.Errorf("no warning for /ghost; log:\n%s", logs.String())
+	for _, want := range []string{
+		`level=WARN msg="mcpdoor: the OpenAPI document describes it (line 43), but no route serves it" route="POST /ghost"`,
+		`level=WARN msg="mcpdoor: openapi: line 48: #/paths/~1items~1{id}/get/x-mcp-hidden: unknown extension, ignored; mcpdoor reads x-mcp-read-only, x-mcp-destructive, x-mcp-idempotent, x-mcp-open-world, x-mcp-title and x-mcp-exclude"`,
+	} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("no warning %s\nlog:\n%s", want, logs.String())
+		}
 	}
 }
 
