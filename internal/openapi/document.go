@@ -72,11 +72,12 @@ type Annotations struct {
 // IsZero reports whether no annotation is set.
 func (a Annotations) IsZero() bool { return a == Annotations{} }
 
-// methods are the operations of a path item, in the order Load reports
-// them when the document does not say otherwise.
+// methods are the operations a path item can hold.
 var methods = map[string]bool{"get": true, "put": true, "post": true, "delete": true, "options": true, "head": true, "patch": true, "trace": true}
 
-var supportedVersion = regexp.MustCompile(`^3\.[01]\.\d+(-.+)?$`)
+// supportedVersion matches 3.0.x and 3.1.x (and 3.0, 3.1, as YAML reads an
+// unquoted 3.1).
+var supportedVersion = regexp.MustCompile(`^3\.[01](\.\d+)?(-.+)?$`)
 
 // Load reads an OpenAPI 3.0 or 3.1 document, JSON or YAML, and converts
 // each operation's JSON request body schema to a tool's input schema.
@@ -90,9 +91,12 @@ func Load(data []byte) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	if deref(root).Kind != yaml.MappingNode {
+		return nil, errorf(root, "", "the document must be a mapping (an OpenAPI object), got %s", describe(root))
+	}
 	top, err := pairs(root, "#")
 	if err != nil {
-		return nil, errorf(root, "", "the document must be a mapping (an OpenAPI object), got %s", describe(root))
+		return nil, err
 	}
 	doc := new(Document)
 	switch v := get(top, "openapi"); {

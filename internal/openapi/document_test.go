@@ -369,6 +369,7 @@ func TestLoadErrors(t *testing.T) {
 		{"not OpenAPI", "name: x\n", "openapi: line 1: #: no openapi field: this is not an OpenAPI document"},
 		{"Swagger 2", "swagger: '2.0'\n", "openapi: line 1: #/swagger: Swagger 2.0 is not supported; convert the document to OpenAPI 3"},
 		{"version", "openapi: 4.0.0\n", `openapi: line 1: #/openapi: version "4.0.0" is not supported; want 3.0.x or 3.1.x`},
+		{"duplicate top-level key", "openapi: 3.1.0\nopenapi: 3.0.0\n", `openapi: line 2: #: the key "openapi" is given twice`},
 		{"paths not a mapping", "openapi: 3.1.0\npaths: [a]\n", "openapi: line 2: #/paths: want a mapping, got a list"},
 		{"path without /", "openapi: 3.1.0\npaths:\n  x: {}\n", `openapi: line 3: #/paths/x: the path "x" must start with /`},
 		{"duplicate key", head + "      summary: a\n      summary: b\n", `openapi: line 6: #/paths/~1x/post: the key "summary" is given twice`},
