@@ -53,7 +53,8 @@ func errorf(n *yaml.Node, where, format string, args ...any) *Error {
 // encoding/json rather than the YAML parser, which rejects escaped
 // surrogate pairs ("\ud83d\ude00") that JSON encoders write.
 func parse(data []byte) (*yaml.Node, error) {
-	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	data = bytes.TrimPrefix(data, []byte("\ufeff")) // a byte order mark
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) == 0 {
 		return nil, &Error{Problem: "the document is empty"}
 	}

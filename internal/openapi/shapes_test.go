@@ -31,8 +31,8 @@ func TestLoadJSON(t *testing.T) {
 		t.Errorf("input %s", got)
 	}
 
-	_, err := Load([]byte("{\"openapi\": \"3.1.0\",\n\"paths\": {\"/x\": {\"post\": {\n\"x-mcp-title\": null}}}}"))
-	if want := "openapi: line 3: #/paths/~1x/post/x-mcp-title: want a string, got null"; err == nil || err.Error() != want {
+	_, err := Load([]byte("\ufeff\n{\"openapi\": \"3.1.0\",\n\"paths\": {\"/x\": {\"post\": {\n\"x-mcp-title\": null}}}}"))
+	if want := "openapi: line 4: #/paths/~1x/post/x-mcp-title: want a string, got null"; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
 }
