@@ -105,20 +105,28 @@ func (d *Door) unserved(doc *openapi.Document, rep *detector.Report) {
 // openAPITools returns a tool for each POST operation of an OpenAPI
 // document (JSON or YAML) that is not marked x-mcp-exclude, in the
 // document's order: for Wrap, which serves a plain http.Handler without a
-// route table, each tool as a replay of POST <path>.
-//
-// Each tool is named after its path without the leading slash ("/add_book"
-// gives add_book; a path that breaks the tool name rule, such as
-// /books/{id}, gives a name that checkTools refuses, naming the route), and
-// has Route "POST <path>", the operation's input schema (SchemaSource
-// openapi; permissive, when the operation has none, e.g. a form body),
-// description and annotations. Its route is unset: the caller gives each
-// tool what dispatches it.
+// route table, each tool as a replay of POST <path>. See documentTools; for
+// a Config, loadOpenAPI then documentTools reads Config.OpenAPI or the
+// mcp.openapi file alike.
 func openAPITools(data []byte) ([]Tool, error) {
 	doc, err := openapi.Load(data)
 	if err != nil {
 		return nil, fmt.Errorf("autoexpose: %w", err)
 	}
+	return documentTools(doc), nil
+}
+
+// documentTools returns a tool for each POST operation of doc that is not
+// marked x-mcp-exclude, in the document's order.
+//
+// Each tool is named after its path without the leading slash ("/add_book"
+// gives add_book; a path that breaks the tool name rule, such as
+// /books/{id}, gives a name that checkTools refuses, naming the route), and
+// has Route "POST <path>", Verdict Replay, the operation's input schema
+// (SchemaSource openapi; permissive, when the operation has none, e.g. a
+// form body, with the reason for the report), description and annotations.
+// Its route is unset: the caller gives each tool what dispatches it.
+func documentTools(doc *openapi.Document) []Tool {
 	var tools []Tool
 	for _, op := range doc.Operations {
 		if op.Method != http.MethodPost || op.Exclude {
@@ -140,5 +148,5 @@ func openAPITools(data []byte) ([]Tool, error) {
 		}
 		tools = append(tools, t)
 	}
-	return tools, nil
+	return tools
 }
