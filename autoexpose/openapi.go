@@ -117,7 +117,7 @@ func openAPITools(data []byte) ([]Tool, error) {
 }
 
 // documentTools returns a tool for each POST operation of doc that is not
-// marked x-mcp-exclude, in the document's order.
+// marked x-mcp-exclude, in the document's order; none for a nil doc.
 //
 // Each tool is named after its path without the leading slash ("/add_book"
 // gives add_book; a path that breaks the tool name rule, such as
@@ -127,6 +127,9 @@ func openAPITools(data []byte) ([]Tool, error) {
 // form body, with the reason for the report), description and annotations.
 // Its route is unset: the caller gives each tool what dispatches it.
 func documentTools(doc *openapi.Document) []Tool {
+	if doc == nil {
+		return nil
+	}
 	var tools []Tool
 	for _, op := range doc.Operations {
 		if op.Method != http.MethodPost || op.Exclude {
