@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -77,6 +78,18 @@ type Config struct {
 	// Logger receives the startup report and runtime errors (handler panics).
 	// Default slog.Default().
 	Logger *slog.Logger `yaml:"-"`
+	// OpenAPI is an OpenAPI 3.0 or 3.1 document describing the router's
+	// routes, JSON or YAML: the bytes a server already embeds or serves
+	// (huma's /openapi.yaml, oapi-codegen's GetSwagger marshaled). A tool
+	// route POST /<name> whose operation it describes takes from the
+	// operation its input schema (the JSON request body's, $refs resolved),
+	// description (summary and description) and annotations (x-mcp-read-only,
+	// x-mcp-destructive, x-mcp-idempotent, x-mcp-open-world, x-mcp-title)
+	// where neither a declaration nor a typed handler gives them; an
+	// operation marked x-mcp-exclude: true keeps its route off MCP. $refs must
+	// point into the document. A malformed document fails Install. Set this
+	// or mcp.openapi, not both.
+	OpenAPI []byte `yaml:"-"`
 }
 
 // MCPConfig is the mcp block of a server's config. Every field is optional;
@@ -146,6 +159,11 @@ type MCPConfig struct {
 	// Annotations set tools' MCP annotations by tool name, over what the
 	// code says: {get_weather: {read_only: true, open_world: false}}.
 	Annotations map[string]Annotations `yaml:"annotations"`
+	// OpenAPI is the path of an OpenAPI document to read at Install (see
+	// Config.OpenAPI). LoadConfig makes a relative path relative to the
+	// config file's directory; otherwise it is relative to the working
+	// directory.
+	OpenAPI string `yaml:"openapi"`
 }
 
 // RateLimit is the per-session call rate.
@@ -201,7 +219,8 @@ func SchemaFor[T any]() *jsonschema.Schema {
 // Bool returns a pointer to b, for the optional booleans of MCPConfig.
 func Bool(b bool) *bool { return &b }
 
-// LoadConfig reads a YAML config file. See ParseConfig.
+// LoadConfig reads a YAML config file. See ParseConfig. A relative
+// mcp.openapi path is made relative to the file's directory.
 func LoadConfig(path string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -210,6 +229,9 @@ func LoadConfig(path string) (Config, error) {
 	cfg, err := ParseConfig(data)
 	if err != nil {
 		return Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if p := cfg.MCP.OpenAPI; p != "" && !filepath.IsAbs(p) {
+		cfg.MCP.OpenAPI = filepath.Join(filepath.Dir(path), p)
 	}
 	return cfg, nil
 }
@@ -370,6 +392,9 @@ func (c *Config) Validate() error {
 	case "", "fail", "http-only":
 	default:
 		bad("mcp.degrade", "%q is not fail or http-only", m.Degrade)
+	}
+	if c.OpenAPI != nil && m.OpenAPI != "" {
+		bad("mcp.openapi", "set mcp.openapi or Config.OpenAPI, not both")
 	}
 	for name, d := range c.Declared {
 		if d.Input != nil && d.Input.Type != "object" {

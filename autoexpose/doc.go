@@ -26,6 +26,14 @@
 //     tool's input schema, then sent to the route as the request body,
 //     unchanged.
 //
+// # Schemas
+//
+// A tool's input schema comes from, in order: a declaration (Config.Declared,
+// the Tools hook), a typed handler (Handler), the server's OpenAPI document
+// (Config.OpenAPI or mcp.openapi: the operation's JSON request body schema,
+// summary, description and x-mcp- annotations), or else a permissive object
+// schema. The startup report names the source of each.
+//
 // # Results
 //
 // A 2xx JSON object response becomes structuredContent plus the same JSON as

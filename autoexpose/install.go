@@ -132,11 +132,16 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 			d.rollout[p] = rt
 		}
 	}
+	doc, err := loadOpenAPI(&cfg)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	d.unserved(doc, rep)
 	var harvested []Tool
 	for i := range rep.Routes {
 		switch rt := &rep.Routes[i]; rt.Kind {
 		case detector.Tool:
-			harvested = append(harvested, harvest(rt, cfg.Declared))
+			harvested = append(harvested, harvest(rt, cfg.Declared, doc))
 		default:
 			d.report = append(d.report, ReportRow{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")})
 		}
@@ -145,7 +150,7 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 	if rt := rep.CatchAll(); rt != nil {
 		catchall = &CatchAll{route: rt}
 	}
-	tools, refusals := d.toolset(harvested, catchall, &cfg)
+	tools, refusals := d.toolset(harvested, catchall, &cfg, doc)
 	errs = append(errs, refusals...)
 	errs = append(errs, d.prepare(tools, r, r)...)
 	if len(errs) > 0 {
@@ -255,7 +260,11 @@ func (d *Door) add(t *tool) {
 	d.tools[t.Name] = t
 	d.names = append(d.names, t.Name)
 	slices.Sort(d.names)
-	d.report = append(d.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: t.Verdict.String(), Reason: strings.Join(t.Reasons, "; "), Schema: t.SchemaSource})
+	reasons := t.Reasons
+	if t.note != "" {
+		reasons = append(slices.Clip(reasons), t.note)
+	}
+	d.report = append(d.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: t.Verdict.String(), Reason: strings.Join(reasons, "; "), Schema: t.SchemaSource})
 }
 
 // Tools returns the exposed tools, by name.

@@ -3,8 +3,10 @@ package autoexpose
 import (
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -126,6 +128,9 @@ var (
 	validatingPrefix = regexp.MustCompile(`validating (root|/[^:]*): `)
 	quotedList       = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
 	typeMismatch     = regexp.MustCompile(`^type: .* has type "([^"]+)", want (.+)$`)
+	// jsonschema-go prints the number as a fraction (50/1) and the bound
+	// with %f (20.000000).
+	numberBound = regexp.MustCompile(`^(minimum|maximum|exclusiveMinimum|exclusiveMaximum|multipleOf): (-?\d+/\d+) is .* (-?[0-9.]+)$`)
 )
 
 // argumentError turns a jsonschema-go validation error into field names and
@@ -165,12 +170,46 @@ func argumentError(err error) *ArgumentError {
 	}
 	detail := msg
 	if m := typeMismatch.FindStringSubmatch(msg); m != nil {
-		detail = fmt.Sprintf("want %s, got %s", strings.Trim(m[2], `"`), m[1])
+		want := strings.Trim(m[2], `"`)
+		if list, ok := strings.CutPrefix(m[2], `one of "`); ok { // a type list, such as a nullable field's
+			want = strings.ReplaceAll(strings.TrimSuffix(list, `"`), ", ", " or ")
+		}
+		detail = fmt.Sprintf("want %s, got %s", want, m[1])
+	}
+	if m := numberBound.FindStringSubmatch(msg); m != nil {
+		detail = boundDetail(m[1], m[2], m[3])
 	}
 	if path == "" {
 		return &ArgumentError{Detail: "arguments: " + detail}
 	}
 	return &ArgumentError{Fields: []string{path}, Detail: path + ": " + detail}
+}
+
+// boundDetail says which numeric bound a number breaks, with both numbers
+// as JSON writes them.
+func boundDetail(keyword, value, bound string) string {
+	if r, ok := new(big.Rat).SetString(value); ok {
+		if r.IsInt() {
+			value = r.Num().String()
+		} else {
+			f, _ := r.Float64()
+			value = strconv.FormatFloat(f, 'g', -1, 64)
+		}
+	}
+	if f, err := strconv.ParseFloat(bound, 64); err == nil {
+		bound = strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	switch keyword {
+	case "minimum":
+		return fmt.Sprintf("%s is less than the minimum, %s", value, bound)
+	case "maximum":
+		return fmt.Sprintf("%s is greater than the maximum, %s", value, bound)
+	case "exclusiveMinimum":
+		return fmt.Sprintf("%s is not greater than %s", value, bound)
+	case "exclusiveMaximum":
+		return fmt.Sprintf("%s is not less than %s", value, bound)
+	}
+	return fmt.Sprintf("%s is not a multiple of %s", value, bound)
 }
 
 // fieldPath turns a schema pointer such as /properties/a/properties/b/items

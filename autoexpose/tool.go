@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/replay"
 )
 
@@ -31,6 +32,7 @@ type Tool struct {
 	Reasons []string
 
 	route *detector.Route // the route that serves the tool
+	note  string          // why the schema is what it is, for the report
 }
 
 // tool is a Tool ready to serve: resolved schema, dispatcher.
@@ -48,9 +50,11 @@ type tool struct {
 	dispatcher   replay.Dispatcher
 }
 
-// harvest turns a tool route into a Tool, with its schemas from the
-// declaration, the typed handler, or the permissive fallback, in that order.
-func harvest(rt *detector.Route, declared map[string]Declaration) Tool {
+// harvest turns a tool route into a Tool. Its input schema comes from the
+// declaration, the typed handler, the OpenAPI document's operation, or the
+// permissive fallback, in that order; so do its description and its
+// annotations, each on its own.
+func harvest(rt *detector.Route, declared map[string]Declaration, doc *openapi.Document) Tool {
 	t := Tool{
 		Name:         rt.Name,
 		Route:        rt.Method + " " + rt.Pattern,
@@ -60,11 +64,19 @@ func harvest(rt *detector.Route, declared map[string]Declaration) Tool {
 		SchemaSource: SourcePermissive,
 		route:        rt,
 	}
+	op := postOperation(doc, rt.Pattern)
+	if op != nil {
+		fromOpenAPI(&t, op)
+	}
 	if tt, ok := rt.Endpoint.(typedTool); ok {
 		info := tt.typedInfo()
-		t.Description, t.InputSchema, t.OutputSchema = info.description, info.input, info.output
-		t.Annotations = info.annotations
-		t.SchemaSource = SourceTyped
+		t.InputSchema, t.OutputSchema, t.SchemaSource = info.input, info.output, SourceTyped
+		if info.description != "" {
+			t.Description = info.description
+		}
+		if info.annotations != nil {
+			t.Annotations = info.annotations
+		}
 	}
 	if d, ok := declared[rt.Name]; ok {
 		if d.Description != "" {
@@ -86,6 +98,9 @@ func harvest(rt *detector.Route, declared map[string]Declaration) Tool {
 	}
 	if t.Description == "" {
 		t.Description = "POST " + rt.Pattern
+	}
+	if op != nil && op.NoInput != "" && t.SchemaSource == SourcePermissive {
+		t.note = "openapi: " + op.NoInput
 	}
 	return t
 }

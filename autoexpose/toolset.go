@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/openapi"
 )
 
 // CatchAll is the router's catch-all dispatcher, a POST /{param} route that
@@ -41,10 +42,10 @@ func (c *CatchAll) Tool(name string, input *jsonschema.Schema, description strin
 }
 
 // toolset decides the exposed tools: the harvested ones, through the Tools
-// hook, narrowed by mcp.exclude and mcp.tools, with the YAML's annotations;
-// then checks the result. It returns the tools that passed, and every
-// refusal.
-func (d *Door) toolset(harvested []Tool, catchall *CatchAll, cfg *Config) ([]Tool, []error) {
+// hook, narrowed by mcp.exclude, the OpenAPI document's x-mcp-exclude and
+// mcp.tools, with the YAML's annotations; then checks the result. It returns
+// the tools that passed, and every refusal.
+func (d *Door) toolset(harvested []Tool, catchall *CatchAll, cfg *Config, doc *openapi.Document) ([]Tool, []error) {
 	tools := harvested
 	if cfg.Tools != nil {
 		tools = cfg.Tools(slices.Clone(harvested), catchall)
@@ -61,6 +62,8 @@ func (d *Door) toolset(harvested []Tool, catchall *CatchAll, cfg *Config) ([]Too
 		switch {
 		case matches(t.Name, m.Exclude):
 			d.report = append(d.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "mcp.exclude"})
+		case excludedByOpenAPI(doc, t):
+			d.report = append(d.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "x-mcp-exclude"})
 		case len(m.Tools) > 0 && !matches(t.Name, m.Tools):
 			d.report = append(d.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "not in mcp.tools"})
 		default:

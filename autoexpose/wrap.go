@@ -2,6 +2,7 @@ package autoexpose
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/mcpdoor/mcpdoor/detector"
@@ -18,8 +19,10 @@ import (
 //	}
 //	handler, err := autoexpose.Wrap(mux, cfg)
 //
-// The tools come from cfg.Tools, whose catchall stands for h: each tool made
-// with catchall.Tool is served as POST /<name> through h. Every call is
+// The tools come from the OpenAPI document (Config.OpenAPI or mcp.openapi:
+// each POST /<name> operation is a tool) and from cfg.Tools, whose catchall
+// stands for h: each tool made with catchall.Tool is served as POST /<name>
+// through h. Every call is
 // replayed through h, so every check h makes still runs. The wrapper serves
 // the MCP endpoint itself, adds the session token to POST /seed_session's
 // response and normalizes POST /verify's names (for a rollout server, the
@@ -59,7 +62,30 @@ func wrap(h http.Handler, cfg Config) (*Door, error) {
 		Verdict:  detector.Replay,
 		Reasons:  []string{"a wrapped handler: every call replays through it"},
 	}}
-	tools, errs := d.toolset(nil, catchall, &cfg)
+	doc, err := loadOpenAPI(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	// The document's POST operations are the harvest: each served by h
+	// at its path.
+	harvested := documentTools(doc)
+	for i := range harvested {
+		t := &harvested[i]
+		t.route = &detector.Route{
+			Method:   http.MethodPost,
+			Pattern:  "/" + t.Name,
+			Kind:     detector.Tool,
+			Name:     t.Name,
+			Endpoint: h,
+			Verdict:  detector.Replay,
+		}
+		if detector.ValidName(t.Name) != nil {
+			t.route.Verdict = detector.Refused
+			t.route.Reasons = []string{detector.ValidName(t.Name).Error()}
+			t.route.Fix = fmt.Sprintf("mark the operation x-mcp-exclude: true, or drop the tool in the Tools hook (mcp.exclude: [%q])", t.Name)
+		}
+	}
+	tools, errs := d.toolset(harvested, catchall, &cfg, doc)
 	errs = append(errs, d.prepare(tools, h, nil)...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -100,3 +100,53 @@ func TestWrap(t *testing.T) {
 		}
 	})
 }
+
+const wrapDoc = `openapi: 3.1.0
+info: {title: books, version: "1"}
+paths:
+  /add_book:
+    post:
+      summary: Add a book.
+      x-mcp-idempotent: true
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [title]
+              properties:
+                title: {type: string}
+  /reset:
+    post:
+      x-mcp-exclude: true
+`
+
+// TestWrapOpenAPI: Wrap takes its tools from the OpenAPI document.
+func TestWrapOpenAPI(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /add_book", func(w http.ResponseWriter, r *http.Request) { io.Copy(w, r.Body) })
+	cfg := enabled(MCPConfig{Rollout: Bool(false)})
+	cfg.OpenAPI = []byte(wrapDoc)
+	h, err := Wrap(mux, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := h.(*Door).Tools()
+	if len(tools) != 1 || tools[0].Name != "add_book" || tools[0].SchemaSource != SourceOpenAPI || tools[0].Description != "Add a book." ||
+		!tools[0].Annotations.IdempotentHint || tools[0].InputSchema.Required[0] != "title" {
+		t.Fatalf("tools %+v", tools)
+	}
+	w := do(h, "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_book","arguments":{"title":"Dune"}}}`)
+	if !strings.Contains(w.Body.String(), `"structuredContent":{"title":"Dune"}`) {
+		t.Errorf("call: %s", w.Body)
+	}
+	w = do(h, "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_book","arguments":{}}}`)
+	if !strings.Contains(w.Body.String(), `missing required field title`) {
+		t.Errorf("bad call: %s", w.Body)
+	}
+
+	cfg.OpenAPI = []byte(strings.Replace(wrapDoc, "/add_book:", "/books/{id}:", 1))
+	if _, err := Wrap(mux, cfg); err == nil || !strings.Contains(err.Error(), `mcpdoor: POST /books/{id}: tool name "books/{id}" does not match ^[A-Za-z0-9_-]+$; fix: mark the operation x-mcp-exclude: true, or drop the tool in the Tools hook (mcp.exclude: ["books/{id}"])`) {
+		t.Fatalf("nested operation: %v", err)
+	}
+}

@@ -1,0 +1,155 @@
+package autoexpose
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/openapi"
+)
+
+// loadOpenAPI reads the OpenAPI document cfg names: Config.OpenAPI, or the
+// file at mcp.openapi. It returns nil without one.
+func loadOpenAPI(cfg *Config) (*openapi.Document, error) {
+	data, key := cfg.OpenAPI, "Config.OpenAPI"
+	if data == nil && cfg.MCP.OpenAPI != "" {
+		var err error
+		if data, err = os.ReadFile(cfg.MCP.OpenAPI); err != nil {
+			return nil, fmt.Errorf("autoexpose: config: mcp.openapi: %w", err)
+		}
+		key = "mcp.openapi (" + cfg.MCP.OpenAPI + ")"
+	}
+	if data == nil {
+		return nil, nil
+	}
+	doc, err := openapi.Load(data)
+	if err != nil {
+		return nil, fmt.Errorf("autoexpose: %s: %w", key, err)
+	}
+	return doc, nil
+}
+
+// postOperation returns the document's POST operation on path, or nil.
+func postOperation(doc *openapi.Document, path string) *openapi.Operation {
+	if doc == nil {
+		return nil
+	}
+	return doc.Operation(http.MethodPost, path)
+}
+
+// fromOpenAPI sets what an operation says of its tool: the input schema
+// (when the operation has one), the description and the annotations.
+func fromOpenAPI(t *Tool, op *openapi.Operation) {
+	if op.Input != nil {
+		t.InputSchema, t.SchemaSource = op.Input, SourceOpenAPI
+	}
+	t.Description = operationDescription(op)
+	t.Annotations = operationAnnotations(op)
+}
+
+// operationDescription is an operation's summary, then its description.
+func operationDescription(op *openapi.Operation) string {
+	switch {
+	case op.Summary == "":
+		return op.Description
+	case op.Description == "" || op.Description == op.Summary:
+		return op.Summary
+	}
+	return op.Summary + "\n\n" + op.Description
+}
+
+// operationAnnotations are an operation's x-mcp- hints as MCP annotations,
+// or nil when it gives none.
+func operationAnnotations(op *openapi.Operation) *mcp.ToolAnnotations {
+	a := op.Annotations
+	if a.IsZero() {
+		return nil
+	}
+	return Annotations{Title: a.Title, ReadOnly: a.ReadOnly, Destructive: a.Destructive, Idempotent: a.Idempotent, OpenWorld: a.OpenWorld}.apply(nil)
+}
+
+// excludedByOpenAPI reports whether the document marks the operation of a
+// harvested tool's route x-mcp-exclude.
+func excludedByOpenAPI(doc *openapi.Document, t Tool) bool {
+	if t.route == nil || t.route.Kind != detector.Tool {
+		return false
+	}
+	op := postOperation(doc, t.route.Pattern)
+	return op != nil && op.Exclude
+}
+
+// unserved returns a report row for each POST operation of the document
+// that no route of the router serves, and logs a warning for each: the
+// document and the router disagree.
+func (d *Door) unserved(doc *openapi.Document, rep *detector.Report) {
+	if doc == nil {
+		return
+	}
+	for _, w := range doc.Warnings {
+		d.log.Warn("mcpdoor: " + w)
+	}
+	for _, op := range doc.Operations {
+		if op.Method != http.MethodPost || op.Exclude || rep.Route(op.Path) != nil {
+			continue
+		}
+		reason := fmt.Sprintf("the OpenAPI document describes it (line %d), but no route serves it", op.Line)
+		d.report = append(d.report, ReportRow{Route: "POST " + op.Path, Verdict: "unserved", Reason: reason})
+		d.log.Warn("mcpdoor: "+reason, "route", "POST "+op.Path)
+	}
+}
+
+// openAPITools returns a tool for each POST operation of an OpenAPI
+// document (JSON or YAML) that is not marked x-mcp-exclude, in the
+// document's order: for Wrap, which serves a plain http.Handler without a
+// route table, each tool as a replay of POST <path>. See documentTools; for
+// a Config, loadOpenAPI then documentTools reads Config.OpenAPI or the
+// mcp.openapi file alike.
+func openAPITools(data []byte) ([]Tool, error) {
+	doc, err := openapi.Load(data)
+	if err != nil {
+		return nil, fmt.Errorf("autoexpose: %w", err)
+	}
+	return documentTools(doc), nil
+}
+
+// documentTools returns a tool for each POST operation of doc that is not
+// marked x-mcp-exclude, in the document's order; none for a nil doc.
+//
+// Each tool is named after its path without the leading slash ("/add_book"
+// gives add_book; a path that breaks the tool name rule, such as
+// /books/{id}, gives a name that checkTools refuses, naming the route), and
+// has Route "POST <path>", Verdict Replay, the operation's input schema
+// (SchemaSource openapi; permissive, when the operation has none, e.g. a
+// form body, with the reason for the report), description and annotations.
+// Its route is unset: the caller gives each tool what dispatches it.
+func documentTools(doc *openapi.Document) []Tool {
+	if doc == nil {
+		return nil
+	}
+	var tools []Tool
+	for _, op := range doc.Operations {
+		if op.Method != http.MethodPost || op.Exclude {
+			continue
+		}
+		t := Tool{
+			Name:         strings.TrimPrefix(op.Path, "/"),
+			Route:        "POST " + op.Path,
+			InputSchema:  permissiveSchema(),
+			SchemaSource: SourcePermissive,
+			Verdict:      detector.Replay,
+		}
+		fromOpenAPI(&t, op)
+		if t.Description == "" {
+			t.Description = t.Route
+		}
+		if op.NoInput != "" {
+			t.note = "openapi: " + op.NoInput
+		}
+		tools = append(tools, t)
+	}
+	return tools
+}

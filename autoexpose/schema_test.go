@@ -1,0 +1,47 @@
+package autoexpose
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// TestArgumentError: what a tool call's bad arguments are answered with
+// names the field and says what is wrong, in words a model can act on.
+func TestArgumentError(t *testing.T) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(`{"type":"object","properties":{
+		"n": {"type":"integer","minimum":1,"maximum":20},
+		"price": {"type":"number","exclusiveMinimum":0,"exclusiveMaximum":100.5,"multipleOf":0.5},
+		"note": {"type":["string","null"]},
+		"tags": {"type":"array","items":{"type":"string"}}
+	}}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := resolve(&s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ args, want string }{
+		{`{"n":0}`, `{"error":"invalid arguments","fields":["n"],"detail":"n: 0 is less than the minimum, 1"}`},
+		{`{"n":50}`, `{"error":"invalid arguments","fields":["n"],"detail":"n: 50 is greater than the maximum, 20"}`},
+		{`{"n":1.5}`, `{"error":"invalid arguments","fields":["n"],"detail":"n: want integer, got number"}`},
+		{`{"price":0}`, `{"error":"invalid arguments","fields":["price"],"detail":"price: 0 is not greater than 0"}`},
+		{`{"price":100.5}`, `{"error":"invalid arguments","fields":["price"],"detail":"price: 100.5 is not less than 100.5"}`},
+		{`{"price":0.75}`, `{"error":"invalid arguments","fields":["price"],"detail":"price: 0.75 is not a multiple of 0.5"}`},
+		{`{"note":5}`, `{"error":"invalid arguments","fields":["note"],"detail":"note: want string or null, got integer"}`},
+		{`{"tags":[1]}`, `{"error":"invalid arguments","fields":["tags[]"],"detail":"tags[]: want string, got integer"}`},
+	}
+	for _, c := range cases {
+		t.Run(c.args, func(t *testing.T) {
+			ae := validateArgs(rs, []byte(c.args))
+			if ae == nil {
+				t.Fatalf("%s passed", c.args)
+			}
+			if got := string(ae.body()); got != c.want {
+				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,29 @@
+// Package openapi reads what mcpdoor needs of an OpenAPI 3.0 or 3.1
+// document: for each operation, the JSON request body's schema as a tool's
+// input schema (JSON Schema 2020-12, as jsonschema-go validates it), the
+// summary and description, and the x-mcp- extensions.
+//
+//	doc, err := openapi.Load(data) // JSON or YAML
+//	op := doc.Operation("POST", "/add_book")
+//	// op.Input, op.Summary, op.Annotations, op.Exclude
+//
+// What Load promises:
+//
+//   - Every $ref within the document is resolved. A component is inlined
+//     where it is used; one that refers to itself is carried once in the
+//     schema's $defs. A $ref that points to nothing is an error; one to
+//     another file leaves the operation without an input schema, with the
+//     reason.
+//   - OpenAPI 3.0's keywords become 2020-12's: nullable adds "null" to the
+//     type, a boolean exclusiveMinimum/exclusiveMaximum becomes the
+//     numeric form, example becomes examples. discriminator, xml,
+//     externalDocs and x- extensions are left out; format is kept.
+//   - Read-only properties are left out of an input schema: OpenAPI sends
+//     them in responses only.
+//   - A tool's input is an object: a body schema without a type gets type
+//     object, and an operation without a body takes any object. A body that
+//     is not application/json (or +json), or whose schema is not an
+//     object's, leaves the operation without an input schema, with the
+//     reason.
+//   - Load never panics, whatever the bytes (it is fuzzed).
+package openapi
