@@ -169,3 +169,29 @@ mcp:
 		t.Error("readOnly from annotations")
 	}
 }
+
+// TestMatches: an allow-list or exclude entry matches a tool name in full, or
+// the name's suffix after its last "__".
+func TestMatches(t *testing.T) {
+	cases := []struct {
+		name string
+		list []string
+		want bool
+	}{
+		{"get_weather", []string{"get_weather"}, true},
+		{"get_weather", []string{"weather"}, false},
+		{"finance__get_quote", []string{"get_quote"}, true},
+		{"finance__get_quote", []string{"finance__get_quote"}, true},
+		{"finance__get_quote", []string{"finance"}, false},
+		{"a__b__c", []string{"c"}, true},
+		{"a__b__c", []string{"b__c"}, false},
+		{"get_quote", []string{"finance__get_quote"}, false},
+		{"get_weather", nil, false},
+		{"x", []string{"", "y", "x"}, true},
+	}
+	for _, c := range cases {
+		if got := matches(c.name, c.list); got != c.want {
+			t.Errorf("matches(%q, %q) = %v, want %v", c.name, c.list, got, c.want)
+		}
+	}
+}
