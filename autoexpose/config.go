@@ -349,6 +349,7 @@ func (c *Config) Validate() error {
 	default:
 		bad("mcp.degrade", "%q is not fail or http-only", m.Degrade)
 	}
+	m.validateGuard(bad)
 	for name, d := range c.Declared {
 		if d.Input != nil && d.Input.Type != "object" {
 			bad("Declared["+name+"].Input", "type is %q; a tool's input schema must have type \"object\"", d.Input.Type)

@@ -41,6 +41,7 @@ type Door struct {
 	forward      []string
 	maxBody      int64
 	inflight     inflight
+	life         *lifecycle // nil for a Door that serves nothing
 	degraded     error
 	rollout      map[string]*detector.Route // /seed_session and /verify
 }
@@ -70,12 +71,14 @@ func Install(r chi.Router, cfg Config) (*Door, error) {
 		}
 		return nil, err
 	}
+	d.handler = d.endpoint(&cfg.MCP)
 	if cfg.MCP.rollout() {
 		d.wrapRollout(r, cfg.Name)
 	}
 	r.Handle(d.path, d.handler)
 	r.Handle(d.path+"/", d.handler)
-	d.logReport()
+	d.logRoutes()
+	d.log.Info("mcpdoor: serving MCP", "server", d.name, "path", d.path, "tools", len(d.names))
 	return d, nil
 }
 
@@ -103,7 +106,9 @@ func (d *Door) logf(format string, args ...any) {
 	d.log.Warn("mcpdoor: " + fmt.Sprintf(format, args...))
 }
 
-// build makes the Door for r without changing r.
+// build makes the Door for r without changing r: the tools, their
+// dispatchers and the go-sdk server, which Install serves over HTTP and
+// ServeStdio over stdio.
 func build(r chi.Router, cfg Config) (*Door, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -130,6 +135,7 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 		forward:      m.forwardHeaders(),
 		maxBody:      m.maxBodyBytes(),
 		rollout:      make(map[string]*detector.Route),
+		life:         newLifecycle(),
 	}
 	for _, p := range []string{"/seed_session", "/verify"} {
 		if rt := rep.Route(p); rt != nil {
@@ -183,7 +189,6 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 	}
 	d.codec = token.NewCodec(cfg.Name, d.sessions.Keys(), m.TokenTTL)
 	d.server = d.newServer()
-	d.handler = d.inflight.track(d.newHandler(m))
 	return d, nil
 }
 
@@ -241,11 +246,10 @@ func (d *Door) Enabled() bool { return d.handler != nil }
 // http-only, or nil.
 func (d *Door) Degraded() error { return d.degraded }
 
-func (d *Door) logReport() {
+func (d *Door) logRoutes() {
 	for _, row := range d.report {
 		d.log.Info("mcpdoor: route", "tool", row.Tool, "route", row.Route, "verdict", row.Verdict, "reason", row.Reason, "schema", row.Schema)
 	}
-	d.log.Info("mcpdoor: serving MCP", "server", d.name, "path", d.path, "tools", len(d.names))
 }
 
 // version is the main module's version, for the MCP server's
