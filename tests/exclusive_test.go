@@ -37,6 +37,7 @@ type policyServer struct {
 	door    *autoexpose.Door
 	release chan struct{}
 	waiting chan struct{} // gets a value when /wait starts
+	ended   chan string   // then "released", or "cancelled" when its context ended
 }
 
 func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
@@ -50,7 +51,7 @@ func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &policyServer{release: make(chan struct{}), waiting: make(chan struct{}, 1)}
+	p := &policyServer{release: make(chan struct{}), waiting: make(chan struct{}, 1), ended: make(chan string, 1)}
 	f := &fixture{sessions: sessions, state: make(map[string][]string)}
 	r := chi.NewRouter()
 	f.routes(r)
@@ -58,8 +59,10 @@ func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
 		p.waiting <- struct{}{}
 		select {
 		case <-p.release:
+			p.ended <- "released"
 			w.Write([]byte("released"))
 		case <-r.Context().Done():
+			p.ended <- "cancelled"
 			http.Error(w, "cancelled", http.StatusServiceUnavailable)
 		}
 	})
