@@ -1,7 +1,9 @@
 package autoexpose
 
 import (
+	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -123,4 +125,41 @@ func TestGuardConfig(t *testing.T) {
 	if _, err := ParseConfig([]byte(on + "mcp: {allowed_origins: [null, \"https://app.example.com/\", \"http://127.0.0.1:8080\"], allowed_hosts: [weather.internal, \"proxy:8443\"]}")); err != nil {
 		t.Errorf("valid entries refused: %v", err)
 	}
+}
+
+// FuzzGuard: whatever Host and Origin a client sends to a loopback
+// listener, the guard decides without panicking, a refusal is one line,
+// loopback names without an Origin pass, and so does an allowed origin.
+func FuzzGuard(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"127.0.0.1:8080", "http://127.0.0.1:8080"}, {"evil.example", "http://evil.example"},
+		{"[::1]:80", ""}, {"localhost", "null"}, {"weather.internal:1", "https://app.example.com"},
+		{"LOCALHOST", "HTTP://LOCALHOST"}, {"[::ffff:127.0.0.1]:1", "http://[::ffff:127.0.0.1]:1/"}, {"a\nb", "c\rd"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	g := newGuard(&MCPConfig{AllowedOrigins: []string{"https://app.example.com"}, AllowedHosts: []string{"weather.internal"}})
+	local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
+	f.Fuzz(func(t *testing.T, host, origin string) {
+		r := httptest.NewRequest("POST", "/mcp", nil)
+		r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, net.Addr(local)))
+		r.Host = host
+		if origin != "" {
+			r.Header.Set("Origin", origin)
+		}
+		reason := g.refuse(r)
+		if strings.ContainsAny(reason, "\r\n") {
+			t.Fatalf("reason is not one line: %q", reason)
+		}
+		hostOK := isLoopback(host) || g.hostAllowed(host)
+		if hostOK && origin == "" && reason != "" {
+			t.Fatalf("Host %q without Origin refused: %s", host, reason)
+		}
+		if hostOK && normalizeOrigin(origin) == "https://app.example.com" && reason != "" {
+			t.Fatalf("allowed origin %q refused: %s", origin, reason)
+		}
+		if !hostOK && reason == "" {
+			t.Fatalf("Host %q accepted on a loopback listener", host)
+		}
+	})
 }

@@ -166,10 +166,14 @@ func writeExclusive(w http.ResponseWriter, id json.RawMessage, message string) {
 	if len(id) == 0 || !(id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9')) {
 		id = json.RawMessage("null")
 	}
-	body, _ := json.Marshal(rpcErrorResponse{JSONRPC: "2.0", ID: id, Error: rpcError{ExclusiveErrorCode, message}})
+	// The id goes back byte for byte, as JSON-RPC asks.
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	enc.SetEscapeHTML(false)
+	enc.Encode(rpcErrorResponse{JSONRPC: "2.0", ID: id, Error: rpcError{ExclusiveErrorCode, message}})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusConflict)
-	w.Write(body)
+	w.Write(bytes.TrimSuffix(body.Bytes(), []byte("\n")))
 }
 
 // rpcErrorResponse is a JSON-RPC error response, fields in the usual order.
