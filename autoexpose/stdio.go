@@ -28,10 +28,11 @@ import (
 // slog.Default(), which writes to standard error.
 //
 // ServeStdio returns nil when the client ends the session by closing the
-// process's standard input, ctx's error when ctx ends first, and an error
-// from Install's checks when the tools cannot be served. After ctx ends, a
-// goroutine may stay blocked reading standard input until it is closed: no
-// portable way interrupts a read of a blocking stdin.
+// process's standard input, and an error from Install's checks when the
+// tools cannot be served. When ctx ends first, the contexts of the calls in
+// flight end too, and ServeStdio returns ctx's error once they have
+// returned. A goroutine may then stay blocked reading standard input until
+// it is closed: no portable way interrupts a read of a blocking stdin.
 func ServeStdio(ctx context.Context, r chi.Router, cfg Config) error {
 	if !cfg.ExposeToolsOverMCP {
 		return errors.New("autoexpose: ServeStdio: expose_tools_over_mcp is false; there is nothing to serve")
@@ -55,8 +56,19 @@ func ServeStdio(ctx context.Context, r chi.Router, cfg Config) error {
 }
 
 // serveIO serves the Door's tools over one newline-delimited JSON-RPC
-// stream until in ends (nil), or ctx does (its error).
+// stream until in ends (nil), or ctx does (its error). The Door must serve
+// no other stream.
 func (d *Door) serveIO(ctx context.Context, in io.ReadCloser, out io.Writer) error {
+	// The go-sdk waits for the calls in flight when the session closes;
+	// ending their contexts with ctx lets the handlers that honour it return.
+	d.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(callCtx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			callCtx, cancel := context.WithCancel(callCtx)
+			defer cancel()
+			defer context.AfterFunc(ctx, cancel)()
+			return next(callCtx, method, req)
+		}
+	})
 	err := d.server.Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{out}})
 	if ctx.Err() != nil {
 		return ctx.Err()

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"go.uber.org/goleak"
@@ -82,4 +84,50 @@ func TestServeStdioRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestServeIOCancelsCalls: when ctx ends, the call in flight sees its
+// context end, and serveIO returns once it has.
+func TestServeIOCancelsCalls(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	started, ended := make(chan struct{}), make(chan string, 1)
+	r := rolloutRouter(func(r chi.Router) {
+		r.Post("/block", func(w http.ResponseWriter, r *http.Request) {
+			close(started)
+			select {
+			case <-r.Context().Done():
+				ended <- "cancelled"
+			case <-time.After(time.Minute):
+				ended <- "not cancelled"
+			}
+		})
+	})
+	d, err := build(r, enabled(MCPConfig{RequireToken: Bool(false)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- d.serveIO(ctx, inR, outW); outW.Close() }()
+	drained := make(chan struct{})
+	go func() { io.Copy(io.Discard, outR); close(drained) }()
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`,
+	} {
+		io.WriteString(inW, msg+"\n")
+	}
+	<-started
+	cancel()
+	if err := <-served; !errors.Is(err, context.Canceled) {
+		t.Errorf("serveIO returned %v, want %v", err, context.Canceled)
+	}
+	if how := <-ended; how != "cancelled" {
+		t.Errorf("the call in flight was %s", how)
+	}
+	inW.Close()
+	<-drained
 }
