@@ -58,7 +58,10 @@ type Door struct {
 // missing. With mcp.degrade: http-only, such an error is logged instead and
 // the router is left untouched.
 //
-// The startup report is logged once and available from Door.Report.
+// The startup report is logged once and available from Door.Report. The
+// endpoint's session policy and protection follow the config (see
+// MCPConfig.Stateful, Exclusive, AllowedOrigins, AllowedHosts); Door.Close
+// ends its sessions when the server shuts down.
 func Install(r chi.Router, cfg Config) (*Door, error) {
 	if !cfg.ExposeToolsOverMCP {
 		return &Door{}, nil

@@ -33,13 +33,12 @@ const ExclusiveErrorCode = -32000
 // endpoint is the MCP endpoint's handler: the guard, the lifecycle, the
 // session policy, then the go-sdk's Streamable HTTP handler.
 func (d *Door) endpoint(m *MCPConfig) http.Handler {
-	stateful := m.Stateful || m.Exclusive
 	h := d.inflight.track(d.newHandler(m))
 	if m.Exclusive {
 		s := &slot{alive: d.live}
 		h = s.wrap(h, d.maxBody, exclusiveMessage(m.idleTimeout()))
 	}
-	return newGuard(m).wrap(d.life.wrap(stateful, h))
+	return newGuard(m).wrap(d.life.wrap(m.stateful(), h))
 }
 
 // live reports whether the session with this id is live: the go-sdk lists
@@ -187,6 +186,9 @@ type rpcError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 }
+
+// stateful reports whether the endpoint serves sessions.
+func (m *MCPConfig) stateful() bool { return m.Stateful || m.Exclusive }
 
 // idleTimeout returns how long a stateful session may stay idle.
 func (m *MCPConfig) idleTimeout() time.Duration {

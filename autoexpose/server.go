@@ -27,14 +27,13 @@ func (d *Door) newServer() *mcp.Server {
 // newHandler serves the Streamable HTTP transport: stateless, or with
 // sessions that close after idle_timeout without a request (see policy.go).
 func (d *Door) newHandler(m *MCPConfig) http.Handler {
-	stateful := m.Stateful || m.Exclusive
 	opts := &mcp.StreamableHTTPOptions{
-		Stateless:           !stateful,
+		Stateless:           !m.stateful(),
 		MaxRequestBodyBytes: m.maxBodyBytes(),
 		// The guard (origin.go) checks Host, with mcp.allowed_hosts.
 		DisableLocalhostProtection: true,
 	}
-	if stateful {
+	if m.stateful() {
 		opts.SessionTimeout = m.idleTimeout()
 	}
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.server }, opts)
