@@ -188,22 +188,33 @@ func TestExclusiveDeleteReleases(t *testing.T) {
 // ends and frees the slot, so a crashed client cannot hold the server; a
 // call in flight is not idleness.
 func TestExclusiveIdleReleases(t *testing.T) {
-	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true, IdleTimeout: 300 * time.Millisecond})
-	busy := strings.Replace(busyMessage, "600s", "300ms", 1)
+	// Long enough for the first client to make its call before its session
+	// idles out, on a busy machine.
+	const idle = time.Second
+	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true, IdleTimeout: idle})
+	busy := strings.Replace(busyMessage, "600s", "1s", 1)
 	first := s.connect(mcpOptions{})
 
 	// While the first client's call runs, however long, the slot is held.
-	done := make(chan *mcp.CallToolResult)
+	type outcome struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan outcome, 1)
 	go func() {
-		res, _ := first.CallTool(context.Background(), &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{}})
-		done <- res
+		res, err := first.CallTool(context.Background(), &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{}})
+		done <- outcome{res, err}
 	}()
-	<-s.waiting
-	time.Sleep(600 * time.Millisecond) // twice the idle timeout, with the call running
+	select {
+	case <-s.waiting:
+	case o := <-done:
+		t.Fatalf("the call ended before it started waiting: %v %v", o.res, o.err)
+	}
+	time.Sleep(idle * 3 / 2) // longer than the idle timeout, with the call running
 	wantBusy(t, s.mcpRequest("POST", "", initializeBody(3)), "3", busy)
 	close(s.release)
-	if res := <-done; res == nil || resultJSON(t, res) != `{"content":[{"type":"text","text":"released"}]}` {
-		t.Fatalf("the held call: %v", res)
+	if o := <-done; o.err != nil || resultJSON(t, o.res) != `{"content":[{"type":"text","text":"released"}]}` {
+		t.Fatalf("the held call: %v %v", o.res, o.err)
 	}
 
 	// Then it goes idle, and a new client gets in.

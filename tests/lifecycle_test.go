@@ -46,7 +46,11 @@ func TestDoorClose(t *testing.T) {
 				_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{}})
 				done <- err
 			}()
-			<-s.waiting
+			select {
+			case <-s.waiting:
+			case err := <-done:
+				t.Fatalf("the call ended before it started waiting: %v", err)
+			}
 
 			if err := s.door.Close(); err != nil {
 				t.Errorf("Close: %v", err)
