@@ -12,12 +12,13 @@ import (
 )
 
 // ServeStdio serves r's tools over MCP on the process's standard input and
-// output, for one local client (Claude Code's `claude mcp add name --
-// command`, an IDE): the same tools, schemas, dispatch and results as
-// Install, in one implicit session, with no session token needed
-// (mcp.require_token defaults to false here; true is refused, since stdio
-// carries no header for a token). It does not change r: nothing is mounted
-// or wrapped, and the HTTP routes are not served.
+// output, for one local client that starts the server itself (Claude Code
+// after "claude mcp add weather -- ./weather -stdio", an IDE): the same
+// tools, schemas, dispatch and results as Install, in one implicit session,
+// with no session token needed (mcp.require_token defaults to false here;
+// true is refused, since stdio carries no header for a token). It does not
+// change r: nothing is mounted or wrapped, and the HTTP routes are not
+// served. A process runs one ServeStdio at a time.
 //
 // Nothing else the process writes can corrupt the stream: while ServeStdio
 // runs, the process's standard output (file descriptor 1, and so os.Stdout,
