@@ -1,9 +1,13 @@
 package tests
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
 )
 
 const closedBody = "mcpdoor: this MCP endpoint is closed (the server is shutting down)\n"
@@ -146,5 +151,61 @@ func TestDegradeServesHTTP(t *testing.T) {
 	want := `level=ERROR msg="mcpdoor: serving HTTP only (mcp.degrade: http-only), no MCP endpoint" err="mcpdoor: POST /reports/daily: tool name \"reports/daily\" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /reports_daily, or drop the route from MCP with mcp.exclude: [\"reports/daily\"] or the Tools hook"`
 	if !strings.Contains(logs.String(), want) {
 		t.Errorf("log:\n%s\nwant a line with\n%s", logs.String(), want)
+	}
+}
+
+// TestWeatherShutdown: SIGINT stops examples/weather cleanly while a
+// stateful client holds its stream open: the door, closed as Shutdown
+// starts, ends the stream, so Shutdown finishes before its 5s deadline
+// and the process exits 0.
+func TestWeatherShutdown(t *testing.T) {
+	bin := goBuild(t, "./examples/weather")
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-config", filepath.Join(nodeclient.RepoRoot(t), "examples", "weather", "stateful.yaml"))
+	cmd.Env = append(cmd.Environ(), "WEATHER_MCP_SECRET=")
+	logs, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var log strings.Builder
+	addr := make(chan string, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(logs)
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+			if _, a, ok := strings.Cut(sc.Text(), `msg="weather: serving HTTP" addr=`); ok {
+				addr <- a
+			}
+		}
+	}()
+	var url string
+	select {
+	case a := <-addr:
+		url = "http://" + a + "/mcp"
+	case <-done:
+		t.Fatalf("weather exited:\n%s", log.String())
+	}
+
+	hc := &http.Client{Transport: &http.Transport{}}
+	defer hc.CloseIdleConnections()
+	client := mcp.NewClient(&mcp.Implementation{Name: "listener", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "get_weather", Arguments: map[string]any{"city": "Rome"}}); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd.Process.Signal(os.Interrupt)
+	<-done
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("weather exited with %v:\n%s", err, log.String())
 	}
 }
