@@ -132,19 +132,30 @@ type MCPConfig struct {
 	Rollout *bool `yaml:"rollout"`
 	// RequireToken refuses tool calls without a session token. Default:
 	// true for a rollout server, false for a plain API (which has no
-	// /seed_session to hand out tokens).
+	// /seed_session to hand out tokens) and for ServeStdio (which carries
+	// no header for one).
 	RequireToken *bool `yaml:"require_token"`
-	// Stateful serves sessions with Mcp-Session-Id. Default false: stateless.
+	// Stateful serves sessions with Mcp-Session-Id, as many as clients
+	// open. Default false: stateless, where any replica with the same secret
+	// serves any call.
 	Stateful bool `yaml:"stateful"`
-	// Exclusive allows at most one live MCP session (implies Stateful).
+	// Exclusive allows at most one live MCP session (implies Stateful), for
+	// an environment that holds one agent's state: while it is live, a new
+	// session's initialize gets HTTP 409 with a JSON-RPC error saying when
+	// to retry. The session ends, and frees the server, on its client's
+	// DELETE, after IdleTimeout, or with Door.Close.
 	Exclusive bool `yaml:"exclusive"`
-	// IdleTimeout frees an idle session. Default 600s.
+	// IdleTimeout ends a stateful session that has had no request for this
+	// long (a call in flight is not idleness). Default 600s.
 	IdleTimeout time.Duration `yaml:"idle_timeout"`
-	// AllowedOrigins are Origins accepted on the MCP endpoint besides the
-	// server's own.
+	// AllowedOrigins are the browser Origins accepted on the MCP endpoint
+	// besides the server's own, as scheme://host[:port] ("null" for opaque
+	// origins). A request with any other Origin gets 403.
 	AllowedOrigins []string `yaml:"allowed_origins"`
-	// AllowedHosts are Host names accepted on a loopback listener besides
-	// loopback names.
+	// AllowedHosts are the Host names (or name:port) accepted on a loopback
+	// listener besides localhost and loopback IPs; any other Host gets 403
+	// there (DNS rebinding protection). Listeners on other addresses accept
+	// any Host.
 	AllowedHosts []string `yaml:"allowed_hosts"`
 	// RateLimit limits calls per session. Default off.
 	RateLimit RateLimit `yaml:"rate_limit"`
@@ -396,6 +407,7 @@ func (c *Config) Validate() error {
 	if c.OpenAPI != nil && m.OpenAPI != "" {
 		bad("mcp.openapi", "set mcp.openapi or Config.OpenAPI, not both")
 	}
+	m.validateGuard(bad)
 	for name, d := range c.Declared {
 		if d.Input != nil && d.Input.Type != "object" {
 			bad("Declared["+name+"].Input", "type is %q; a tool's input schema must have type \"object\"", d.Input.Type)

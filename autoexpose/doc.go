@@ -62,4 +62,22 @@
 // with a signed session token (see Metadata and package token), and /verify
 // sees mcp__<server>__<tool> names normalized (see package verifywrap). Every
 // tool call checks the token and runs in the session it names.
+//
+// # Session policy and protection
+//
+// The endpoint is stateless Streamable HTTP by default. mcp.stateful gives
+// sessions with Mcp-Session-Id, each ended after mcp.idle_timeout without a
+// request; mcp.exclusive allows one live session at a time and answers a
+// second client's initialize with HTTP 409 and a JSON-RPC error (code
+// ExclusiveErrorCode) that says when to retry. A request from a browser page
+// of another origin, or naming a foreign Host on a loopback listener (DNS
+// rebinding), gets 403 (see mcp.allowed_origins and mcp.allowed_hosts).
+// Door.Close ends the sessions and the calls in flight; the endpoint then
+// answers 503.
+//
+// # stdio
+//
+// ServeStdio serves the same tools over standard input and output, for a
+// client that starts the server itself, with whatever else the process
+// prints kept off the stream.
 package autoexpose

@@ -44,6 +44,7 @@ type Door struct {
 	limiter      *rateLimiter // nil: no mcp.rate_limit
 	callTimeout  time.Duration
 	inflight     inflight
+	life         *lifecycle // nil for a Door that serves nothing
 	degraded     error
 	// For a Door made by Wrap: the wrapped handler, and its /seed_session
 	// and /verify with their wraps.
@@ -65,7 +66,10 @@ type Door struct {
 // missing. With mcp.degrade: http-only, such an error is logged instead and
 // the router is left untouched.
 //
-// The startup report is logged once and available from Door.Report.
+// The startup report is logged once and available from Door.Report. The
+// endpoint's session policy and protection follow the config (see
+// MCPConfig.Stateful, Exclusive, AllowedOrigins, AllowedHosts); Door.Close
+// ends its sessions when the server shuts down.
 func Install(r chi.Router, cfg Config) (*Door, error) {
 	if !cfg.ExposeToolsOverMCP {
 		return &Door{}, nil
@@ -78,12 +82,14 @@ func Install(r chi.Router, cfg Config) (*Door, error) {
 		}
 		return nil, err
 	}
+	d.handler = d.endpoint(&cfg.MCP)
 	if cfg.MCP.rollout() {
 		d.wrapRollout(r, cfg.Name)
 	}
 	r.Handle(d.path, d.handler)
 	r.Handle(d.path+"/", d.handler)
-	d.logReport()
+	d.logRoutes()
+	d.log.Info("mcpdoor: serving MCP", "server", d.name, "path", d.path, "tools", len(d.names))
 	return d, nil
 }
 
@@ -111,7 +117,9 @@ func (d *Door) logf(format string, args ...any) {
 	d.log.Warn("mcpdoor: " + fmt.Sprintf(format, args...))
 }
 
-// build makes the Door for r without changing r.
+// build makes the Door for r without changing r: the tools, their
+// dispatchers and the go-sdk server, which Install serves over HTTP and
+// ServeStdio over stdio.
 func build(r chi.Router, cfg Config) (*Door, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -179,6 +187,7 @@ func newDoor(cfg *Config) *Door {
 		limiter:      newRateLimiter(m.RateLimit),
 		callTimeout:  m.CallTimeout,
 		rollout:      make(map[string]*detector.Route),
+		life:         newLifecycle(),
 	}
 }
 
@@ -229,7 +238,6 @@ func (d *Door) finish(cfg *Config) error {
 	}
 	d.codec = token.NewCodec(cfg.Name, d.sessions.Keys(), cfg.MCP.TokenTTL)
 	d.server = d.newServer()
-	d.handler = d.limitBody(d.inflight.track(d.newHandler(&cfg.MCP)))
 	return nil
 }
 
@@ -291,11 +299,10 @@ func (d *Door) Enabled() bool { return d.handler != nil }
 // http-only, or nil.
 func (d *Door) Degraded() error { return d.degraded }
 
-func (d *Door) logReport() {
+func (d *Door) logRoutes() {
 	for _, row := range d.report {
 		d.log.Info("mcpdoor: route", "tool", row.Tool, "route", row.Route, "verdict", row.Verdict, "reason", row.Reason, "schema", row.Schema)
 	}
-	d.log.Info("mcpdoor: serving MCP", "server", d.name, "path", d.path, "tools", len(d.names))
 }
 
 // version is the main module's version, for the MCP server's

@@ -24,12 +24,19 @@ func (d *Door) newServer() *mcp.Server {
 	return s
 }
 
-// newHandler serves the Streamable HTTP transport.
+// newHandler serves the Streamable HTTP transport: stateless, or with
+// sessions that close after idle_timeout without a request (see policy.go).
 func (d *Door) newHandler(m *MCPConfig) http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.server }, &mcp.StreamableHTTPOptions{
-		Stateless:           !m.Stateful && !m.Exclusive,
+	opts := &mcp.StreamableHTTPOptions{
+		Stateless:           !m.stateful(),
 		MaxRequestBodyBytes: m.maxBodyBytes(),
-	})
+		// The guard (origin.go) checks Host, with mcp.allowed_hosts.
+		DisableLocalhostProtection: true,
+	}
+	if m.stateful() {
+		opts.SessionTimeout = m.idleTimeout()
+	}
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.server }, opts)
 }
 
 // middleware answers a call to an unknown tool with the JSON-RPC error the

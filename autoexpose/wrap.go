@@ -43,7 +43,8 @@ func Wrap(h http.Handler, cfg Config) (http.Handler, error) {
 		}
 		return nil, err
 	}
-	d.logReport()
+	d.logRoutes()
+	d.log.Info("mcpdoor: serving MCP", "server", d.name, "path", d.path, "tools", len(d.names))
 	return d, nil
 }
 
@@ -96,6 +97,7 @@ func wrap(h http.Handler, cfg Config) (*Door, error) {
 	if err := d.finish(&cfg); err != nil {
 		return nil, err
 	}
+	d.handler = d.endpoint(&cfg.MCP)
 	d.inner = h
 	if cfg.MCP.rollout() {
 		d.seedHandler = d.seed(h)

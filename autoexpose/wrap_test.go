@@ -24,7 +24,7 @@ func muxFor(t *testing.T) *http.ServeMux {
 	return mux
 }
 
-func do(h http.Handler, method, path, body string) *httptest.ResponseRecorder {
+func serveReq(h http.Handler, method, path, body string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -58,25 +58,25 @@ func TestWrap(t *testing.T) {
 		t.Errorf("tool %+v", got)
 	}
 	t.Run("other requests pass through", func(t *testing.T) {
-		if w := do(h, "GET", "/health", ""); w.Code != 200 || w.Body.String() != "ok" {
+		if w := serveReq(h, "GET", "/health", ""); w.Code != 200 || w.Body.String() != "ok" {
 			t.Errorf("GET /health: %d %q", w.Code, w.Body)
 		}
-		if w := do(h, "POST", "/get_weather", `{"city":"Rome"}`); w.Body.String() != `{"weather":"sunny in Rome"}` {
+		if w := serveReq(h, "POST", "/get_weather", `{"city":"Rome"}`); w.Body.String() != `{"weather":"sunny in Rome"}` {
 			t.Errorf("POST /get_weather: %q", w.Body)
 		}
 	})
 	t.Run("the MCP endpoint", func(t *testing.T) {
-		w := do(h, "POST", "/mcp/", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		w := serveReq(h, "POST", "/mcp/", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 		if w.Code != 200 || !strings.Contains(w.Body.String(), `"name":"get_weather"`) {
 			t.Errorf("tools/list: %d %s", w.Code, w.Body)
 		}
 	})
 	t.Run("seed and verify are wrapped", func(t *testing.T) {
-		w := do(h, "POST", "/seed_session", `{}`)
+		w := serveReq(h, "POST", "/seed_session", `{}`)
 		if !strings.HasPrefix(w.Body.String(), `{"seeded":true,"mcp":{"server_name":"test","url_path":"/mcp","transport":"http","headers":{"X-NeMo-Gym-Session-Token":"`) {
 			t.Errorf("seed: %s", w.Body)
 		}
-		w = do(h, "POST", "/verify", `{"response":{"output":[{"type":"function_call","call_id":"a","name":"mcp__test__get_weather"}]}}`)
+		w = serveReq(h, "POST", "/verify", `{"response":{"output":[{"type":"function_call","call_id":"a","name":"mcp__test__get_weather"}]}}`)
 		if w.Body.String() != `{"response":{"output":[{"type":"function_call","call_id":"a","name":"mcp__test__get_weather"}]}}` {
 			t.Errorf("verify echo: %s", w.Body)
 		}
@@ -136,11 +136,11 @@ func TestWrapOpenAPI(t *testing.T) {
 		!tools[0].Annotations.IdempotentHint || tools[0].InputSchema.Required[0] != "title" {
 		t.Fatalf("tools %+v", tools)
 	}
-	w := do(h, "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_book","arguments":{"title":"Dune"}}}`)
+	w := serveReq(h, "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_book","arguments":{"title":"Dune"}}}`)
 	if !strings.Contains(w.Body.String(), `"structuredContent":{"title":"Dune"}`) {
 		t.Errorf("call: %s", w.Body)
 	}
-	w = do(h, "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_book","arguments":{}}}`)
+	w = serveReq(h, "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_book","arguments":{}}}`)
 	if !strings.Contains(w.Body.String(), `missing required field title`) {
 		t.Errorf("bad call: %s", w.Body)
 	}

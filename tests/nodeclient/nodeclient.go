@@ -259,6 +259,9 @@ func Terminate() Step { return Step{Op: "terminate"} }
 type Output struct {
 	OK      bool              `json:"ok"`
 	Results []json.RawMessage `json:"results"`
+	// Stderr is what the script wrote to its standard error, which a stdio
+	// server it starts inherits.
+	Stderr []byte `json:"-"`
 }
 
 // StepError is what a step that threw records instead of its result.
@@ -383,6 +386,7 @@ func Run(t testing.TB, scenario any) Output {
 	if len(bytes.TrimSpace(stderr)) > 0 {
 		t.Logf("mcp_client.mjs stderr:\n%s", stderr)
 	}
+	out.Stderr = stderr
 	return out
 }
 

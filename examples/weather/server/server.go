@@ -59,9 +59,24 @@ type Server struct {
 // New builds the router (routes first, then autoexpose.Install) and returns
 // it with the installed MCP door.
 func New(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
-	sessions, err := cfg.UseSessions()
+	r, err := Router(&cfg)
 	if err != nil {
 		return nil, nil, err
+	}
+	door, err := autoexpose.Install(r, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, door, nil
+}
+
+// Router builds the router alone, for autoexpose.ServeStdio. It sets
+// cfg.Sessions (the router's session middleware) and, when unset,
+// cfg.AllowedTools, so that cfg serves the router's sessions.
+func Router(cfg *autoexpose.Config) (chi.Router, error) {
+	sessions, err := cfg.UseSessions()
+	if err != nil {
+		return nil, err
 	}
 	if cfg.AllowedTools == nil {
 		cfg.AllowedTools = AllowedTools
@@ -79,12 +94,7 @@ func New(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
 		autoexpose.Describe("List the cities asked about in this session, in order.")))
 	r.Post("/seed_session", s.seedSession)
 	r.Post("/verify", s.verify)
-
-	door, err := autoexpose.Install(r, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	return r, door, nil
+	return r, nil
 }
 
 func (s *Server) getWeather(_ context.Context, r *http.Request, in WeatherRequest) (WeatherReply, error) {

@@ -1,0 +1,132 @@
+package autoexpose
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+)
+
+// guard is the MCP endpoint's cross-origin and DNS-rebinding protection.
+// It answers 403, with a one-line plain-text reason, to
+//
+//   - a request whose Host is not a loopback name (localhost, 127.0.0.0/8,
+//     ::1) or one of mcp.allowed_hosts, when it arrived on a loopback
+//     listener: a page whose name was rebound to 127.0.0.1 reaches the
+//     server under its own name (the MCP spec's DNS-rebinding warning);
+//   - a request with an Origin header that is neither the request's own
+//     origin nor one of mcp.allowed_origins: a browser page of another site
+//     (the MCP spec's MUST for the Streamable HTTP transport).
+//
+// A request without an Origin header (any client that is not a browser) is
+// not refused for lack of one. Only the MCP endpoint is guarded; the HTTP
+// door's routes never see the guard.
+//
+// mcpdoor owns this check instead of the go-sdk's localhost protection,
+// which it disables, because the SDK's cannot be told about allowed_hosts.
+type guard struct {
+	origins map[string]bool // normalized, from mcp.allowed_origins
+	hosts   map[string]bool // lower case, from mcp.allowed_hosts
+}
+
+func newGuard(m *MCPConfig) *guard {
+	g := &guard{origins: make(map[string]bool), hosts: make(map[string]bool)}
+	for _, o := range m.AllowedOrigins {
+		g.origins[normalizeOrigin(o)] = true
+	}
+	for _, h := range m.AllowedHosts {
+		g.hosts[strings.ToLower(h)] = true
+	}
+	return g
+}
+
+// wrap serves next behind the guard.
+func (g *guard) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if reason := g.refuse(r); reason != "" {
+			http.Error(w, reason, http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// refuse returns why r is refused, or "".
+func (g *guard) refuse(r *http.Request) string {
+	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopback(local.String()) {
+		if !isLoopback(r.Host) && !g.hostAllowed(r.Host) {
+			return fmt.Sprintf("forbidden: Host %q is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)", r.Host)
+		}
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !g.originAllowed(origin, r.Host) {
+		return fmt.Sprintf("forbidden: Origin %q is not this server's origin (see mcp.allowed_origins)", origin)
+	}
+	return ""
+}
+
+// hostAllowed reports whether host (a Host header) is in allowed_hosts: by
+// its name alone, or with its port when the entry has one.
+func (g *guard) hostAllowed(host string) bool {
+	host = strings.ToLower(host)
+	if g.hosts[host] {
+		return true
+	}
+	name, _, err := net.SplitHostPort(host)
+	return err == nil && g.hosts[name]
+}
+
+// originAllowed reports whether origin is the request's own (an http or
+// https origin whose host:port is the request's Host; the scheme is not
+// compared, since a TLS-terminating proxy changes it and a rebinding or
+// cross-site page cannot choose its host) or one of allowed_origins.
+// "null", the origin of sandboxed and file: pages, is foreign unless
+// listed.
+func (g *guard) originAllowed(origin, host string) bool {
+	if g.origins[normalizeOrigin(origin)] {
+		return true
+	}
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Path == "" && u.RawQuery == "" &&
+		u.User == nil && u.Host != "" && strings.EqualFold(u.Host, host)
+}
+
+// normalizeOrigin lower-cases an origin and drops a trailing slash, so that
+// "HTTPS://App.example.com/" in the config matches what a browser sends.
+func normalizeOrigin(o string) string {
+	return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(o)), "/")
+}
+
+// isLoopback reports whether addr (host, host:port, or [v6]:port) names
+// the loopback interface: "localhost" or a loopback IP.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// validateGuard reports the invalid entries of allowed_origins and
+// allowed_hosts.
+func (m *MCPConfig) validateGuard(bad func(key, format string, args ...any)) {
+	for _, o := range m.AllowedOrigins {
+		if normalizeOrigin(o) == "null" {
+			continue
+		}
+		u, err := url.Parse(strings.TrimSuffix(strings.TrimSpace(o), "/"))
+		if err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
+			bad("mcp.allowed_origins", "%q is not an origin; write scheme://host[:port], such as https://app.example.com", o)
+		}
+	}
+	for _, h := range m.AllowedHosts {
+		if h == "" || strings.ContainsAny(h, "/ \t@") {
+			bad("mcp.allowed_hosts", "%q is not a host name; write a name such as weather.internal, or name:port", h)
+		}
+	}
+}

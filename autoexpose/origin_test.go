@@ -1,0 +1,165 @@
+package autoexpose
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// TestGuard: Origin and Host checks on a loopback listener, each case with
+// the exact status and body a client gets. The HTTP door's routes are never
+// guarded.
+func TestGuard(t *testing.T) {
+	r := rolloutRouter(func(r chi.Router) { r.Post("/t", ok) })
+	door, err := Install(r, enabled(MCPConfig{
+		AllowedOrigins: []string{"https://App.example.com/"},
+		AllowedHosts:   []string{"weather.internal", "proxy.internal:8443"},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer door.Close()
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	self := strings.TrimPrefix(srv.URL, "http://") // 127.0.0.1:port
+	_, port, _ := strings.Cut(self, ":")
+
+	const pong = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
+	cases := []struct {
+		name, host, origin string
+		status             int
+		body               string
+	}{
+		{"no Origin", "", "", 200, pong},
+		{"same origin", "", "http://" + self, 200, pong},
+		{"same origin over a TLS proxy", "", "https://" + self, 200, pong},
+		{"same origin, other case", "LOCALHOST:" + port, "http://localhost:" + port, 200, pong},
+		{"allowed origin", "", "https://app.example.com", 200, pong},
+		{"foreign origin", "", "https://evil.example",
+			403, "forbidden: Origin \"https://evil.example\" is not this server's origin (see mcp.allowed_origins)\n"},
+		{"foreign origin on our port", "", "http://evil.example:" + port,
+			403, "forbidden: Origin \"http://evil.example:" + port + "\" is not this server's origin (see mcp.allowed_origins)\n"},
+		{"null origin", "", "null",
+			403, "forbidden: Origin \"null\" is not this server's origin (see mcp.allowed_origins)\n"},
+		{"origin with a path", "", "http://" + self + "/x",
+			403, "forbidden: Origin \"http://" + self + "/x\" is not this server's origin (see mcp.allowed_origins)\n"},
+		{"localhost", "localhost:" + port, "", 200, pong},
+		{"localhost without a port", "localhost", "", 200, pong},
+		{"127.0.0.2", "127.0.0.2:" + port, "", 200, pong},
+		{"::1", "[::1]:" + port, "", 200, pong},
+		{"foreign Host", "evil.example.com:" + port, "",
+			403, "forbidden: Host \"evil.example.com:" + port + "\" is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)\n"},
+		{"rebound Host and its own Origin", "evil.example.com", "http://evil.example.com",
+			403, "forbidden: Host \"evil.example.com\" is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)\n"},
+		{"private IP Host", "192.168.1.10:" + port, "",
+			403, "forbidden: Host \"192.168.1.10:" + port + "\" is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)\n"},
+		{"allowed host, any port", "Weather.Internal:" + port, "", 200, pong},
+		{"allowed host and its origin", "weather.internal", "http://weather.internal", 200, pong},
+		{"allowed host:port", "proxy.internal:8443", "", 200, pong},
+		{"allowed host, other port", "proxy.internal:9000", "",
+			403, "forbidden: Host \"proxy.internal:9000\" is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req, _ := http.NewRequest("POST", srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if c.host != "" {
+				req.Host = c.host
+			}
+			if c.origin != "" {
+				req.Header.Set("Origin", c.origin)
+			}
+			status, body := do(t, req)
+			if status != c.status || body != c.body {
+				t.Errorf("got %d %q\nwant %d %q", status, body, c.status, c.body)
+			}
+		})
+	}
+	t.Run("the HTTP door is not guarded", func(t *testing.T) {
+		req, _ := http.NewRequest("POST", srv.URL+"/t", strings.NewReader(`{}`))
+		req.Host = "evil.example.com"
+		req.Header.Set("Origin", "https://evil.example")
+		if status, body := do(t, req); status != 200 || body != "{}" {
+			t.Errorf("POST /t: %d %q", status, body)
+		}
+	})
+}
+
+func do(t *testing.T, req *http.Request) (int, string) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+// TestGuardConfig: allowed_origins and allowed_hosts entries are checked.
+func TestGuardConfig(t *testing.T) {
+	on := "name: x\nexpose_tools_over_mcp: true\n"
+	for _, c := range []struct{ doc, want string }{
+		{on + "mcp: {allowed_origins: [app.example.com]}", `mcp.allowed_origins: "app.example.com" is not an origin; write scheme://host[:port], such as https://app.example.com`},
+		{on + "mcp: {allowed_origins: [\"https://app.example.com/path\"]}", `mcp.allowed_origins: "https://app.example.com/path" is not an origin`},
+		{on + "mcp: {allowed_hosts: [\"http://weather.internal\"]}", `mcp.allowed_hosts: "http://weather.internal" is not a host name; write a name such as weather.internal, or name:port`},
+		{on + "mcp: {allowed_hosts: [\"\"]}", `mcp.allowed_hosts: "" is not a host name`},
+	} {
+		t.Run(c.doc, func(t *testing.T) {
+			_, err := ParseConfig([]byte(c.doc))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+	if _, err := ParseConfig([]byte(on + "mcp: {allowed_origins: [null, \"https://app.example.com/\", \"http://127.0.0.1:8080\"], allowed_hosts: [weather.internal, \"proxy:8443\"]}")); err != nil {
+		t.Errorf("valid entries refused: %v", err)
+	}
+}
+
+// FuzzGuard: whatever Host and Origin a client sends to a loopback
+// listener, the guard decides without panicking, a refusal is one line,
+// loopback names without an Origin pass, and so does an allowed origin.
+func FuzzGuard(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"127.0.0.1:8080", "http://127.0.0.1:8080"}, {"evil.example", "http://evil.example"},
+		{"[::1]:80", ""}, {"localhost", "null"}, {"weather.internal:1", "https://app.example.com"},
+		{"LOCALHOST", "HTTP://LOCALHOST"}, {"[::ffff:127.0.0.1]:1", "http://[::ffff:127.0.0.1]:1/"}, {"a\nb", "c\rd"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	g := newGuard(&MCPConfig{AllowedOrigins: []string{"https://app.example.com"}, AllowedHosts: []string{"weather.internal"}})
+	local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
+	f.Fuzz(func(t *testing.T, host, origin string) {
+		r := httptest.NewRequest("POST", "/mcp", nil)
+		r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, net.Addr(local)))
+		r.Host = host
+		if origin != "" {
+			r.Header.Set("Origin", origin)
+		}
+		reason := g.refuse(r)
+		if strings.ContainsAny(reason, "\r\n") {
+			t.Fatalf("reason is not one line: %q", reason)
+		}
+		hostOK := isLoopback(host) || g.hostAllowed(host)
+		if hostOK && origin == "" && reason != "" {
+			t.Fatalf("Host %q without Origin refused: %s", host, reason)
+		}
+		if hostOK && normalizeOrigin(origin) == "https://app.example.com" && reason != "" {
+			t.Fatalf("allowed origin %q refused: %s", origin, reason)
+		}
+		if !hostOK && reason == "" {
+			t.Fatalf("Host %q accepted on a loopback listener", host)
+		}
+	})
+}

@@ -1,0 +1,87 @@
+package autoexpose
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ServeStdio serves r's tools over MCP on the process's standard input and
+// output, for one local client that starts the server itself (Claude Code
+// after "claude mcp add weather -- ./weather -stdio", an IDE): the same
+// tools, schemas, dispatch and results as Install, in one implicit session,
+// with no session token needed (mcp.require_token defaults to false here;
+// true is refused, since stdio carries no header for a token). It does not
+// change r: nothing is mounted or wrapped, and the HTTP routes are not
+// served. A process runs one ServeStdio at a time.
+//
+// Nothing else the process writes can corrupt the stream: while ServeStdio
+// runs, the process's standard output (file descriptor 1, and so os.Stdout,
+// fmt.Println and any library writing there) goes to standard error, and the
+// MCP messages go to the original standard output alone. It is restored when
+// ServeStdio returns. (On systems other than Linux, macOS and the BSDs only
+// the os.Stdout variable is redirected.) Logs go to cfg.Logger, by default
+// slog.Default(), which writes to standard error.
+//
+// ServeStdio returns nil when the client ends the session by closing the
+// process's standard input, and an error from Install's checks when the
+// tools cannot be served. When ctx ends first, the contexts of the calls in
+// flight end too, and ServeStdio returns ctx's error once they have
+// returned. A goroutine may then stay blocked reading standard input until
+// it is closed: no portable way interrupts a read of a blocking stdin.
+func ServeStdio(ctx context.Context, r chi.Router, cfg Config) error {
+	if !cfg.ExposeToolsOverMCP {
+		return errors.New("autoexpose: ServeStdio: expose_tools_over_mcp is false; there is nothing to serve")
+	}
+	if cfg.MCP.RequireToken != nil && *cfg.MCP.RequireToken {
+		return errors.New("autoexpose: config: mcp.require_token: true cannot be met over stdio, which carries no header for a session token; remove the key or set it to false")
+	}
+	cfg.MCP.RequireToken = Bool(false)
+	d, err := build(r, cfg)
+	if err != nil {
+		return err
+	}
+	out, restore, err := redirectStdout()
+	if err != nil {
+		return fmt.Errorf("autoexpose: ServeStdio: %w", err)
+	}
+	defer restore()
+	d.logRoutes()
+	d.log.Info("mcpdoor: serving MCP over stdio", "server", d.name, "tools", len(d.names))
+	return d.serveIO(ctx, io.NopCloser(os.Stdin), out)
+}
+
+// serveIO serves the Door's tools over one newline-delimited JSON-RPC
+// stream until in ends (nil), or ctx does (its error). The Door must serve
+// no other stream.
+func (d *Door) serveIO(ctx context.Context, in io.ReadCloser, out io.Writer) error {
+	// The go-sdk waits for the calls in flight when the session closes;
+	// ending their contexts with ctx lets the handlers that honour it return.
+	d.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(callCtx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			callCtx, cancel := context.WithCancel(callCtx)
+			defer cancel()
+			defer context.AfterFunc(ctx, cancel)()
+			return next(callCtx, method, req)
+		}
+	})
+	err := d.server.Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{out}})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
+		return fmt.Errorf("autoexpose: stdio: %w", err)
+	}
+	return nil
+}
+
+// nopWriteCloser keeps the stream's file open when the session closes:
+// restore still needs it.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,133 @@
+package autoexpose
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"go.uber.org/goleak"
+)
+
+// TestServeIO: the stdio session serves the same tools as the HTTP door,
+// tokenless, and ends cleanly with its input (nil) or with its context
+// (the context's error), leaving no goroutine behind.
+func TestServeIO(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	r := rolloutRouter(func(r chi.Router) { r.Method("POST", "/get_weather", Handler(getWeather)) })
+	cfg := enabled(MCPConfig{RequireToken: Bool(false)})
+	d, err := build(r, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, end := range []string{"input", "context"} {
+		t.Run(end, func(t *testing.T) {
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			served := make(chan error, 1)
+			go func() { served <- d.serveIO(ctx, inR, outW); outW.Close() }()
+			lines := bufio.NewScanner(outR)
+			for _, msg := range []string{
+				`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+				`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_weather","arguments":{"city":"Oslo"}}}`,
+			} {
+				io.WriteString(inW, msg+"\n")
+			}
+			lines.Scan() // initialize
+			lines.Scan()
+			want := `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"{\"weather\":\"sunny in Oslo\"}"}],"structuredContent":{"weather":"sunny in Oslo"}}}`
+			if got := lines.Text(); got != want {
+				t.Errorf("tools/call:\n%s\nwant\n%s", got, want)
+			}
+			var wantErr error
+			if end == "input" {
+				inW.Close()
+			} else {
+				cancel()
+				wantErr = context.Canceled
+			}
+			if err := <-served; !errors.Is(err, wantErr) {
+				t.Errorf("serveIO returned %v, want %v", err, wantErr)
+			}
+			inW.Close()
+			io.Copy(io.Discard, outR)
+		})
+	}
+}
+
+// TestServeStdioRefuses: what cannot be served over stdio is an error, and
+// nothing is redirected.
+func TestServeStdioRefuses(t *testing.T) {
+	r := rolloutRouter(func(r chi.Router) { r.Post("/a/b", ok) })
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"flag off", Config{}, "autoexpose: ServeStdio: expose_tools_over_mcp is false; there is nothing to serve"},
+		{"require_token", enabled(MCPConfig{RequireToken: Bool(true)}),
+			"autoexpose: config: mcp.require_token: true cannot be met over stdio, which carries no header for a session token; remove the key or set it to false"},
+		{"a refused route", enabled(MCPConfig{}), `mcpdoor: POST /a/b: tool name "a/b" does not match`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := ServeStdio(context.Background(), r, c.cfg)
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+				t.Errorf("got %v\nwant %s", err, c.want)
+			}
+		})
+	}
+}
+
+// TestServeIOCancelsCalls: when ctx ends, the call in flight sees its
+// context end, and serveIO returns once it has.
+func TestServeIOCancelsCalls(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	started, ended := make(chan struct{}), make(chan string, 1)
+	r := rolloutRouter(func(r chi.Router) {
+		r.Post("/block", func(w http.ResponseWriter, r *http.Request) {
+			close(started)
+			select {
+			case <-r.Context().Done():
+				ended <- "cancelled"
+			case <-time.After(time.Minute):
+				ended <- "not cancelled"
+			}
+		})
+	})
+	d, err := build(r, enabled(MCPConfig{RequireToken: Bool(false)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- d.serveIO(ctx, inR, outW); outW.Close() }()
+	drained := make(chan struct{})
+	go func() { io.Copy(io.Discard, outR); close(drained) }()
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`,
+	} {
+		io.WriteString(inW, msg+"\n")
+	}
+	<-started
+	cancel()
+	if err := <-served; !errors.Is(err, context.Canceled) {
+		t.Errorf("serveIO returned %v, want %v", err, context.Canceled)
+	}
+	if how := <-ended; how != "cancelled" {
+		t.Errorf("the call in flight was %s", how)
+	}
+	inW.Close()
+	<-drained
+}
