@@ -292,8 +292,8 @@ func (d *Door) Handler() http.Handler { return d.handler }
 // Door), to add prompts or resources beside the tools.
 func (d *Door) Server() *mcp.Server { return d.server }
 
-// Enabled reports whether the Door serves MCP.
-func (d *Door) Enabled() bool { return d.handler != nil }
+// Enabled reports whether the Door serves MCP (a nil Door does not).
+func (d *Door) Enabled() bool { return d != nil && d.handler != nil }
 
 // Degraded returns why the MCP endpoint is not served under mcp.degrade:
 // http-only, or nil.

@@ -35,7 +35,7 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 // and compares each call's answers; then both sessions score 1.0. Every
 // tool is also called with no arguments through both doors.
 func TestWorkplaceParity(t *testing.T) {
-	h, err := workplace.New(exampleConfig(t, "name: workplace_assistant\nexpose_tools_over_mcp: true\nmcp:"))
+	h, _, err := workplace.New(exampleConfig(t, "name: workplace_assistant\nexpose_tools_over_mcp: true\nmcp:"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func statusCode(status int) string {
 // TypeScript SDK client: seed, list the tools, call them, verify.
 func TestWorkplaceTypeScript(t *testing.T) {
 	nodeclient.Node(t)
-	h, err := workplace.New(exampleConfig(t, "name: workplace_assistant\nexpose_tools_over_mcp: true\nmcp:"))
+	h, _, err := workplace.New(exampleConfig(t, "name: workplace_assistant\nexpose_tools_over_mcp: true\nmcp:"))
 	if err != nil {
 		t.Fatal(err)
 	}

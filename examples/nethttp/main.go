@@ -7,7 +7,9 @@ package main
 
 import (
 	_ "embed"
+	"net/http"
 
+	"github.com/mcpdoor/mcpdoor/autoexpose"
 	"github.com/mcpdoor/mcpdoor/examples/internal/serve"
 	"github.com/mcpdoor/mcpdoor/examples/nethttp/server"
 )
@@ -16,5 +18,9 @@ import (
 var config []byte
 
 func main() {
-	serve.Example{Name: "nethttp", Addr: "127.0.0.1:8082", Config: config, Build: server.New}.Main()
+	serve.Example{Name: "nethttp", Addr: "127.0.0.1:8082", Config: config, Build: func(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
+		h, err := server.New(cfg)
+		door, _ := h.(*autoexpose.Door) // Wrap's handler is its door, when the flag is on
+		return h, door, err
+	}}.Main()
 }

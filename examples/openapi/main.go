@@ -10,9 +10,7 @@ package main
 
 import (
 	_ "embed"
-	"net/http"
 
-	"github.com/mcpdoor/mcpdoor/autoexpose"
 	"github.com/mcpdoor/mcpdoor/examples/internal/serve"
 	"github.com/mcpdoor/mcpdoor/examples/openapi/server"
 )
@@ -21,8 +19,5 @@ import (
 var config []byte
 
 func main() {
-	serve.Example{Name: "openapi", Addr: "127.0.0.1:8081", Config: config, Build: func(cfg autoexpose.Config) (http.Handler, error) {
-		h, _, err := server.New(cfg)
-		return h, err
-	}}.Main()
+	serve.Example{Name: "openapi", Addr: "127.0.0.1:8081", Config: config, Build: server.New}.Main()
 }

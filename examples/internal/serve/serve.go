@@ -1,7 +1,8 @@
-// Package serve runs the examples' servers: the flags -addr and -config,
-// the config (the example's own server.yaml unless -config names another),
-// a log on stderr, and an HTTP server on a loopback address until SIGINT or
-// SIGTERM.
+// Package serve runs the examples' servers: the flags -addr, -config and
+// (for examples that can) -stdio, the config (the example's own server.yaml
+// unless -config names another), a log on stderr, and an HTTP server on a
+// loopback address until SIGINT or SIGTERM, which closes the MCP door and
+// then shuts the server down.
 package serve
 
 import (
@@ -17,35 +18,54 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 )
 
 // An Example is one example server.
 type Example struct {
-	Name   string // for the log: "nethttp"
+	Name   string // for the log: "weather"
 	Addr   string // the default listen address
 	Config []byte // the example's server.yaml, embedded
-	// Build returns the server's handler for cfg.
-	Build func(cfg autoexpose.Config) (http.Handler, error)
+	// Build returns the server's handler for cfg, and its MCP door (nil for
+	// none), closed when the server shuts down.
+	Build func(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error)
+	// Router, when set, returns the server's routes without the door, so
+	// that -stdio can serve them with autoexpose.ServeStdio.
+	Router func(cfg *autoexpose.Config) (chi.Router, error)
 }
 
 // Main parses the flags and serves until interrupted, exiting 1 on error.
 func (e Example) Main() {
 	addr := flag.String("addr", e.Addr, "address to listen on")
 	config := flag.String("config", "", "config file (default: the example's own server.yaml)")
+	stdio := new(bool)
+	if e.Router != nil {
+		stdio = flag.Bool("stdio", false, "serve MCP over stdin/stdout for one local client, instead of HTTP")
+	}
 	flag.Parse()
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := e.run(*addr, *config, log); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := e.load(*config, log, func(cfg autoexpose.Config) error {
+		if *stdio {
+			return e.serveStdio(ctx, cfg)
+		}
+		return e.serveHTTP(ctx, *addr, cfg, log)
+	})
+	if err != nil {
 		log.Error(e.Name, "err", err)
 		os.Exit(1)
 	}
 }
 
-func (e Example) run(addr, configPath string, log *slog.Logger) error {
+// load reads the config and runs serve with it.
+func (e Example) load(path string, log *slog.Logger, serve func(autoexpose.Config) error) error {
 	cfg, err := autoexpose.ParseConfig(e.Config)
-	if configPath != "" {
-		cfg, err = autoexpose.LoadConfig(configPath)
+	if path != "" {
+		cfg, err = autoexpose.LoadConfig(path)
 	}
 	if err != nil {
 		return err
@@ -54,7 +74,11 @@ func (e Example) run(addr, configPath string, log *slog.Logger) error {
 	if cfg.MCP.SessionSecretEnv != "" && os.Getenv(cfg.MCP.SessionSecretEnv) == "" {
 		cfg.MCP.SessionSecretEnv = "" // an example runs without a secret; the log says so
 	}
-	h, err := e.Build(cfg)
+	return serve(cfg)
+}
+
+func (e Example) serveHTTP(ctx context.Context, addr string, cfg autoexpose.Config, log *slog.Logger) error {
+	h, door, err := e.Build(cfg)
 	if err != nil {
 		return err
 	}
@@ -62,7 +86,13 @@ func (e Example) run(addr, configPath string, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if cfg.ExposeToolsOverMCP {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	if door != nil {
+		// Shutdown waits for connections to go idle; closing the door ends
+		// the MCP sessions' open streams, so that they can.
+		srv.RegisterOnShutdown(func() { door.Close() })
+	}
+	if door.Enabled() {
 		path := cfg.MCP.Path
 		if path == "" {
 			path = autoexpose.DefaultPath
@@ -71,9 +101,6 @@ func (e Example) run(addr, configPath string, log *slog.Logger) error {
 	}
 	log.Info(e.Name+": serving HTTP", "addr", ln.Addr().String())
 
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -84,6 +111,19 @@ func (e Example) run(addr, configPath string, log *slog.Logger) error {
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// serveStdio serves the tools over stdin/stdout until the client closes
+// stdin or a signal comes.
+func (e Example) serveStdio(ctx context.Context, cfg autoexpose.Config) error {
+	r, err := e.Router(&cfg)
+	if err != nil {
+		return err
+	}
+	if err := autoexpose.ServeStdio(ctx, r, cfg); err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
 	return nil

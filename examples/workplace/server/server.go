@@ -16,10 +16,10 @@ import (
 )
 
 // New builds the router and installs the MCP door.
-func New(cfg autoexpose.Config) (http.Handler, error) {
+func New(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
 	sessions, err := cfg.UseSessions()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
@@ -37,8 +37,9 @@ func New(cfg autoexpose.Config) (http.Handler, error) {
 		}
 		return tools
 	}
-	if _, err := autoexpose.Install(r, cfg); err != nil {
-		return nil, err
+	door, err := autoexpose.Install(r, cfg)
+	if err != nil {
+		return nil, nil, err
 	}
-	return r, nil
+	return r, door, nil
 }
