@@ -76,36 +76,54 @@ func Install(r chi.Router, cfg Config) (*Door, error) {
 	}
 	d, err := build(r, cfg)
 	if err != nil {
-		if cfg.MCP.Degrade == "http-only" {
-			cfg.logger().Error("mcpdoor: serving HTTP only (mcp.degrade: http-only), no MCP endpoint", "err", err)
+		if degrade(&cfg, err) {
 			return &Door{degraded: err}, nil
 		}
 		return nil, err
 	}
 	d.handler = d.endpoint(&cfg.MCP)
 	if cfg.MCP.rollout() {
-		d.wrapRollout(r, cfg.Name)
+		d.wrapRollout(r)
 	}
 	r.Handle(d.path, d.handler)
 	r.Handle(d.path+"/", d.handler)
+	d.announce()
+	return d, nil
+}
+
+// degrade reports whether the config asks to run without the MCP endpoint
+// when it cannot be built (mcp.degrade: http-only), and then logs why.
+func degrade(cfg *Config, err error) bool {
+	if cfg.MCP.Degrade != "http-only" {
+		return false
+	}
+	cfg.logger().Error("mcpdoor: serving HTTP only (mcp.degrade: http-only), no MCP endpoint", "err", err)
+	return true
+}
+
+// announce logs the startup report and what the Door serves.
+func (d *Door) announce() {
 	d.logRoutes()
 	d.log.Info("mcpdoor: serving MCP", "server", d.name, "path", d.path, "tools", len(d.names))
-	return d, nil
+}
+
+// verify wraps a /verify handler: it sees this server's mcp__<name>__<tool>
+// names as bare tool names, and its response echoes the emitted ones.
+func (d *Door) verify(h http.Handler) http.Handler {
+	return verifywrap.Wrap(h, d.name, &verifywrap.Options{MaxBodyBytes: d.maxBody, Logf: d.logf})
 }
 
 // wrapRollout re-registers /seed_session and /verify with their wraps: the
 // session token in the seed response, and normalized names for /verify. A
 // route keeps every middleware it had: the router's own still run in front
 // of it, and the rest are re-applied with With.
-func (d *Door) wrapRollout(r chi.Router, server string) {
+func (d *Door) wrapRollout(r chi.Router) {
 	for _, w := range []struct {
 		pattern string
 		wrap    func(http.Handler) http.Handler
 	}{
 		{"/seed_session", d.seed},
-		{"/verify", func(h http.Handler) http.Handler {
-			return verifywrap.Wrap(h, server, &verifywrap.Options{MaxBodyBytes: d.maxBody, Logf: d.logf})
-		}},
+		{"/verify", d.verify},
 	} {
 		rt := d.rollout[w.pattern]
 		own := rt.Middlewares[len(r.Middlewares()):]

@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/mcpdoor/mcpdoor/detector"
-	"github.com/mcpdoor/mcpdoor/verifywrap"
 )
 
 // Wrap serves any http.Handler — an http.ServeMux, a framework without a
@@ -37,14 +36,12 @@ func Wrap(h http.Handler, cfg Config) (http.Handler, error) {
 	}
 	d, err := wrap(h, cfg)
 	if err != nil {
-		if cfg.MCP.Degrade == "http-only" {
-			cfg.logger().Error("mcpdoor: serving HTTP only (mcp.degrade: http-only), no MCP endpoint", "err", err)
+		if degrade(&cfg, err) {
 			return h, nil
 		}
 		return nil, err
 	}
-	d.logRoutes()
-	d.log.Info("mcpdoor: serving MCP", "server", d.name, "path", d.path, "tools", len(d.names))
+	d.announce()
 	return d, nil
 }
 
@@ -101,7 +98,7 @@ func wrap(h http.Handler, cfg Config) (*Door, error) {
 	d.inner = h
 	if cfg.MCP.rollout() {
 		d.seedHandler = d.seed(h)
-		d.verifyHandler = verifywrap.Wrap(h, cfg.Name, &verifywrap.Options{MaxBodyBytes: d.maxBody, Logf: d.logf})
+		d.verifyHandler = d.verify(h)
 	}
 	return d, nil
 }
