@@ -247,8 +247,10 @@ func (d *Door) prepare(tools []Tool, target http.Handler, routes chi.Routes) []e
 }
 
 // finish gives a Door with its tools the rest: the session manager and
-// token codec, the MCP server and its HTTP handler.
+// token codec, and the MCP server. (Install and Wrap then make its HTTP
+// endpoint; ServeStdio serves it on stdin and stdout.)
 func (d *Door) finish(cfg *Config) error {
+	slices.Sort(d.names)
 	slices.SortStableFunc(d.report, compareRows)
 	var err error
 	if d.sessions, err = sessionManager(cfg); err != nil {
@@ -284,8 +286,7 @@ func rolloutRoutes(rep *detector.Report) []error {
 // add registers t as an exposed tool.
 func (d *Door) add(t *tool) {
 	d.tools[t.Name] = t
-	d.names = append(d.names, t.Name)
-	slices.Sort(d.names)
+	d.names = append(d.names, t.Name) // sorted by finish
 	reasons := t.Reasons
 	if t.note != "" {
 		reasons = append(slices.Clip(reasons), t.note)
