@@ -67,6 +67,8 @@ func Progress(ctx context.Context, progress, total float64, message string) erro
 }
 
 // logLevels are the MCP log levels (RFC 5424's), least severe first.
+//
+//lint:ignore SA1019 MCP logging is deprecated as of 2026-07-28 but kept for its window; Log serves older clients.
 var logLevels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // Log sends data (any JSON value: a string, or an object) to the MCP client
@@ -85,7 +87,7 @@ var logLevels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error"
 // MCP deprecates logging as of protocol 2026-07-28 (SEP-2577); clients keep
 // it during the deprecation window.
 func Log(ctx context.Context, level string, data any) error {
-	lvl := mcp.LoggingLevel(level)
+	lvl := mcp.LoggingLevel(level) //lint:ignore SA1019 see logLevels
 	if !slices.Contains(logLevels, lvl) {
 		return fmt.Errorf("autoexpose: log: unknown level %q (want debug, info, notice, warning, error, critical, alert or emergency)", level)
 	}

@@ -5,7 +5,7 @@
 #
 #   1. installs the Node test dependencies (tests/node: the MCP TypeScript SDK,
 #      the MCP conformance suite and Node 22) when missing or out of date;
-#   2. go vet ./...
+#   2. go vet ./... and staticcheck ./...
 #   3. go test -race ./...   with MCPDOOR_REQUIRE_NODE=1, so the tests that
 #      drive the server with the Node client fail instead of skipping;
 #   4. a short fuzz pass: every Fuzz target, one at a time, for $FUZZTIME
@@ -67,8 +67,9 @@ run "$node_dir/node_modules/node/bin/node" --version
 
 export MCPDOOR_REQUIRE_NODE=1
 
-# 2, 3. Vet and test.
+# 2, 3. Vet, lint and test.
 run go vet ./...
+run go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 run go test -race "${short[@]}" ./...
 
 # 4. Fuzz. `go test -list` prints each package's matching names, then an

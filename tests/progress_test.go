@@ -34,6 +34,7 @@ func (n *notes) options() *mcp.ClientOptions {
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 			add(&n.progress, r.Params)
 		},
+		//lint:ignore SA1019 MCP logging, deprecated as of 2026-07-28, is still served
 		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
 			add(&n.logs, r.Params)
 		},
@@ -94,10 +95,18 @@ func TestProgressAndLog(t *testing.T) {
 				cs := s.connectSeeded(mcpOptions{protocol: tc.protocol, client: n.options()})
 				params := &mcp.CallToolParams{Name: "steps", Arguments: map[string]any{"n": 3}}
 				params.SetProgressToken("tok-1")
+				// The test drives MCP logging, deprecated as of 2026-07-28 but
+				// still served.
 				if tc.protocol == "" {
+					//lint:ignore SA1019 see above
 					params.Meta[mcp.MetaKeyLogLevel] = "info"
-				} else if err := cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
-					t.Fatal(err)
+				} else {
+					//lint:ignore SA1019 see above
+					level := &mcp.SetLoggingLevelParams{Level: "info"}
+					//lint:ignore SA1019 see above
+					if err := cs.SetLoggingLevel(t.Context(), level); err != nil {
+						t.Fatal(err)
+					}
 				}
 				res, err := cs.CallTool(t.Context(), params)
 				if err != nil {
