@@ -96,11 +96,18 @@ func (h *typedHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request
 		writeJSONError(w, http.StatusBadRequest, "reading request body: "+err.Error())
 		return
 	}
-	if !json.Valid(body) {
-		writeJSONError(w, http.StatusBadRequest, "request body is not valid JSON")
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		if !json.Valid(body) {
+			writeJSONError(w, http.StatusBadRequest, "request body is not valid JSON")
+			return
+		}
+		// Valid JSON that does not decode (a number out of range) fails as
+		// arguments do on the MCP door.
+		writeJSON(w, http.StatusUnprocessableEntity, notJSON(err).body())
 		return
 	}
-	if ae := validateArgs(h.info.resolved, body); ae != nil {
+	if ae := checkValue(h.info.resolved, v); ae != nil {
 		writeJSON(w, http.StatusUnprocessableEntity, ae.body())
 		return
 	}

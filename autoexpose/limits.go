@@ -46,41 +46,36 @@ func (d *Door) limitBody(next http.Handler) http.Handler {
 			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 			next.ServeHTTP(w, r)
 		case errors.As(err, &mbe):
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusRequestEntityTooLarge)
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"request body exceeds the %d-byte limit (mcp.max_body_bytes)"}}`,
-				leadingID(body), jsonrpc.CodeInvalidRequest, d.maxBody)
+			writeRPCError(w, http.StatusRequestEntityTooLarge, leadingID(body), jsonrpc.CodeInvalidRequest,
+				fmt.Sprintf("request body exceeds the %d-byte limit (mcp.max_body_bytes)", d.maxBody))
 		default:
 			http.Error(w, "failed to read body", http.StatusBadRequest) // as the SDK says it
 		}
 	})
 }
 
-// leadingID returns the "id" of the JSON-RPC request that body starts, as
-// JSON, when it comes within the first few kilobytes and is a number or a
-// string; "null" otherwise.
-func leadingID(body []byte) string {
+// leadingID returns the "id" of the JSON-RPC request that body starts, when
+// it comes within the first few kilobytes, or nil (writeRPCError then
+// answers null, as it does for an id that is not a string or a number).
+func leadingID(body []byte) json.RawMessage {
 	dec := json.NewDecoder(bytes.NewReader(body[:min(len(body), 16<<10)]))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return "null"
+		return nil
 	}
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
-			return "null"
+			return nil
 		}
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return "null"
+			return nil
 		}
 		if key == "id" {
-			if len(v) > 0 && (v[0] == '"' || v[0] == '-' || '0' <= v[0] && v[0] <= '9') {
-				return string(v)
-			}
-			return "null"
+			return v
 		}
 	}
-	return "null"
+	return nil
 }
 
 // rateLimited returns the isError result refusing a call from session sid

@@ -3,6 +3,8 @@ package autoexpose
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -26,8 +28,10 @@ func TestLeadingID(t *testing.T) {
 		{`not json`, `null`},
 		{``, `null`},
 	} {
-		if got := leadingID([]byte(tc.body)); got != tc.want {
-			t.Errorf("leadingID(%.40q) = %s, want %s", tc.body, got, tc.want)
+		w := httptest.NewRecorder()
+		writeRPCError(w, http.StatusRequestEntityTooLarge, leadingID([]byte(tc.body)), -32600, "too large")
+		if want := `{"jsonrpc":"2.0","id":` + tc.want + `,"error":{"code":-32600,"message":"too large"}}`; w.Body.String() != want {
+			t.Errorf("answer to %.40q: %s, want %s", tc.body, w.Body, want)
 		}
 	}
 }

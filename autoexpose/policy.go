@@ -159,19 +159,24 @@ func (s *slot) wrap(next http.Handler, maxBody int64, message string) http.Handl
 	})
 }
 
-// writeExclusive answers 409 with a JSON-RPC error for the request id (null
-// when the request had none, or one that is not a string or number).
+// writeExclusive answers 409 with a JSON-RPC error for the request id.
 func writeExclusive(w http.ResponseWriter, id json.RawMessage, message string) {
+	writeRPCError(w, http.StatusConflict, id, ExclusiveErrorCode, message)
+}
+
+// writeRPCError answers status with a JSON-RPC error response for the
+// request id, given back byte for byte as JSON-RPC asks (null when the
+// request had none, or one that is not a string or a number).
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string) {
 	if len(id) == 0 || !(id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9')) {
 		id = json.RawMessage("null")
 	}
-	// The id goes back byte for byte, as JSON-RPC asks.
 	var body bytes.Buffer
 	enc := json.NewEncoder(&body)
 	enc.SetEscapeHTML(false)
-	enc.Encode(rpcErrorResponse{JSONRPC: "2.0", ID: id, Error: rpcError{ExclusiveErrorCode, message}})
+	enc.Encode(rpcErrorResponse{JSONRPC: "2.0", ID: id, Error: rpcError{code, message}})
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusConflict)
+	w.WriteHeader(status)
 	w.Write(bytes.TrimSuffix(body.Bytes(), []byte("\n")))
 }
 

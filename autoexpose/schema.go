@@ -114,8 +114,18 @@ func (t *tool) checkArgs(args []byte) *ArgumentError {
 func validateArgs(rs *jsonschema.Resolved, args []byte) *ArgumentError {
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
-		return &ArgumentError{Detail: "arguments are not valid JSON: " + err.Error()}
+		return notJSON(err)
 	}
+	return checkValue(rs, v)
+}
+
+// notJSON is the ArgumentError of arguments that do not decode.
+func notJSON(err error) *ArgumentError {
+	return &ArgumentError{Detail: "arguments are not valid JSON: " + err.Error()}
+}
+
+// checkValue checks decoded JSON arguments against a resolved input schema.
+func checkValue(rs *jsonschema.Resolved, v any) *ArgumentError {
 	if err := rs.Validate(v); err != nil {
 		return argumentError(err)
 	}

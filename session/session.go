@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 
 	"github.com/gorilla/securecookie"
 
@@ -40,7 +41,16 @@ type Manager struct {
 	name   string
 	secure bool
 	newID  func() string
+
+	// signed keeps recent ids' signed values: mcpdoor signs a session's
+	// cookie on every tool call it dispatches, and a value, having no
+	// maximum age, stays valid for as long as the keys do.
+	mu     sync.Mutex
+	signed map[string]string
 }
+
+// maxSigned bounds Manager.signed; past it the cache starts over.
+const maxSigned = 4096
 
 // New returns a Manager that signs cookies with keys (the first key signs,
 // every key verifies). It panics if keys is the zero Keys, a setup mistake.
@@ -129,9 +139,9 @@ func (m *Manager) Decode(value string) (string, error) {
 
 // Cookie returns the signed session cookie for id, as the middleware sets it.
 func (m *Manager) Cookie(id string) (*http.Cookie, error) {
-	v, err := securecookie.EncodeMulti(m.name, id, m.codecs...)
+	v, err := m.sign(id)
 	if err != nil {
-		return nil, fmt.Errorf("session cookie: %w", err)
+		return nil, err
 	}
 	return &http.Cookie{
 		Name:     m.name,
@@ -141,6 +151,27 @@ func (m *Manager) Cookie(id string) (*http.Cookie, error) {
 		Secure:   m.secure,
 		SameSite: http.SameSiteLaxMode,
 	}, nil
+}
+
+// sign returns id's signed cookie value, from the cache when it has one.
+func (m *Manager) sign(id string) (string, error) {
+	m.mu.Lock()
+	v, ok := m.signed[id]
+	m.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	v, err := securecookie.EncodeMulti(m.name, id, m.codecs...)
+	if err != nil {
+		return "", fmt.Errorf("session cookie: %w", err)
+	}
+	m.mu.Lock()
+	if m.signed == nil || len(m.signed) >= maxSigned {
+		m.signed = make(map[string]string)
+	}
+	m.signed[id] = v
+	m.mu.Unlock()
+	return v, nil
 }
 
 type contextKey struct{}

@@ -66,8 +66,9 @@ func TestReplayRunsAuth(t *testing.T) {
 	t.Run("a wrong credential", func(t *testing.T) {
 		cs := s.connectSeeded(mcpOptions{header: http.Header{"Authorization": {"Bearer guess"}}})
 		res := call(t, cs, "secret", map[string]any{"city": "Paris"})
-		if !res.IsError || resultJSON(t, res) == "" {
-			t.Fatalf("got %s", resultJSON(t, res))
+		want := `{"content":[{"type":"text","text":"HTTP 401 from POST /secret: unauthorized"},{"type":"text","text":"{\"error\":{\"code\":\"unauthorized\",\"message\":\"unauthorized\",\"status\":401,\"effect\":\"not_applied\"}}"}],"isError":true}`
+		if got := resultJSON(t, res); got != want {
+			t.Fatalf("got\n  %s\nwant\n  %s", got, want)
 		}
 	})
 	t.Run("forward_headers: [] forwards nothing", func(t *testing.T) {

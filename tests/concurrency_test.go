@@ -95,7 +95,7 @@ func TestReplicas(t *testing.T) {
 	cfg.Name = "other"
 	o, _, _ := newFixture(t, cfg)
 	res = call(t, serve(t, o).connect(mcpOptions{header: http.Header{tokenHeader: {tok}}}), "teapot", nil)
-	if !res.IsError || resultJSON(t, res) == "" || res.Content[0].(*mcp.TextContent).Text != "Invalid MCP session token." {
+	if got := resultJSON(t, res); got != `{"content":[{"type":"text","text":"Invalid MCP session token."}],"structuredContent":{"error":{"code":"invalid_token","effect":"not_applied","message":"the session token is not valid for this server","status":401}},"isError":true}` {
 		t.Errorf("another server answered %s", resultJSON(t, res))
 	}
 }
