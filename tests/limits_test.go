@@ -47,8 +47,7 @@ func TestRateLimit(t *testing.T) {
 	}
 
 	t.Run("token checks come first", func(t *testing.T) {
-		c, cs, _ := s.rollout(`{"allowed_tools":["text"]}`)
-		_ = c
+		_, cs, _ := s.rollout(`{"allowed_tools":["text"]}`)
 		call(t, cs, "text", nil)
 		call(t, cs, "text", nil)
 		res := call(t, cs, "weather", map[string]any{"city": "Paris"})

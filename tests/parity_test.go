@@ -3,12 +3,14 @@ package tests
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
@@ -197,11 +199,9 @@ func TestResultMapping(t *testing.T) {
 	t.Run("unknown tool", func(t *testing.T) {
 		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "nope"})
 		want := `unknown tool "nope"; available tools: array, bad_image, boom, history, image, map_body, nocontent, problem, raw_echo, sniffed_image, steps, teapot, text, weather`
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Fatalf("got %v, want an error containing %q", err, want)
-		}
-		if !strings.Contains(err.Error(), "-32602") && !strings.Contains(err.Error(), "32602") {
-			t.Logf("note: error text does not show the code: %v", err)
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || werr.Message != want {
+			t.Fatalf("got %v, want JSON-RPC error -32602 %q", err, want)
 		}
 	})
 }
