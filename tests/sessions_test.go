@@ -52,7 +52,8 @@ type sessionServer struct {
 	whereami []seen
 }
 
-// newSessionServer serves it with cfg, changed by configure.
+// newSessionServer serves it with the fixture's config, changed by
+// configure.
 func newSessionServer(t *testing.T, configure func(*autoexpose.MCPConfig)) *sessionServer {
 	t.Helper()
 	cfg := fixtureConfig(t)
@@ -127,6 +128,8 @@ func historyOver(t *testing.T, cs *mcp.ClientSession) string {
 	return string(b)
 }
 
+// TestTokenDecidesSession: a call with a valid token runs in the token's
+// session, direct or replayed, with no cookie or with another session's.
 func TestTokenDecidesSession(t *testing.T) {
 	for _, policy := range []struct {
 		name     string
@@ -172,6 +175,8 @@ func tokenless(stateful, exclusive bool) func(*autoexpose.MCPConfig) {
 	}
 }
 
+// TestTokenlessSession: with require_token: false, a tokenless call runs in
+// one well-defined session, the same for direct and replayed calls.
 func TestTokenlessSession(t *testing.T) {
 	t.Run("stateless, no cookie: the one local session", func(t *testing.T) {
 		s := newSessionServer(t, tokenless(false, false))
@@ -287,7 +292,8 @@ func TestRateLimitTokenless(t *testing.T) {
 // TestDetachedCall: a client that resets its connection right after sending
 // a tools/call. The call runs with its request (its Host, RemoteAddr and
 // cookie session) or not at all: never with a made-up Host, no address, or
-// the local session.
+// the local session. (A stateless request's calls end before the request
+// does, in the go-sdk; a stateful session's may start after it.)
 func TestDetachedCall(t *testing.T) {
 	for _, stateful := range []bool{false, true} {
 		t.Run(map[bool]string{false: "stateless", true: "stateful"}[stateful], func(t *testing.T) {
