@@ -11,13 +11,12 @@ import (
 	"github.com/mcpdoor/mcpdoor/session"
 )
 
-// call serves one tools/call: admit the caller, apply the limits (see
+// call serves one tools/call: identify the caller (identity.go: the token
+// checks, and the session the call runs in), apply the limits (see
 // limits.go), validate the arguments, dispatch them to the tool's route in
 // the caller's session, and map the response.
 func (d *Door) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
-	header := headerOf(req)
-	httpReq := d.inflight.lookup(header)
-	who, refused := d.admit(t, header, httpReq)
+	who, refused := d.identify(t, req)
 	if refused != nil {
 		return refused
 	}
@@ -39,24 +38,24 @@ func (d *Door) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp
 			ErrorInfo{Code: statusCode(http.StatusUnprocessableEntity), Message: string(body), Status: http.StatusUnprocessableEntity, Effect: EffectNotApplied})
 	}
 
-	c := &replay.Call{Path: t.path, Body: args, Header: make(http.Header, 2+len(d.forward)), Host: "localhost"}
+	c := &replay.Call{Path: t.path, Body: args, Header: make(http.Header, 1+len(d.forward)), Host: "localhost"}
 	c.Header.Set("Content-Type", "application/json")
-	forward(c.Header, header, d.forward)
-	if httpReq != nil {
-		c.Host, c.RemoteAddr, c.TLS = httpReq.Host, httpReq.RemoteAddr, httpReq.TLS
+	forward(c.Header, headerOf(req), d.forward)
+	if who.req != nil {
+		c.Host, c.RemoteAddr, c.TLS = who.req.Host, who.req.RemoteAddr, who.req.TLS
 		// The tool's context ends with the SDK's request; make it end with
 		// the client's connection too.
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
-		defer context.AfterFunc(httpReq.Context(), cancel)()
+		defer context.AfterFunc(who.req.Context(), cancel)()
 	}
-	if cookie, err := d.sessions.Cookie(who.sid); err == nil {
-		c.Header.Add("Cookie", cookie.Name+"="+cookie.Value)
-	}
-	if t.direct && t.session {
-		ctx = session.NewContext(ctx, who.sid)
-	}
+	// The call runs in the caller's session, in place of any session the
+	// context holds (a session middleware in front of the endpoint put the
+	// endpoint request's own there). A session middleware on a replayed
+	// route keeps the session its request's context carries; a direct call
+	// skips the middleware, and gets what it would have put there.
+	ctx = session.NewContext(ctx, who.sid)
 	ctx = withMCPCall(ctx, req, t.Name)
 
 	resp := d.dispatch(ctx, t, c)
@@ -64,20 +63,4 @@ func (d *Door) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp
 		return d.timedOut(t)
 	}
 	return t.result(resp)
-}
-
-// sessionOf returns the session a tokenless call runs in: the one the MCP
-// request carries — put in its context by a session middleware in front of
-// the endpoint, or named by its session cookie — or else the door's local
-// session.
-func (d *Door) sessionOf(httpReq *http.Request) string {
-	if httpReq != nil {
-		if sid, ok := session.FromContext(httpReq.Context()); ok {
-			return sid
-		}
-		if sid, err := d.sessions.Read(httpReq); err == nil {
-			return sid
-		}
-	}
-	return d.localSID
 }

@@ -10,23 +10,20 @@ import (
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
-// A caller is who makes a tools/call: the session it runs in.
-type caller struct {
-	sid string
-}
-
-// admit checks a call's token (CONTRACT.md, "tools/list and tools/call",
-// steps 2 to 4) and returns the caller, or the isError result that refuses
-// the call. The token is verified on every call, with no cache.
-func (d *Door) admit(t *tool, header http.Header, httpReq *http.Request) (caller, *mcp.CallToolResult) {
+// admit checks a call's token — present, valid for this server, listing the
+// tool — and returns the session the token names, or reports a
+// tokenless call that may go on (mcp.require_token: false), or returns the
+// isError result that refuses the call. The token is verified on every
+// call, with no cache.
+func (d *Door) admit(t *tool, header http.Header) (sid string, tokenless bool, refused *mcp.CallToolResult) {
 	raw := header.Get(d.tokenHeader)
 	if raw == "" {
 		if d.requireToken {
-			return caller{}, t.fail(
+			return "", false, t.fail(
 				fmt.Sprintf("Missing %s for MCP tool call.", d.tokenHeader),
 				ErrorInfo{Code: "missing_token", Message: "no session token", Status: http.StatusUnauthorized, Effect: EffectNotApplied})
 		}
-		return caller{sid: d.sessionOf(httpReq)}, nil
+		return "", true, nil
 	}
 	p, err := d.codec.Verify(raw)
 	if err != nil {
@@ -34,14 +31,14 @@ func (d *Door) admit(t *tool, header http.Header, httpReq *http.Request) (caller
 		if errors.Is(err, token.ErrExpired) {
 			msg = "the session token has expired"
 		}
-		return caller{}, t.fail("Invalid MCP session token.",
+		return "", false, t.fail("Invalid MCP session token.",
 			ErrorInfo{Code: "invalid_token", Message: msg, Status: http.StatusUnauthorized, Effect: EffectNotApplied})
 	}
 	if !p.Allows(t.Name) {
-		return caller{}, t.fail(fmt.Sprintf("Tool '%s' is not allowed for this session.", t.Name),
+		return "", false, t.fail(fmt.Sprintf("Tool '%s' is not allowed for this session.", t.Name),
 			ErrorInfo{Code: "tool_not_allowed", Message: "the session token does not list this tool", Status: http.StatusForbidden, Effect: EffectNotApplied})
 	}
-	return caller{sid: p.SID}, nil
+	return p.SID, false, nil
 }
 
 // listFor narrows a tools/list result to what a valid token with an

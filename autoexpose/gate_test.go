@@ -29,15 +29,15 @@ func TestAdmit(t *testing.T) {
 	d, tl, tok := gateDoor(t, true)
 	withToken := http.Header{}
 	withToken.Set(DefaultTokenHeader, tok)
-	if who, refused := d.admit(tl, withToken, nil); refused != nil || who.sid != "s1" {
-		t.Errorf("valid token: %+v %v", who, refused)
+	if sid, tokenless, refused := d.admit(tl, withToken); refused != nil || tokenless || sid != "s1" {
+		t.Errorf("valid token: %q %v %v", sid, tokenless, refused)
 	}
-	if _, refused := d.admit(tl, http.Header{}, nil); refused == nil {
+	if _, _, refused := d.admit(tl, http.Header{}); refused == nil {
 		t.Error("tokenless call admitted with require_token")
 	}
 	d2, tl2, _ := gateDoor(t, false)
-	if who, refused := d2.admit(tl2, http.Header{}, nil); refused != nil || who.sid != d2.localSID {
-		t.Errorf("tokenless local call: %+v %v", who, refused)
+	if sid, tokenless, refused := d2.admit(tl2, http.Header{}); refused != nil || !tokenless || sid != "" {
+		t.Errorf("tokenless local call: %q %v %v", sid, tokenless, refused)
 	}
 }
 
@@ -51,7 +51,7 @@ func BenchmarkAdmit(b *testing.B) {
 	b.Run("token", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, refused := d.admit(tl, withToken, nil); refused != nil {
+			if _, _, refused := d.admit(tl, withToken); refused != nil {
 				b.Fatal(refused)
 			}
 		}
@@ -60,7 +60,7 @@ func BenchmarkAdmit(b *testing.B) {
 	b.Run("none", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, refused := d2.admit(tl2, http.Header{}, nil); refused != nil {
+			if _, _, refused := d2.admit(tl2, http.Header{}); refused != nil {
 				b.Fatal(refused)
 			}
 		}

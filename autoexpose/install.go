@@ -38,7 +38,8 @@ type Door struct {
 	tokenHeader  string
 	requireToken bool
 	allowedTools func([]byte) ([]string, error)
-	localSID     string // the session of tokenless calls that name no other
+	localSID     string          // the session of tokenless calls that name no other
+	byMCPSession *mcpSessionSIDs // stateful doors: each MCP session's tokenless session
 	forward      []string
 	maxBody      int64
 	limiter      *rateLimiter // nil: no mcp.rate_limit
@@ -200,6 +201,7 @@ func newDoor(cfg *Config) *Door {
 		requireToken: m.requireToken(),
 		allowedTools: cfg.AllowedTools,
 		localSID:     rand.Text(),
+		byMCPSession: newMCPSessionSIDs(m),
 		forward:      m.forwardHeaders(),
 		maxBody:      m.maxBodyBytes(),
 		limiter:      newRateLimiter(m.RateLimit),
@@ -219,10 +221,9 @@ func (d *Door) prepare(tools []Tool, target http.Handler, routes chi.Routes) []e
 	for _, tl := range tools {
 		rt := tl.route
 		t := &tool{
-			Tool:    tl,
-			path:    "/" + tl.Name,
-			direct:  rt.Verdict == detector.Direct,
-			session: slices.Contains(rt.MiddlewareNames, sessionMiddleware),
+			Tool:   tl,
+			path:   "/" + tl.Name,
+			direct: rt.Verdict == detector.Direct,
 		}
 		if tt, ok := rt.Endpoint.(typedTool); ok {
 			info := tt.typedInfo()
@@ -260,10 +261,6 @@ func (d *Door) finish(cfg *Config) error {
 	d.server = d.newServer()
 	return nil
 }
-
-// sessionMiddleware is the name the detector knows mcpdoor's session
-// middleware by.
-var sessionMiddleware = detector.FuncName((*session.Manager)(nil).Middleware)
 
 // rolloutRoutes refuses a rollout server without the routes of the rollout
 // contract.

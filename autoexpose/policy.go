@@ -38,7 +38,7 @@ func (d *Door) endpoint(m *MCPConfig) http.Handler {
 		s := &slot{alive: d.live}
 		h = s.wrap(h, d.maxBody, exclusiveMessage(m.idleTimeout()))
 	}
-	return newGuard(m).wrap(d.life.wrap(m.stateful(), h))
+	return d.withoutNewSession(newGuard(m).wrap(d.life.wrap(m.stateful(), h)))
 }
 
 // live reports whether the session with this id is live: the go-sdk lists

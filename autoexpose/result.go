@@ -39,6 +39,8 @@ type ErrorInfo struct {
 	//   - "response_too_large": a response over mcp.max_body_bytes;
 	//   - "bad_response": an image or audio response that is not what its
 	//     Content-Type says.
+	//   - "request_ended": the HTTP request that carried the call ended
+	//     before the call started, so it was not run (499).
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	// Status is the HTTP status the call got or would have got.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/mcpdoor/mcpdoor/replay"
@@ -29,7 +30,8 @@ type Metadata struct {
 // seed wraps the /seed_session endpoint: it runs the original handler, then
 // adds the MCP metadata, with a token for the handler's session, to a 2xx
 // JSON object response that has no MetadataKey yet. Any other response goes
-// out as the handler wrote it.
+// out as the handler wrote it. Every response sets the session's cookie
+// (see session.Manager.Ensure), beside any cookie the handler sets.
 func (d *Door) seed(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, d.maxBody))
@@ -75,14 +77,34 @@ func (d *Door) seed(next http.Handler) http.Handler {
 		}
 		h := w.Header()
 		for k, v := range resp.Header {
-			h[k] = v
+			if k != "Set-Cookie" {
+				h[k] = v
+			}
 		}
+		d.addCookies(h, resp.Header.Values("Set-Cookie"))
 		if h.Get("Content-Length") != "" {
 			h.Set("Content-Length", strconv.Itoa(len(out)))
 		}
 		w.WriteHeader(resp.Status)
 		w.Write(out)
 	})
+}
+
+// addCookies adds the seed handler's Set-Cookie lines to h, which already
+// sets the session cookie (Ensure, or a session middleware in front, put it
+// there): the response keeps naming its session, as every response does. A
+// session cookie the handler sets itself replaces it.
+func (d *Door) addCookies(h http.Header, set []string) {
+	if len(set) == 0 {
+		return
+	}
+	for _, line := range set {
+		if c, err := http.ParseSetCookie(line); err == nil && c.Name == d.sessions.CookieName() {
+			dropCookie(h, c.Name)
+			break
+		}
+	}
+	h["Set-Cookie"] = append(slices.Clip(h.Values("Set-Cookie")), set...)
 }
 
 // isJSONObjectWithout reports whether body is a JSON object with no member

@@ -40,9 +40,6 @@ type tool struct {
 	Tool
 	path   string // the request path, "/<name>"
 	direct bool
-	// session: the route runs mcpdoor's session middleware, which a direct
-	// call must reproduce.
-	session bool
 	// selfChecking: the route's typed handler validates the arguments
 	// itself, answering as the MCP door would.
 	selfChecking bool

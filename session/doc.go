@@ -9,6 +9,13 @@
 //		...
 //	})
 //
-// mcpdoor reproduces this middleware when it dispatches an MCP tool call, so a
-// handler sees the same session id over the HTTP door and over the MCP door.
+// Every response of a request that went through the middleware sets the
+// session's cookie, as NeMo Gym's servers do, so a client that keeps only the
+// last response's cookies stays in its session. A request whose context
+// already carries a session id ([NewContext]) keeps that session and gets no
+// cookie from the middleware.
+//
+// mcpdoor runs each MCP tool call with the caller's session id in the
+// request's context, so a handler sees the same session id over the HTTP
+// door and over the MCP door.
 package session

@@ -31,13 +31,15 @@ func ExampleManager_Middleware() {
 	cookie := first.Result().Cookies()[0]
 	fmt.Println("cookie:", cookie.Name)
 
-	// Its next request carries the cookie: same session, no new cookie.
+	// Its next request carries the cookie: same session, and the same cookie
+	// again, so a client that keeps only the last response's cookies stays.
 	req := httptest.NewRequest(http.MethodPost, "/whoami", nil)
 	req.AddCookie(cookie)
 	second := httptest.NewRecorder()
 	r.ServeHTTP(second, req)
 	fmt.Println("same session:", second.Body.String() == first.Body.String())
-	fmt.Println("new cookie:", len(second.Result().Cookies()) > 0)
+	again := second.Result().Cookies()
+	fmt.Println("same cookie again:", len(again) == 1 && again[0].Value == cookie.Value)
 
 	// Another client gets another session.
 	other := httptest.NewRecorder()
@@ -46,6 +48,6 @@ func ExampleManager_Middleware() {
 	// Output:
 	// cookie: mcpdoor_session
 	// same session: true
-	// new cookie: false
+	// same cookie again: true
 	// other client, same session: false
 }

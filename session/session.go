@@ -42,9 +42,9 @@ type Manager struct {
 	secure bool
 	newID  func() string
 
-	// signed keeps recent ids' signed values: mcpdoor signs a session's
-	// cookie on every tool call it dispatches, and a value, having no
-	// maximum age, stays valid for as long as the keys do.
+	// signed keeps recent ids' signed values: the middleware sets a
+	// session's cookie on every response, and a value, having no maximum
+	// age, stays valid for as long as the keys do.
 	mu     sync.Mutex
 	signed map[string]string
 }
@@ -83,9 +83,10 @@ func (m *Manager) Keys() token.Keys { return m.keys }
 // CookieName returns the name of the session cookie.
 func (m *Manager) CookieName() string { return m.name }
 
-// Middleware puts the request's session id in its context, making a new
-// session (and setting its cookie on the response) when the request carries
-// no valid session cookie.
+// Middleware puts the request's session id in its context (see Ensure):
+// the session of its valid session cookie, or a new one. The response sets
+// the session's cookie every time, so a client that keeps only the cookies
+// of the last response it got stays in its session.
 func (m *Manager) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, r = m.Ensure(w, r)
@@ -94,9 +95,16 @@ func (m *Manager) Middleware(next http.Handler) http.Handler {
 }
 
 // Ensure returns the request's session id and a request whose context
-// carries it. A request whose context already has an id keeps it; otherwise
-// the id comes from a valid session cookie; otherwise a new session is made
-// and its cookie set on w.
+// carries it.
+//
+// A request whose context already has an id keeps it, whatever cookie it
+// carries, and nothing is set on w: the layer that put the id there (an
+// outer middleware, or mcpdoor dispatching a tool call into the session its
+// token names) answers for the cookie. Otherwise the id is that of a valid
+// session cookie, or a new session is made, and either way the session's
+// cookie is set on w. Setting it on every response, not only the first,
+// is what keeps in its session a client that replaces its cookies with
+// those of each response (NeMo Gym's agents do).
 func (m *Manager) Ensure(w http.ResponseWriter, r *http.Request) (string, *http.Request) {
 	if id, ok := FromContext(r.Context()); ok {
 		return id, r
@@ -104,11 +112,11 @@ func (m *Manager) Ensure(w http.ResponseWriter, r *http.Request) (string, *http.
 	id, err := m.Read(r)
 	if err != nil {
 		id = m.newID()
-		// Signing a short string with a valid key does not fail; if it ever
-		// did, the session would last for this request alone.
-		if c, err := m.Cookie(id); err == nil {
-			http.SetCookie(w, c)
-		}
+	}
+	// Signing a short string with a valid key does not fail; if it ever
+	// did, a new session would last for this request alone.
+	if c, err := m.Cookie(id); err == nil {
+		http.SetCookie(w, c)
 	}
 	return id, r.WithContext(NewContext(r.Context(), id))
 }

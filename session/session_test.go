@@ -2,12 +2,15 @@ package session_test
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/gorilla/securecookie"
 
 	"github.com/mcpdoor/mcpdoor/session"
@@ -69,6 +72,9 @@ func TestMiddlewareNewSession(t *testing.T) {
 	}
 }
 
+// TestMiddlewareKeepsSession: a request with the session cookie stays in its
+// session, and its response sets the same cookie again, so that a client
+// that keeps only the last response's cookies keeps its session.
 func TestMiddlewareKeepsSession(t *testing.T) {
 	m := session.New(keys(t, secretOld), nil)
 	id, set := visit(m)
@@ -77,8 +83,89 @@ func TestMiddlewareKeepsSession(t *testing.T) {
 		if again != id {
 			t.Errorf("request %d with the cookie: session %q, want %q", i+2, again, id)
 		}
-		if len(setAgain) != 0 {
-			t.Errorf("request %d with the cookie set cookies %v, want none", i+2, setAgain)
+		if len(setAgain) != 1 || setAgain[0].String() != set[0].String() {
+			t.Errorf("request %d with the cookie set cookies %v, want the same cookie again: %v", i+2, setAgain, set[0])
+		}
+	}
+}
+
+// TestMiddlewareContextSession: a request whose context already carries a
+// session (an outer layer set it, or mcpdoor dispatched a tool call) keeps
+// it, whatever cookie it carries, and the middleware sets no cookie: the
+// layer that chose the session answers for it.
+func TestMiddlewareContextSession(t *testing.T) {
+	m := session.New(keys(t, secretOld), nil)
+	other, _ := m.Cookie("from-the-cookie")
+	for _, tc := range []struct {
+		name    string
+		cookies []*http.Cookie
+	}{
+		{"no cookie", nil},
+		{"another session's cookie", []*http.Cookie{other}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var id string
+			h := m.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				id = session.ID(r)
+			}))
+			req := httptest.NewRequest(http.MethodPost, "/t", nil)
+			for _, c := range tc.cookies {
+				req.AddCookie(c)
+			}
+			req = req.WithContext(session.NewContext(req.Context(), "from-the-context"))
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if id != "from-the-context" {
+				t.Errorf("the handler saw session %q, want from-the-context", id)
+			}
+			if h := rec.Header().Values("Set-Cookie"); len(h) != 0 {
+				t.Errorf("Set-Cookie %q, want none", h)
+			}
+		})
+	}
+}
+
+// TestGymClient: NeMo Gym's simple_agent sends each request with the
+// cookies of the previous response, then replaces its cookies with that
+// response's Set-Cookie. It stays in one session through a chi router with
+// the middleware.
+func TestGymClient(t *testing.T) {
+	m := session.New(keys(t, secretOld), nil)
+	r := chi.NewRouter()
+	r.Use(m.Middleware)
+	r.Post("/whoami", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, session.ID(r))
+	})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	client := &http.Client{Timeout: 30 * time.Second}
+	defer client.CloseIdleConnections()
+
+	var cookies []*http.Cookie
+	var ids []string
+	for range 5 {
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/whoami", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cookies {
+			req.AddCookie(c)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, string(b))
+		cookies = resp.Cookies() // resources_server_cookies = api_response.cookies
+	}
+	for i, id := range ids {
+		if id == "" || id != ids[0] {
+			t.Fatalf("sessions of the 5 calls: %q; call %d left the first one", ids, i+1)
 		}
 	}
 }
@@ -166,8 +253,8 @@ func TestEnsure(t *testing.T) {
 		if id != "from-the-cookie" || session.ID(r) != "from-the-cookie" {
 			t.Errorf("Ensure = %q (request's id %q), want the cookie's", id, session.ID(r))
 		}
-		if h := rec.Header().Values("Set-Cookie"); len(h) != 0 {
-			t.Errorf("Set-Cookie %q, want none", h)
+		if h := rec.Header().Values("Set-Cookie"); len(h) != 1 || h[0] != cookie.String() {
+			t.Errorf("Set-Cookie %q, want the same cookie again: %q", h, cookie.String())
 		}
 	})
 	t.Run("no id", func(t *testing.T) {
