@@ -44,6 +44,7 @@ func (d *Door) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp
 	forward(c.Header, header, d.forward)
 	if httpReq != nil {
 		c.Host, c.RemoteAddr, c.TLS = httpReq.Host, httpReq.RemoteAddr, httpReq.TLS
+		ctx = withRolloutID(ctx, rolloutIDFrom(httpReq.Context())) // a call made under the rollout prefix
 		// The tool's context ends with the SDK's request; make it end with
 		// the client's connection too.
 		var cancel context.CancelFunc

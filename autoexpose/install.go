@@ -87,6 +87,9 @@ func Install(r chi.Router, cfg Config) (*Door, error) {
 	}
 	r.Handle(d.path, d.handler)
 	r.Handle(d.path+"/", d.handler)
+	if cfg.MCP.rollout() {
+		r.Handle(rolloutRoute, &prefixRouter{mux: r})
+	}
 	d.announce()
 	return d, nil
 }
@@ -108,9 +111,14 @@ func (d *Door) announce() {
 }
 
 // verify wraps a /verify handler: it sees this server's mcp__<name>__<tool>
-// names as bare tool names, and its response echoes the emitted ones.
+// names as bare tool names, and its response echoes the emitted ones. Its
+// log lines name the request's rollout, if it came under the prefix.
 func (d *Door) verify(h http.Handler) http.Handler {
-	return verifywrap.Wrap(h, d.name, &verifywrap.Options{MaxBodyBytes: d.maxBody, Logf: d.logf})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		log := d.logger(r.Context())
+		logf := func(format string, args ...any) { log.Warn("mcpdoor: " + fmt.Sprintf(format, args...)) }
+		verifywrap.Wrap(h, d.name, &verifywrap.Options{MaxBodyBytes: d.maxBody, Logf: logf}).ServeHTTP(w, r)
+	})
 }
 
 // wrapRollout re-registers /seed_session and /verify with their wraps: the
@@ -129,10 +137,6 @@ func (d *Door) wrapRollout(r chi.Router) {
 		own := rt.Middlewares[len(r.Middlewares()):]
 		r.With(own...).Method(http.MethodPost, w.pattern, w.wrap(rt.Endpoint))
 	}
-}
-
-func (d *Door) logf(format string, args ...any) {
-	d.log.Warn("mcpdoor: " + fmt.Sprintf(format, args...))
 }
 
 // build makes the Door for r without changing r: the tools, their
