@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/session"
+	"github.com/mcpdoor/mcpdoor/verifywrap"
 )
 
 // DefaultTokenHeader is the header that carries a rollout's session token,
@@ -27,6 +28,9 @@ const (
 	DefaultPath         = "/mcp"
 	DefaultIdleTimeout  = 600 * time.Second
 	DefaultMaxBodyBytes = 4 << 20
+	// DefaultMaxVerifyBytes is the /verify body limit: room for a long
+	// rollout's trajectory (NeMo Gym itself sets none).
+	DefaultMaxVerifyBytes = verifywrap.DefaultMaxBodyBytes
 )
 
 // Config is one server's mcpdoor configuration: the YAML block described in
@@ -159,6 +163,9 @@ type MCPConfig struct {
 	// MaxBodyBytes caps an MCP request body, and the response captured from a
 	// dispatched handler. Default 4 MiB.
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// MaxVerifyBytes caps a /verify request body, a whole trajectory; a
+	// longer one gets 413 naming this key. Default 64 MiB.
+	MaxVerifyBytes int64 `yaml:"max_verify_bytes"`
 	// Degrade is fail (Install returns the error) or http-only (the server
 	// runs without the MCP endpoint, and the log says why). Default fail.
 	Degrade string `yaml:"degrade"`
@@ -257,6 +264,9 @@ func (c *Config) Validate() error {
 	if m.MaxBodyBytes < 0 {
 		bad("mcp.max_body_bytes", "%d is negative", m.MaxBodyBytes)
 	}
+	if m.MaxVerifyBytes < 0 {
+		bad("mcp.max_verify_bytes", "%d is negative", m.MaxVerifyBytes)
+	}
 	switch rl := m.RateLimit; {
 	case rl.PerSession < 0:
 		bad("mcp.rate_limit.per_session", "%v is negative", rl.PerSession)
@@ -330,6 +340,13 @@ func (m *MCPConfig) maxBodyBytes() int64 {
 		return DefaultMaxBodyBytes
 	}
 	return m.MaxBodyBytes
+}
+
+func (m *MCPConfig) maxVerifyBytes() int64 {
+	if m.MaxVerifyBytes == 0 {
+		return DefaultMaxVerifyBytes
+	}
+	return m.MaxVerifyBytes
 }
 
 func (c *Config) logger() *slog.Logger {

@@ -41,6 +41,7 @@ type Door struct {
 	localSID     string // the session of tokenless calls that name no other
 	forward      []string
 	maxBody      int64
+	maxVerify    int64        // mcp.max_verify_bytes
 	limiter      *rateLimiter // nil: no mcp.rate_limit
 	callTimeout  time.Duration
 	inflight     inflight
@@ -117,7 +118,7 @@ func (d *Door) verify(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		log := d.logger(r.Context())
 		logf := func(format string, args ...any) { log.Warn("mcpdoor: " + fmt.Sprintf(format, args...)) }
-		verifywrap.Wrap(h, d.name, &verifywrap.Options{MaxBodyBytes: d.maxBody, Logf: logf}).ServeHTTP(w, r)
+		verifywrap.Wrap(h, d.name, &verifywrap.Options{MaxBodyBytes: d.maxVerify, LimitName: "mcp.max_verify_bytes", Logf: logf}).ServeHTTP(w, r)
 	})
 }
 
@@ -206,6 +207,7 @@ func newDoor(cfg *Config) *Door {
 		localSID:     rand.Text(),
 		forward:      m.forwardHeaders(),
 		maxBody:      m.maxBodyBytes(),
+		maxVerify:    m.maxVerifyBytes(),
 		limiter:      newRateLimiter(m.RateLimit),
 		callTimeout:  m.CallTimeout,
 		rollout:      make(map[string]*detector.Route),
