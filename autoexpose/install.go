@@ -179,7 +179,7 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 	}
 	var catchall *CatchAll
 	if rt := rep.CatchAll(); rt != nil {
-		catchall = &CatchAll{route: rt}
+		catchall = &CatchAll{route: rt, router: r}
 	}
 	tools, refusals := d.toolset(harvested, catchall, &cfg, doc)
 	errs = append(errs, refusals...)
