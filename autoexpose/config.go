@@ -89,6 +89,15 @@ type Config struct {
 	// point into the document. A malformed document fails Install. Set this
 	// or mcp.openapi, not both.
 	OpenAPI []byte `yaml:"-"`
+	// Outer is the handler the server serves, when that handler wraps the
+	// router: http.ListenAndServe(addr, outer(r)) has Outer: outer(r). Every
+	// tool call then replays through it (with the forwarded headers, see
+	// mcp.forward_headers), so a check it makes — auth, an allow-list —
+	// holds over MCP as over HTTP; a direct call would skip it, so no tool
+	// goes direct, and mcp.dispatch direct or strict cannot go with it.
+	// Without Outer, mcpdoor sees the router only: its routes and their
+	// middlewares.
+	Outer http.Handler `yaml:"-"`
 }
 
 // MCPConfig is the mcp block of a server's config. Every field is optional;
@@ -237,8 +246,10 @@ func (c *Config) Validate() error {
 	if m.Path != "" && (!strings.HasPrefix(m.Path, "/") || m.Path == "/" || strings.HasSuffix(m.Path, "/")) {
 		bad("mcp.path", "%q must start with / and not end with /", m.Path)
 	}
-	if _, err := detector.ParseMode(m.Dispatch); err != nil {
+	if mode, err := detector.ParseMode(m.Dispatch); err != nil {
 		bad("mcp.dispatch", "%v", err)
+	} else if c.Outer != nil && (mode == detector.ForceDirect || mode == detector.Strict) {
+		bad("mcp.dispatch", "%s cannot go with Config.Outer, through which every call replays; use auto or replay", mode)
 	}
 	for _, h := range m.ForwardHeaders {
 		if !validHeaderName(h) {

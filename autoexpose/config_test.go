@@ -1,6 +1,8 @@
 package autoexpose
 
 import (
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -127,6 +129,25 @@ func TestConfigErrors(t *testing.T) {
 				t.Fatalf("got %v, want an error containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestConfigOuter: Config.Outer makes every call replay, which
+// mcp.dispatch direct and strict contradict.
+func TestConfigOuter(t *testing.T) {
+	for _, c := range []struct{ dispatch, want string }{
+		{"", ""},
+		{"auto", ""},
+		{"replay", ""},
+		{"direct", "autoexpose: config: mcp.dispatch: direct cannot go with Config.Outer, through which every call replays; use auto or replay"},
+		{"strict", "autoexpose: config: mcp.dispatch: strict cannot go with Config.Outer, through which every call replays; use auto or replay"},
+	} {
+		cfg := enabled(MCPConfig{Dispatch: c.dispatch})
+		cfg.Outer = http.NotFoundHandler()
+		err := cfg.Validate()
+		if got := fmt.Sprint(err); err == nil && c.want != "" || err != nil && got != c.want {
+			t.Errorf("dispatch %q: got %v, want %q", c.dispatch, err, c.want)
+		}
 	}
 }
 

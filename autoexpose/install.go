@@ -153,6 +153,9 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Outer != nil {
+		throughOuter(rep)
+	}
 	errs := slices.Clone(rep.Problems)
 	if m.rollout() {
 		errs = append(errs, rolloutRoutes(rep)...)
@@ -183,7 +186,7 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 	}
 	tools, refusals := d.toolset(harvested, catchall, &cfg, doc)
 	errs = append(errs, refusals...)
-	errs = append(errs, d.prepare(tools, r, r)...)
+	errs = append(errs, d.prepare(tools, replayTarget(&cfg, r), r)...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}

@@ -60,6 +60,9 @@ func wrap(h http.Handler, cfg Config) (*Door, error) {
 		Verdict:  detector.Replay,
 		Reasons:  []string{"a wrapped handler: every call replays through it"},
 	}}
+	if cfg.Outer != nil {
+		catchall.route.Reasons = append(catchall.route.Reasons, outerReason)
+	}
 	doc, err := loadOpenAPI(&cfg)
 	if err != nil {
 		return nil, err
@@ -84,7 +87,7 @@ func wrap(h http.Handler, cfg Config) (*Door, error) {
 		}
 	}
 	tools, errs := d.toolset(harvested, catchall, &cfg, doc)
-	errs = append(errs, d.prepare(tools, h, nil)...)
+	errs = append(errs, d.prepare(tools, replayTarget(&cfg, h), nil)...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
