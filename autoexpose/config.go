@@ -67,7 +67,8 @@ type Config struct {
 	// shape-checked), change their descriptions, schemas or annotations, or
 	// append tools that the router's catch-all dispatcher serves, made with
 	// catchall.Tool. catchall is nil when the router has no POST /{tool}
-	// route. Install checks the result: names, reserved names, duplicates.
+	// route. Install checks the result: names, reserved names (mcp.path's
+	// too), duplicates, and catch-all tools named like another route.
 	Tools func(harvested []Tool, catchall *CatchAll) []Tool `yaml:"-"`
 	// AllowedTools decides a rollout's allow-list from the raw JSON body
 	// posted to /seed_session: the tools its token may list and call. nil
