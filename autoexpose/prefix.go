@@ -112,7 +112,8 @@ func unprefixed(r *http.Request, ctx context.Context, id, rest string) *http.Req
 // the path after the prefix on the same router, without running the
 // router's own middlewares a second time — they have run for the prefixed
 // request already, and running them twice would count a rate limit twice,
-// log twice, or deadlock a Throttle(1).
+// log twice, or make a Throttle(1) turn away (or, with a backlog, wait on)
+// the request that holds its only slot.
 //
 // It does what chi's own routing does at the router's top level — find the
 // route, set the route context, the URL parameters and the request's path
@@ -171,7 +172,7 @@ func (p *prefixRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A mounted router. Find went on routing into it; keep what the top
 		// level found, as chi has it when it hands the request to the
 		// mount, and let the mounted router route the rest itself.
-		n := paramCount(top)
+		n := min(paramCount(top), len(rctx.URLParams.Keys))
 		rctx.URLParams.Keys = rctx.URLParams.Keys[:n]
 		rctx.URLParams.Values = rctx.URLParams.Values[:n]
 		rctx.RoutePatterns = rctx.RoutePatterns[:1]
@@ -183,6 +184,10 @@ func (p *prefixRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.SetPathValue(k, rctx.URLParams.Values[i])
 	}
 	req.Pattern = rctx.RoutePattern()
+	if h == nil {
+		p.notFound(w, req)
+		return
+	}
 	h.ServeHTTP(w, req)
 }
 

@@ -92,6 +92,12 @@ func shapesRouter(calls *atomic.Int64, custom bool) chi.Router {
 			v2.With(mark("v2-with")).Delete("/things/{tid}", echoRoute)
 		})
 	})
+	admin := chi.NewRouter()
+	admin.Use(mark("admin"))
+	admin.Get("/", echoRoute)
+	admin.Get("/{x}", echoRoute)
+	r.With(mark("mount-with")).Mount("/admin", admin)
+	r.Route("/t/{tenant:[a-z]{2}}", func(t chi.Router) { t.Get("/items/{n}", echoRoute) })
 	r.Mount("/static", http.StripPrefix("/static", http.HandlerFunc(echoRoute)))
 	r.Handle("/any", http.HandlerFunc(echoRoute))
 	r.Get("/files/*", echoRoute)
@@ -126,6 +132,14 @@ func TestRolloutPrefixRoutes(t *testing.T) {
 		{"POST", "/api/users/u%2F1"},
 		{"DELETE", "/api/v2/things/t9"},
 		{"GET", "/api/v2/things/t9"},
+		{"GET", "/admin"},
+		{"GET", "/admin/"},
+		{"GET", "/admin/7"},
+		{"POST", "/admin/7"},
+		{"GET", "/admin/7/8"},
+		{"GET", "/t/ab/items/3"},
+		{"GET", "/t/abc/items/3"},
+		{"GET", "/static"},
 		{"GET", "/static/css/a.css"},
 		{"PATCH", "/any"},
 		{"GET", "/files/a/b/c.txt"},
