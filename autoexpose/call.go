@@ -43,6 +43,7 @@ func (d *Door) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp
 	forward(c.Header, headerOf(req), d.forward)
 	if who.req != nil {
 		c.Host, c.RemoteAddr, c.TLS = who.req.Host, who.req.RemoteAddr, who.req.TLS
+		ctx = withRolloutID(ctx, rolloutIDFrom(who.req.Context())) // a call made under the rollout prefix
 		// The tool's context ends with the SDK's request; make it end with
 		// the client's connection too.
 		var cancel context.CancelFunc

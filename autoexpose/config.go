@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/session"
+	"github.com/mcpdoor/mcpdoor/verifywrap"
 )
 
 // DefaultTokenHeader is the header that carries a rollout's session token,
@@ -27,6 +28,9 @@ const (
 	DefaultPath         = "/mcp"
 	DefaultIdleTimeout  = 600 * time.Second
 	DefaultMaxBodyBytes = 4 << 20
+	// DefaultMaxVerifyBytes is the /verify body limit: room for a long
+	// rollout's trajectory (NeMo Gym itself sets none).
+	DefaultMaxVerifyBytes = verifywrap.DefaultMaxBodyBytes
 )
 
 // Config is one server's mcpdoor configuration: the YAML block described in
@@ -63,7 +67,8 @@ type Config struct {
 	// shape-checked), change their descriptions, schemas or annotations, or
 	// append tools that the router's catch-all dispatcher serves, made with
 	// catchall.Tool. catchall is nil when the router has no POST /{tool}
-	// route. Install checks the result: names, reserved names, duplicates.
+	// route. Install checks the result: names, reserved names (mcp.path's
+	// too), duplicates, and catch-all tools named like another route.
 	Tools func(harvested []Tool, catchall *CatchAll) []Tool `yaml:"-"`
 	// AllowedTools decides a rollout's allow-list from the raw JSON body
 	// posted to /seed_session: the tools its token may list and call. nil
@@ -85,6 +90,15 @@ type Config struct {
 	// point into the document. A malformed document fails Install. Set this
 	// or mcp.openapi, not both.
 	OpenAPI []byte `yaml:"-"`
+	// Outer is the handler the server serves, when that handler wraps the
+	// router: http.ListenAndServe(addr, outer(r)) has Outer: outer(r). Every
+	// tool call then replays through it (with the forwarded headers, see
+	// mcp.forward_headers), so a check it makes — auth, an allow-list —
+	// holds over MCP as over HTTP; a direct call would skip it, so no tool
+	// goes direct, and mcp.dispatch direct or strict cannot go with it.
+	// Without Outer, mcpdoor sees the router only: its routes and their
+	// middlewares.
+	Outer http.Handler `yaml:"-"`
 }
 
 // MCPConfig is the mcp block of a server's config. Every field is optional;
@@ -159,6 +173,9 @@ type MCPConfig struct {
 	// MaxBodyBytes caps an MCP request body, and the response captured from a
 	// dispatched handler. Default 4 MiB.
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// MaxVerifyBytes caps a /verify request body, a whole trajectory; a
+	// longer one gets 413 naming this key. Default 64 MiB.
+	MaxVerifyBytes int64 `yaml:"max_verify_bytes"`
 	// Degrade is fail (Install returns the error) or http-only (the server
 	// runs without the MCP endpoint, and the log says why). Default fail.
 	Degrade string `yaml:"degrade"`
@@ -230,8 +247,10 @@ func (c *Config) Validate() error {
 	if m.Path != "" && (!strings.HasPrefix(m.Path, "/") || m.Path == "/" || strings.HasSuffix(m.Path, "/")) {
 		bad("mcp.path", "%q must start with / and not end with /", m.Path)
 	}
-	if _, err := detector.ParseMode(m.Dispatch); err != nil {
+	if mode, err := detector.ParseMode(m.Dispatch); err != nil {
 		bad("mcp.dispatch", "%v", err)
+	} else if c.Outer != nil && (mode == detector.ForceDirect || mode == detector.Strict) {
+		bad("mcp.dispatch", "%s cannot go with Config.Outer, through which every call replays; use auto or replay", mode)
 	}
 	for _, h := range m.ForwardHeaders {
 		if !validHeaderName(h) {
@@ -256,6 +275,9 @@ func (c *Config) Validate() error {
 	}
 	if m.MaxBodyBytes < 0 {
 		bad("mcp.max_body_bytes", "%d is negative", m.MaxBodyBytes)
+	}
+	if m.MaxVerifyBytes < 0 {
+		bad("mcp.max_verify_bytes", "%d is negative", m.MaxVerifyBytes)
 	}
 	switch rl := m.RateLimit; {
 	case rl.PerSession < 0:
@@ -330,6 +352,13 @@ func (m *MCPConfig) maxBodyBytes() int64 {
 		return DefaultMaxBodyBytes
 	}
 	return m.MaxBodyBytes
+}
+
+func (m *MCPConfig) maxVerifyBytes() int64 {
+	if m.MaxVerifyBytes == 0 {
+		return DefaultMaxVerifyBytes
+	}
+	return m.MaxVerifyBytes
 }
 
 func (c *Config) logger() *slog.Logger {

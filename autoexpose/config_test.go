@@ -1,6 +1,8 @@
 package autoexpose
 
 import (
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -34,6 +36,7 @@ mcp:
   rate_limit: {per_session: 2.5, burst: 5}
   call_timeout: 30s
   max_body_bytes: 1048576
+  max_verify_bytes: 134217728
   degrade: http-only
 `))
 	if err != nil {
@@ -58,6 +61,7 @@ mcp:
 		RateLimit:             RateLimit{PerSession: 2.5, Burst: 5},
 		CallTimeout:           30 * time.Second,
 		MaxBodyBytes:          1 << 20,
+		MaxVerifyBytes:        128 << 20,
 		Degrade:               "http-only",
 	}
 	if cfg.Name != "example_mcp_weather" || !cfg.ExposeToolsOverMCP || !reflect.DeepEqual(cfg.MCP, want) {
@@ -75,7 +79,7 @@ func TestConfigDefaults(t *testing.T) {
 			t.Fatalf("%q: %v", doc, err)
 		}
 		m := &cfg.MCP
-		if m.path() != "/mcp" || !m.rollout() || !m.requireToken() || m.maxBodyBytes() != 4<<20 ||
+		if m.path() != "/mcp" || !m.rollout() || !m.requireToken() || m.maxBodyBytes() != 4<<20 || m.maxVerifyBytes() != 64<<20 ||
 			m.tokenHeader() != "X-NeMo-Gym-Session-Token" || !reflect.DeepEqual(m.forwardHeaders(), []string{"Authorization"}) {
 			t.Errorf("%q: defaults wrong: %+v", doc, m)
 		}
@@ -111,6 +115,8 @@ func TestConfigErrors(t *testing.T) {
 		{on + "mcp: {idle_timeout: -1s}", "mcp.idle_timeout: -1s is negative"},
 		{on + "mcp: {token_ttl: 500ms}", "mcp.token_ttl: 500ms is under a second"},
 		{on + "mcp: {max_body_bytes: -1}", "mcp.max_body_bytes: -1 is negative"},
+		{on + "mcp: {max_verify_bytes: -1}", "mcp.max_verify_bytes: -1 is negative"},
+		{"mcp:\n  max_verify_bytes: 64MiB", "line 2: mcp.max_verify_bytes: "},
 		{on + "mcp: {rate_limit: {per_session: -1}}", "mcp.rate_limit.per_session: -1 is negative"},
 		{on + "mcp: {rate_limit: {per_session: .inf}}", "mcp.rate_limit.per_session: +Inf is not a number of calls per second; 0 turns the limit off"},
 		{on + "mcp: {rate_limit: {burst: 5}}", "mcp.rate_limit.burst: is set but per_session is not; set per_session (calls per second) to limit calls"},
@@ -123,6 +129,25 @@ func TestConfigErrors(t *testing.T) {
 				t.Fatalf("got %v, want an error containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestConfigOuter: Config.Outer makes every call replay, which
+// mcp.dispatch direct and strict contradict.
+func TestConfigOuter(t *testing.T) {
+	for _, c := range []struct{ dispatch, want string }{
+		{"", ""},
+		{"auto", ""},
+		{"replay", ""},
+		{"direct", "autoexpose: config: mcp.dispatch: direct cannot go with Config.Outer, through which every call replays; use auto or replay"},
+		{"strict", "autoexpose: config: mcp.dispatch: strict cannot go with Config.Outer, through which every call replays; use auto or replay"},
+	} {
+		cfg := enabled(MCPConfig{Dispatch: c.dispatch})
+		cfg.Outer = http.NotFoundHandler()
+		err := cfg.Validate()
+		if got := fmt.Sprint(err); err == nil && c.want != "" || err != nil && got != c.want {
+			t.Errorf("dispatch %q: got %v, want %q", c.dispatch, err, c.want)
+		}
 	}
 }
 

@@ -22,6 +22,9 @@
 //     call never gets past a middleware the HTTP door enforces.
 //   - A route that cannot be a tool makes Install fail with an error naming
 //     the route and the fix; nothing is silently dropped.
+//   - Install sees the router it is given: its routes and their middleware
+//     chains. A handler the server wraps around the router is out of its
+//     sight unless Config.Outer names it; then every call replays through it.
 //   - Tools are listed by name. A call's arguments are validated against the
 //     tool's input schema, then sent to the route as the request body,
 //     unchanged.
@@ -51,7 +54,8 @@
 // mcp.max_body_bytes, mcp.rate_limit (per session) and mcp.call_timeout
 // answer a call that passes them with an isError result naming the limit
 // (codes request_too_large, response_too_large, rate_limited, timeout; see
-// ErrorInfo). A handler's context ends when the client cancels the call or
+// ErrorInfo). /verify has its own body limit, mcp.max_verify_bytes
+// (64 MiB by default): a trajectory over it gets 413 naming the key. A handler's context ends when the client cancels the call or
 // goes away, or at the timeout. Progress and Log let a long handler report
 // to the MCP client, and do nothing on the HTTP door.
 //
@@ -62,6 +66,9 @@
 // with a signed session token (see Metadata and package token), and /verify
 // sees mcp__<server>__<tool> names normalized (see package verifywrap). Every
 // tool call checks the token and runs in the session it names.
+//
+// NeMo Gym's observability prefix, /ng-rollout/<rollout_id>/<path>, is
+// served as /<path>, and the handler reads the id with RolloutID.
 //
 // # Session policy and protection
 //

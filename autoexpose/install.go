@@ -42,6 +42,7 @@ type Door struct {
 	byMCPSession *mcpSessionSIDs // stateful doors: each MCP session's tokenless session
 	forward      []string
 	maxBody      int64
+	maxVerify    int64        // mcp.max_verify_bytes
 	limiter      *rateLimiter // nil: no mcp.rate_limit
 	callTimeout  time.Duration
 	inflight     inflight
@@ -88,6 +89,9 @@ func Install(r chi.Router, cfg Config) (*Door, error) {
 	}
 	r.Handle(d.path, d.handler)
 	r.Handle(d.path+"/", d.handler)
+	if cfg.MCP.rollout() {
+		r.Handle(rolloutRoute, &prefixRouter{mux: r})
+	}
 	d.announce()
 	return d, nil
 }
@@ -109,9 +113,14 @@ func (d *Door) announce() {
 }
 
 // verify wraps a /verify handler: it sees this server's mcp__<name>__<tool>
-// names as bare tool names, and its response echoes the emitted ones.
+// names as bare tool names, and its response echoes the emitted ones. Its
+// log lines name the request's rollout, if it came under the prefix.
 func (d *Door) verify(h http.Handler) http.Handler {
-	return verifywrap.Wrap(h, d.name, &verifywrap.Options{MaxBodyBytes: d.maxBody, Logf: d.logf})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		log := d.logger(r.Context())
+		logf := func(format string, args ...any) { log.Warn("mcpdoor: " + fmt.Sprintf(format, args...)) }
+		verifywrap.Wrap(h, d.name, &verifywrap.Options{MaxBodyBytes: d.maxVerify, LimitName: "mcp.max_verify_bytes", Logf: logf}).ServeHTTP(w, r)
+	})
 }
 
 // wrapRollout re-registers /seed_session and /verify with their wraps: the
@@ -132,10 +141,6 @@ func (d *Door) wrapRollout(r chi.Router) {
 	}
 }
 
-func (d *Door) logf(format string, args ...any) {
-	d.log.Warn("mcpdoor: " + fmt.Sprintf(format, args...))
-}
-
 // build makes the Door for r without changing r: the tools, their
 // dispatchers and the go-sdk server, which Install serves over HTTP and
 // ServeStdio over stdio.
@@ -148,6 +153,9 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 	rep, err := detector.Inspect(r, &detector.Options{Mode: mode, Transparent: m.TransparentMiddleware, MCPPath: m.path()})
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Outer != nil {
+		throughOuter(rep)
 	}
 	errs := slices.Clone(rep.Problems)
 	if m.rollout() {
@@ -175,11 +183,11 @@ func build(r chi.Router, cfg Config) (*Door, error) {
 	}
 	var catchall *CatchAll
 	if rt := rep.CatchAll(); rt != nil {
-		catchall = &CatchAll{route: rt}
+		catchall = &CatchAll{route: rt, router: r}
 	}
 	tools, refusals := d.toolset(harvested, catchall, &cfg, doc)
 	errs = append(errs, refusals...)
-	errs = append(errs, d.prepare(tools, r, r)...)
+	errs = append(errs, d.prepare(tools, replayTarget(&cfg, r), r)...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -204,6 +212,7 @@ func newDoor(cfg *Config) *Door {
 		byMCPSession: newMCPSessionSIDs(m),
 		forward:      m.forwardHeaders(),
 		maxBody:      m.maxBodyBytes(),
+		maxVerify:    m.maxVerifyBytes(),
 		limiter:      newRateLimiter(m.RateLimit),
 		callTimeout:  m.CallTimeout,
 		rollout:      make(map[string]*detector.Route),

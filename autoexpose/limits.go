@@ -171,7 +171,7 @@ func (d *Door) dispatch(ctx context.Context, t *tool, c *replay.Call) *replay.Re
 		case <-timer.C:
 		}
 	}
-	d.log.Warn("mcpdoor: tool call timed out; its handler may still be running", "tool", t.Name, "route", t.Route, "timeout", d.callTimeout)
+	d.logger(ctx).Warn("mcpdoor: tool call timed out; its handler may still be running", "tool", t.Name, "route", t.Route, "timeout", d.callTimeout)
 	return nil
 }
 
@@ -183,7 +183,7 @@ var errCallTimeout = errors.New("autoexpose: mcp.call_timeout reached")
 func (d *Door) serve(ctx context.Context, t *tool, c *replay.Call) *replay.Response {
 	resp := t.dispatcher.Dispatch(ctx, c)
 	if resp.Panic != nil {
-		d.log.Error("mcpdoor: handler panicked", "tool", t.Name, "route", t.Route, "panic", resp.Panic, "stack", string(resp.Stack))
+		d.logger(ctx).Error("mcpdoor: handler panicked", "tool", t.Name, "route", t.Route, "panic", resp.Panic, "stack", string(resp.Stack))
 	}
 	return resp
 }

@@ -47,7 +47,7 @@ func (d *Door) seed(next http.Handler) http.Handler {
 		var tools []string
 		if d.allowedTools != nil {
 			if tools, err = d.allowedTools(body); err != nil {
-				d.log.Error("mcpdoor: the AllowedTools hook failed; no session token minted", "err", err)
+				d.logger(r.Context()).Error("mcpdoor: the AllowedTools hook failed; no session token minted", "err", err)
 				http.Error(w, "seed_session: cannot decide this rollout's tools", http.StatusInternalServerError)
 				return
 			}
@@ -58,13 +58,13 @@ func (d *Door) seed(next http.Handler) http.Handler {
 
 		resp := replay.Capture(next, r, d.maxBody)
 		if resp.Panic != nil {
-			d.log.Error("mcpdoor: /seed_session handler panicked", "panic", resp.Panic, "stack", string(resp.Stack))
+			d.logger(r.Context()).Error("mcpdoor: /seed_session handler panicked", "panic", resp.Panic, "stack", string(resp.Stack))
 		}
 		out := resp.Body
 		if resp.Status >= 200 && resp.Status < 300 && !resp.Truncated && isJSONObjectWithout(out, MetadataKey) {
 			tok, err := d.codec.Mint(token.Payload{SID: sid, Tools: tools})
 			if err != nil {
-				d.log.Error("mcpdoor: minting a session token", "err", err)
+				d.logger(r.Context()).Error("mcpdoor: minting a session token", "err", err)
 				http.Error(w, "seed_session: cannot mint a session token", http.StatusInternalServerError)
 				return
 			}

@@ -3,7 +3,9 @@ package autoexpose
 import (
 	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -18,6 +20,9 @@ type CatchAll struct {
 	route *detector.Route
 	// wrapped: the whole handler given to Wrap, rather than a route.
 	wrapped bool
+	// router is the router the dispatcher is a route of (nil for Wrap):
+	// where Install looks for other routes a tool name would shadow.
+	router chi.Routes
 }
 
 // Pattern returns the dispatcher's route pattern, such as "/{tool}".
@@ -73,7 +78,7 @@ func (d *Door) toolset(harvested []Tool, catchall *CatchAll, cfg *Config, doc *o
 			kept = append(kept, t)
 		}
 	}
-	kept, errs := checkTools(kept)
+	kept, errs := checkTools(kept, catchall, m.path())
 	if catchall != nil && !catchall.wrapped && !slices.ContainsFunc(kept, func(t Tool) bool { return t.route == catchall.route }) {
 		d.log.Warn("mcpdoor: a catch-all dispatcher backs no MCP tool; its tools stay HTTP-only (append them in the Tools hook with catchall.Tool)",
 			"route", "POST "+catchall.route.Pattern)
@@ -82,9 +87,10 @@ func (d *Door) toolset(harvested []Tool, catchall *CatchAll, cfg *Config, doc *o
 }
 
 // checkTools refuses tools that cannot be served: without a route, refused by
-// the detector, outside the name rule, reserved, or duplicated. It returns
-// the others.
-func checkTools(tools []Tool) (ok []Tool, errs []error) {
+// the detector, outside the name rule, reserved, duplicated, or — for a
+// catch-all tool — named like the MCP endpoint (mcpPath) or like another
+// route of the router. It returns the others.
+func checkTools(tools []Tool, catchall *CatchAll, mcpPath string) (ok []Tool, errs []error) {
 	seen := make(map[string]string)
 	refused := make(map[*detector.Route]bool) // report a refused route once
 	for _, t := range tools {
@@ -94,6 +100,11 @@ func checkTools(tools []Tool) (ok []Tool, errs []error) {
 		}
 		refuse := func(reason, fix string) {
 			errs = append(errs, &detector.RefusedError{Route: route, Reason: reason, Fix: fix})
+		}
+		byCatchAll := t.route != nil && t.route.Kind == detector.CatchAll
+		var shadowed []string // other routes at /<name>
+		if byCatchAll && catchall != nil && catchall.router != nil && detector.ValidName(t.Name) == nil {
+			shadowed = detector.RoutesAt(catchall.router, "/"+t.Name)
 		}
 		switch first, dup := seen[t.Name]; {
 		case t.route == nil:
@@ -112,8 +123,19 @@ func checkTools(tools []Tool) (ok []Tool, errs []error) {
 		case detector.IsReserved(t.Name):
 			refuse(fmt.Sprintf("tool name %q is reserved (%v are the rollout contract's routes and the MCP endpoint)", t.Name, detector.Reserved),
 				"give the tool another name")
+		case byCatchAll && "/"+t.Name == mcpPath:
+			refuse(fmt.Sprintf("tool name %q is the MCP endpoint's path (mcp.path: %s)", t.Name, mcpPath),
+				"give the tool another name, or set mcp.path to another path")
 		case dup:
 			refuse(fmt.Sprintf("tool name %q is also served by %s", t.Name, first), "give one of them another name, or drop one in the Tools hook")
+		case len(shadowed) > 0:
+			routes, whose := "the route", "that route's"
+			if len(shadowed) > 1 {
+				routes, whose = "the routes", "those routes'"
+			}
+			refuse(fmt.Sprintf("catch-all tool %q has the path of %s %s, which the HTTP door serves with %s own middlewares; a call through the dispatcher would skip them",
+				t.Name, routes, strings.Join(shadowed, ", "), whose),
+				"give the catch-all tool another name, or drop it in the Tools hook")
 		default:
 			seen[t.Name] = route
 			ok = append(ok, t)

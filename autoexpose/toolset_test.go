@@ -3,6 +3,7 @@ package autoexpose
 import (
 	"bytes"
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -80,6 +81,65 @@ func TestToolsHook(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCatchAllNamedLikeRoute: a catch-all tool that another route serves by
+// its name is refused, whatever that route's method: over HTTP the path is
+// that route, with its middlewares (auth), which a call through the
+// dispatcher would skip. So is a catch-all tool named like a custom
+// mcp.path, which would replay into the MCP endpoint itself.
+func TestCatchAllNamedLikeRoute(t *testing.T) {
+	auth := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "unauthorized", http.StatusUnauthorized) })
+	}
+	onlyCatchAll := func(name string) func([]Tool, *CatchAll) []Tool {
+		return func(_ []Tool, c *CatchAll) []Tool { return []Tool{c.Tool(name, nil, "")} }
+	}
+	const fix = "; fix: give the catch-all tool another name, or drop it in the Tools hook"
+	cases := []struct {
+		name   string
+		routes func(r chi.Router)
+		mcp    MCPConfig
+		tool   string
+		want   string
+	}{
+		{"POST", func(r chi.Router) { r.With(auth).Post("/admin", ok) }, MCPConfig{}, "admin",
+			`mcpdoor: POST /{tool}: catch-all tool "admin" has the path of the route POST /admin, which the HTTP door serves with that route's own middlewares; a call through the dispatcher would skip them` + fix},
+		{"GET", func(r chi.Router) { r.With(auth).Get("/admin", ok) }, MCPConfig{}, "admin",
+			`mcpdoor: POST /{tool}: catch-all tool "admin" has the path of the route GET /admin, which the HTTP door serves with that route's own middlewares; a call through the dispatcher would skip them` + fix},
+		{"PUT and DELETE", func(r chi.Router) { r.With(auth).Put("/admin", ok); r.Delete("/admin", ok) }, MCPConfig{}, "admin",
+			`mcpdoor: POST /{tool}: catch-all tool "admin" has the path of the routes DELETE /admin, PUT /admin, which the HTTP door serves with those routes' own middlewares; a call through the dispatcher would skip them` + fix},
+		{"every method", func(r chi.Router) { r.With(auth).Handle("/admin", http.HandlerFunc(ok)) }, MCPConfig{}, "admin",
+			`mcpdoor: POST /{tool}: catch-all tool "admin" has the path of the route ANY /admin, which the HTTP door serves with that route's own middlewares; a call through the dispatcher would skip them` + fix},
+		{"a mounted router", func(r chi.Router) {
+			r.Route("/admin", func(a chi.Router) { a.Use(auth); a.Get("/", ok) })
+		}, MCPConfig{}, "admin",
+			`mcpdoor: POST /{tool}: catch-all tool "admin" has the path of the route ANY /admin, which the HTTP door serves with that route's own middlewares; a call through the dispatcher would skip them` + fix},
+		{"a custom mcp.path", func(r chi.Router) {}, MCPConfig{Path: "/rpc"}, "rpc",
+			`mcpdoor: POST /{tool}: tool name "rpc" is the MCP endpoint's path (mcp.path: /rpc); fix: give the tool another name, or set mcp.path to another path`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := rolloutRouter(func(r chi.Router) { c.routes(r); r.Post("/{tool}", ok) })
+			cfg := enabled(c.mcp)
+			cfg.Tools = onlyCatchAll(c.tool)
+			door, err := Install(r, cfg)
+			if err == nil {
+				t.Fatalf("Install succeeded: %+v", door.Report())
+			}
+			if err.Error() != c.want {
+				t.Errorf("error\n  %v\nwant\n  %s", err, c.want)
+			}
+		})
+	}
+	t.Run("a parameter route of another method is no name", func(t *testing.T) {
+		r := rolloutRouter(func(r chi.Router) { r.Get("/{page}", ok); r.Mount("/", http.NotFoundHandler()); r.Post("/{tool}", ok) })
+		cfg := enabled(MCPConfig{})
+		cfg.Tools = onlyCatchAll("admin")
+		if _, err := Install(r, cfg); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 func TestToolsHookNoCatchAll(t *testing.T) {

@@ -60,6 +60,9 @@ func wrap(h http.Handler, cfg Config) (*Door, error) {
 		Verdict:  detector.Replay,
 		Reasons:  []string{"a wrapped handler: every call replays through it"},
 	}}
+	if cfg.Outer != nil {
+		catchall.route.Reasons = append(catchall.route.Reasons, outerReason)
+	}
 	doc, err := loadOpenAPI(&cfg)
 	if err != nil {
 		return nil, err
@@ -84,7 +87,7 @@ func wrap(h http.Handler, cfg Config) (*Door, error) {
 		}
 	}
 	tools, errs := d.toolset(harvested, catchall, &cfg, doc)
-	errs = append(errs, d.prepare(tools, h, nil)...)
+	errs = append(errs, d.prepare(tools, replayTarget(&cfg, h), nil)...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -105,9 +108,20 @@ func wrap(h http.Handler, cfg Config) (*Door, error) {
 
 // ServeHTTP serves the Door: its MCP endpoint at its path (and path + "/"),
 // and, for a Door made by Wrap, every other request through the wrapped
-// handler, /seed_session and /verify with their wraps. A disabled Door
-// answers 404.
+// handler, /seed_session and /verify with their wraps. For a rollout server
+// made by Wrap, /ng-rollout/<rollout_id>/<path> is served as /<path> (see
+// RolloutID). A disabled Door answers 404.
 func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if d.seedHandler != nil && rolloutIDFrom(r.Context()) == "" { // a rollout server made by Wrap; one prefix at most
+		path := r.URL.RawPath
+		if path == "" {
+			path = r.URL.Path
+		}
+		if id, rest, ok := splitRollout(path); ok {
+			d.ServeHTTP(w, unprefixed(r, r.Context(), id, rest))
+			return
+		}
+	}
 	switch p := r.URL.Path; {
 	case d.handler != nil && (p == d.path || p == d.path+"/"):
 		d.handler.ServeHTTP(w, r)

@@ -195,6 +195,12 @@ var anyMethod = []string{
 // methodsAndPatterns names routes by pattern as "GET /mcp, POST /mcp", and a
 // pattern that every method reaches (Handle, Mount) as "ANY /mcp/*".
 func methodsAndPatterns(routes map[string][]string) string {
+	return strings.Join(routeNames(routes), ", ")
+}
+
+// routeNames names routes by pattern, one "GET /mcp" per method, or one
+// "ANY /mcp/*" for a pattern that every method reaches.
+func routeNames(routes map[string][]string) []string {
 	var out []string
 	for _, pattern := range slices.Sorted(maps.Keys(routes)) {
 		methods := routes[pattern]
@@ -207,7 +213,7 @@ func methodsAndPatterns(routes map[string][]string) string {
 			out = append(out, m+" "+pattern)
 		}
 	}
-	return strings.Join(out, ", ")
+	return out
 }
 
 // compareRoutes orders tools by name first, then everything else by pattern.

@@ -10,16 +10,22 @@ import (
 )
 
 // DefaultMaxBodyBytes is the request body limit Wrap applies unless
-// Options.MaxBodyBytes says otherwise.
-const DefaultMaxBodyBytes = 4 << 20
+// Options.MaxBodyBytes says otherwise: 64 MiB, room for the trajectory of a
+// long agent rollout (NeMo Gym itself sets no limit).
+const DefaultMaxBodyBytes = 64 << 20
 
 // Options configures Wrap. A nil *Options means defaults.
 type Options struct {
-	// MaxBodyBytes caps the request body read; 0 means 4 MiB
+	// MaxBodyBytes caps the request body read; 0 means 64 MiB
 	// (DefaultMaxBodyBytes), and so does a negative value. A longer body is
 	// answered with 413 Request Entity Too Large and never reaches the
 	// wrapped handler.
 	MaxBodyBytes int64
+
+	// LimitName, when set, names the setting behind MaxBodyBytes in the
+	// 413's text, so that whoever reads it knows what to raise:
+	// "request body exceeds the 4194304-byte limit (mcp.max_verify_bytes)".
+	LimitName string
 
 	// Logf, when non-nil, receives one line per request whose body could not
 	// be rewritten (never the body itself): a request body that is too long,
@@ -47,6 +53,7 @@ type Options struct {
 func Wrap(next http.Handler, server string, opts *Options) http.Handler {
 	limit := int64(DefaultMaxBodyBytes)
 	logf := func(string, ...any) {}
+	var limitName string
 	if opts != nil {
 		if opts.MaxBodyBytes > 0 {
 			limit = opts.MaxBodyBytes
@@ -54,7 +61,11 @@ func Wrap(next http.Handler, server string, opts *Options) http.Handler {
 		if opts.Logf != nil {
 			logf = opts.Logf
 		}
+		if opts.LimitName != "" {
+			limitName = " (" + opts.LimitName + ")"
+		}
 	}
+	tooLargeText := fmt.Sprintf("request body exceeds the %d-byte limit%s", limit, limitName)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fail := func(err error) { logf("%s %s: %v", r.Method, r.URL.EscapedPath(), err) }
 
@@ -63,7 +74,7 @@ func Wrap(next http.Handler, server string, opts *Options) http.Handler {
 		switch {
 		case errors.As(err, &tooLarge):
 			fail(fmt.Errorf("verifywrap: request body over %d bytes", limit))
-			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			http.Error(w, tooLargeText, http.StatusRequestEntityTooLarge)
 			return
 		case err != nil:
 			fail(fmt.Errorf("verifywrap: reading request body: %w", err))

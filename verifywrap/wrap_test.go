@@ -213,24 +213,26 @@ func TestWrapPassThrough(t *testing.T) {
 
 func TestWrapBodyLimit(t *testing.T) {
 	tests := []struct {
-		name   string
-		limit  int64
-		size   int
-		status int
-		body   string
-		logged []string
+		name      string
+		limit     int64
+		limitName string
+		size      int
+		status    int
+		body      string
+		logged    []string
 	}{
 		// A body of spaces is not JSON: it reaches the verifier, and Logf hears of it.
-		{"at limit", 64, 64, http.StatusOK, "", []string{"POST /verify: verifywrap: request body: invalid JSON"}},
-		{"over limit", 64, 65, http.StatusRequestEntityTooLarge, "request body too large\n", []string{"POST /verify: verifywrap: request body over 64 bytes"}},
-		{"default at limit", 0, DefaultMaxBodyBytes, http.StatusOK, "", []string{"POST /verify: verifywrap: request body: invalid JSON"}},
-		{"default over limit", -1, DefaultMaxBodyBytes + 1, http.StatusRequestEntityTooLarge, "request body too large\n", []string{"POST /verify: verifywrap: request body over 4194304 bytes"}},
+		{"at limit", 64, "", 64, http.StatusOK, "", []string{"POST /verify: verifywrap: request body: invalid JSON"}},
+		{"over limit", 64, "", 65, http.StatusRequestEntityTooLarge, "request body exceeds the 64-byte limit\n", []string{"POST /verify: verifywrap: request body over 64 bytes"}},
+		{"over limit, named", 64, "mcp.max_verify_bytes", 65, http.StatusRequestEntityTooLarge, "request body exceeds the 64-byte limit (mcp.max_verify_bytes)\n", []string{"POST /verify: verifywrap: request body over 64 bytes"}},
+		{"default at limit", 0, "", DefaultMaxBodyBytes, http.StatusOK, "", []string{"POST /verify: verifywrap: request body: invalid JSON"}},
+		{"default over limit", -1, "", DefaultMaxBodyBytes + 1, http.StatusRequestEntityTooLarge, "request body exceeds the 67108864-byte limit\n", []string{"POST /verify: verifywrap: request body over 67108864 bytes"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var called atomic.Bool
 			verify := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { called.Store(true) })
-			srv, log := serve(t, verify, &Options{MaxBodyBytes: tt.limit})
+			srv, log := serve(t, verify, &Options{MaxBodyBytes: tt.limit, LimitName: tt.limitName})
 			body := bytes.Repeat([]byte{' '}, tt.size)
 			resp, got := post(t, srv, bytes.NewReader(body))
 			if resp.StatusCode != tt.status || got != tt.body {
