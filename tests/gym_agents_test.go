@@ -1,0 +1,391 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/autoexpose"
+	weather "github.com/mcpdoor/mcpdoor/examples/weather/server"
+	"github.com/mcpdoor/mcpdoor/examples/workplace/env"
+	workplace "github.com/mcpdoor/mcpdoor/examples/workplace/server"
+)
+
+// These tests drive the examples the way NeMo Gym's own agents drive a
+// resources server (read from NVIDIA-NeMo/Gym):
+//
+//   - simple_agent calls tools over HTTP. It seeds with the cookies of the
+//     /run request, then posts every call with the cookies of the previous
+//     response and replaces its cookies with that response's Set-Cookie
+//     (resources_server_cookies = api_response.cookies), and posts /verify
+//     with the last ones.
+//   - claude_code_agent (and codex_agent) seeds with cookies, hands the "mcp"
+//     metadata of the seed response to the agent, which calls the tools over
+//     MCP with the token header and no cookie, and posts /verify with the
+//     seed response's cookies.
+//   - With observability on, Gym's ServerClient prefixes every path with
+//     /ng-rollout/<rollout_id>.
+//
+// Each rollout must be paid reward 1: one session per rollout, whatever the
+// door, the dispatch (direct or replayed) and the prefix.
+
+// gymAgent is one Gym agent's HTTP client: no cookie jar, the cookies it
+// holds replaced by each response's, as aiohttp's response.cookies are.
+type gymAgent struct {
+	t       *testing.T
+	base    string // the server's URL, plus /ng-rollout/<id> with observability on
+	client  *http.Client
+	cookies []*http.Cookie
+}
+
+func newGymAgent(t *testing.T, s *server, prefix string) *gymAgent {
+	a := &gymAgent{t: t, base: s.srv.URL + prefix, client: &http.Client{Timeout: 30 * time.Second}}
+	t.Cleanup(a.client.CloseIdleConnections)
+	return a
+}
+
+// post sends body to path with the agent's cookies, replaces them with the
+// response's, and returns the status and body.
+func (a *gymAgent) post(path string, body any) (int, []byte) {
+	a.t.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, a.base+path, bytes.NewReader(b))
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for _, c := range a.cookies {
+		req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
+	}
+	resp, err := a.client.Do(req)
+	if err != nil {
+		a.t.Fatalf("POST %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		a.t.Fatalf("POST %s: %v", path, err)
+	}
+	a.cookies = resp.Cookies()
+	return resp.StatusCode, out
+}
+
+// gymCall is one function call of a trajectory.
+type gymCall struct {
+	Tool      string
+	Arguments map[string]any
+}
+
+// trajectory is the verify request's response.output for calls, each named
+// as the model emitted it.
+func trajectory(calls []gymCall, name func(string) string) map[string]any {
+	var output []any
+	for i, c := range calls {
+		args, _ := json.Marshal(c.Arguments)
+		output = append(output, map[string]any{
+			"type": "function_call", "name": name(c.Tool), "arguments": string(args), "call_id": fmt.Sprintf("call_%d", i),
+		})
+	}
+	return map[string]any{"response": map[string]any{"output": output}}
+}
+
+// verifyReply is what both examples' /verify answer.
+type verifyReply struct {
+	Reward   float64 `json:"reward"`
+	Response struct {
+		Output []struct {
+			Name string `json:"name"`
+		} `json:"output"`
+	} `json:"response"`
+}
+
+// simpleAgentRollout plays one rollout as simple_agent does and returns
+// /verify's answer. runCookies are the cookies of the /run request.
+func simpleAgentRollout(t *testing.T, a *gymAgent, seed map[string]any, calls []gymCall, runCookies []*http.Cookie) verifyReply {
+	t.Helper()
+	a.cookies = runCookies
+	if status, body := a.post("/seed_session", seed); status != http.StatusOK {
+		t.Fatalf("seed_session: %d %s", status, body)
+	}
+	for _, c := range calls {
+		if status, body := a.post("/"+c.Tool, c.Arguments); status != http.StatusOK {
+			t.Fatalf("POST /%s: %d %s", c.Tool, status, body)
+		}
+	}
+	verify := trajectory(calls, func(tool string) string { return tool })
+	for k, v := range seed {
+		verify[k] = v
+	}
+	status, body := a.post("/verify", verify)
+	if status != http.StatusOK {
+		t.Fatalf("verify: %d %s", status, body)
+	}
+	var v verifyReply
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("verify: %v: %s", err, body)
+	}
+	return v
+}
+
+// mcpAgentRollout plays one rollout as claude_code_agent does: seed over
+// HTTP, the calls over MCP with the token and no cookie (mcpCookies, if
+// any, are sent on every MCP request as a stale jar would), /verify with
+// the seed response's cookies. mcpBase is the base URL the agent's MCP
+// config is built from.
+func mcpAgentRollout(t *testing.T, a *gymAgent, mcpBase, protocol string, seed map[string]any, calls []gymCall, mcpCookies []*http.Cookie) verifyReply {
+	t.Helper()
+	status, body := a.post("/seed_session", seed)
+	if status != http.StatusOK {
+		t.Fatalf("seed_session: %d %s", status, body)
+	}
+	seedCookies := a.cookies
+	var seeded struct {
+		MCP autoexpose.Metadata `json:"mcp"`
+	}
+	if err := json.Unmarshal(body, &seeded); err != nil || seeded.MCP.URLPath == "" {
+		t.Fatalf("seed_session: no mcp metadata: %s", body)
+	}
+	header := http.Header{}
+	for k, v := range seeded.MCP.Headers {
+		header.Set(k, v)
+	}
+	for _, c := range mcpCookies {
+		header.Add("Cookie", c.Name+"="+c.Value)
+	}
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: &headerTransport{base: http.DefaultTransport, header: header}}
+	defer hc.CloseIdleConnections()
+	// url = base.rstrip('/') + '/' + url_path.lstrip('/'), as claude_code_agent builds it.
+	endpoint := strings.TrimRight(mcpBase, "/") + "/" + strings.TrimLeft(seeded.MCP.URLPath, "/")
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "gym-agent", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: true},
+		&mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		t.Fatalf("connecting to %s: %v", endpoint, err)
+	}
+	defer cs.Close()
+	for _, c := range calls {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.Tool, Arguments: c.Arguments})
+		if err != nil {
+			t.Fatalf("tools/call %s: %v", c.Tool, err)
+		}
+		if res.IsError {
+			t.Fatalf("tools/call %s: %s", c.Tool, resultJSON(t, res))
+		}
+	}
+	emitted := func(tool string) string { return "mcp__" + seeded.MCP.ServerName + "__" + tool }
+	verify := trajectory(calls, emitted)
+	for k, v := range seed {
+		verify[k] = v
+	}
+	a.cookies = seedCookies
+	status, body = a.post("/verify", verify)
+	if status != http.StatusOK {
+		t.Fatalf("verify: %d %s", status, body)
+	}
+	var v verifyReply
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("verify: %v: %s", err, body)
+	}
+	for i, item := range v.Response.Output {
+		if want := emitted(calls[i].Tool); item.Name != want {
+			t.Errorf("verify echoed output[%d].name %q, want the emitted %q", i, item.Name, want)
+		}
+	}
+	return v
+}
+
+// gymRollout is one example's rollout: its seed body and the calls that
+// earn reward 1.
+type gymRollout struct {
+	name  string
+	seed  map[string]any
+	calls []gymCall
+}
+
+// gymExample is an example server built for the Gym tests.
+type gymExample struct {
+	name     string
+	build    func(t *testing.T, dispatch string) http.Handler
+	rollouts []gymRollout
+}
+
+func gymExamples() []gymExample {
+	weatherRollout := gymRollout{name: "paris", seed: map[string]any{}, calls: []gymCall{
+		{"get_weather", map[string]any{"city": "Paris"}},
+		{"forecast", map[string]any{"city": "Paris", "days": 2}},
+		{"get_weather", map[string]any{"city": "Oslo"}},
+	}}
+	var workplaceRollouts []gymRollout
+	for _, sc := range env.Scenarios() {
+		ro := gymRollout{name: sc.ID, seed: map[string]any{"scenario": sc.ID}}
+		for _, c := range sc.Solution {
+			ro.calls = append(ro.calls, gymCall{c.Tool, c.Arguments})
+		}
+		workplaceRollouts = append(workplaceRollouts, ro)
+	}
+	return []gymExample{
+		{
+			name: "weather",
+			build: func(t *testing.T, dispatch string) http.Handler {
+				cfg := exampleConfig(t, "name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:\n  dispatch: "+dispatch)
+				h, _, err := weather.New(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return h
+			},
+			rollouts: []gymRollout{weatherRollout},
+		},
+		{
+			name: "workplace",
+			build: func(t *testing.T, dispatch string) http.Handler {
+				cfg := exampleConfig(t, "name: workplace_assistant\nexpose_tools_over_mcp: true\nmcp:\n  dispatch: "+dispatch)
+				h, _, err := workplace.New(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return h
+			},
+			rollouts: workplaceRollouts,
+		},
+	}
+}
+
+// gymPrefix is the observability prefix Gym's ServerClient adds, with a
+// rollout id of Gym's form.
+const gymPrefix = "/ng-rollout/rollout-7.b_2"
+
+// TestGymSimpleAgent plays every rollout of weather and workplace as
+// simple_agent does, over the HTTP door, with and without the
+// observability prefix, and with a /run request that already carries a
+// session cookie (which the seed response must hand back).
+func TestGymSimpleAgent(t *testing.T) {
+	for _, ex := range gymExamples() {
+		t.Run(ex.name, func(t *testing.T) {
+			s := serve(t, ex.build(t, "auto"))
+			for _, prefix := range []string{"", gymPrefix} {
+				for _, ro := range ex.rollouts {
+					t.Run(strings.TrimPrefix(prefix+"/"+ro.name, "/"), func(t *testing.T) {
+						a := newGymAgent(t, s, prefix)
+						if v := simpleAgentRollout(t, a, ro.seed, ro.calls, nil); v.Reward != 1 {
+							t.Errorf("reward %v, want 1", v.Reward)
+						}
+						// A second rollout whose /run request carries the
+						// session cookie of the first.
+						if v := simpleAgentRollout(t, a, ro.seed, ro.calls, a.cookies); v.Reward != 1 {
+							t.Errorf("with the /run request's cookie: reward %v, want 1", v.Reward)
+						}
+					})
+				}
+			}
+		})
+	}
+}
+
+// TestGymMCPAgent plays every rollout of weather and workplace as
+// claude_code_agent does: the calls over MCP with the token and no cookie,
+// dispatched directly and replayed through the router, on both protocol
+// versions, with and without the observability prefix (on the HTTP routes,
+// and on the MCP endpoint too), and with a stale cookie of another rollout
+// on the MCP requests.
+func TestGymMCPAgent(t *testing.T) {
+	for _, ex := range gymExamples() {
+		for _, dispatch := range []string{"auto", "replay"} {
+			t.Run(ex.name+"/"+dispatch, func(t *testing.T) {
+				s := serve(t, ex.build(t, dispatch))
+				// A stale cookie: another rollout's session, with state of its own.
+				other := s.newClient()
+				seed, _ := json.Marshal(ex.rollouts[0].seed)
+				other.post("/seed_session", string(seed))
+				first := ex.rollouts[0].calls[0]
+				args, _ := json.Marshal(first.Arguments)
+				if r := other.post("/"+first.Tool, string(args)); r.Status != http.StatusOK {
+					t.Fatalf("the other rollout: %d %s", r.Status, r.Body)
+				}
+				u, _ := url.Parse(s.srv.URL)
+				stale := other.client.Jar.Cookies(u)
+				if len(stale) == 0 {
+					t.Fatal("the other rollout has no session cookie")
+				}
+				for _, v := range []struct {
+					name, prefix, mcpPrefix, protocol string
+					cookies                           []*http.Cookie
+				}{
+					{name: "plain"},
+					{name: "2025-11-25", protocol: "2025-11-25"},
+					{name: "stale-cookie", cookies: stale},
+					{name: "prefixed-http", prefix: gymPrefix},
+					{name: "prefixed-mcp", prefix: gymPrefix, mcpPrefix: gymPrefix, protocol: "2025-11-25"},
+				} {
+					for _, ro := range ex.rollouts {
+						t.Run(v.name+"/"+ro.name, func(t *testing.T) {
+							a := newGymAgent(t, s, v.prefix)
+							got := mcpAgentRollout(t, a, s.srv.URL+v.mcpPrefix, v.protocol, ro.seed, ro.calls, v.cookies)
+							if got.Reward != 1 {
+								t.Errorf("reward %v, want 1", got.Reward)
+							}
+						})
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestGymWeatherState checks what the weather rollout's calls did, not only
+// the reward: every call of a rollout lands in one session, in order, and
+// two interleaved rollouts never see each other's calls.
+func TestGymWeatherState(t *testing.T) {
+	for _, dispatch := range []string{"auto", "replay"} {
+		t.Run(dispatch, func(t *testing.T) {
+			s := serve(t, gymExamples()[0].build(t, dispatch))
+			web, agent := newGymAgent(t, s, ""), newGymAgent(t, s, gymPrefix)
+			web.post("/seed_session", map[string]any{})
+			status, body := agent.post("/seed_session", map[string]any{})
+			var seeded struct {
+				MCP autoexpose.Metadata `json:"mcp"`
+			}
+			if err := json.Unmarshal(body, &seeded); status != http.StatusOK || err != nil {
+				t.Fatalf("seed: %d %s", status, body)
+			}
+			tok := seeded.MCP.Headers[tokenHeader]
+			cs := s.newClient().connect(mcpOptions{header: http.Header{tokenHeader: {tok}}})
+			for _, city := range []string{"Lima", "Quito", "Cusco"} {
+				web.post("/get_weather", map[string]any{"city": "web-" + city})
+				if res := call(t, cs, "get_weather", map[string]any{"city": city}); res.IsError {
+					t.Fatal(resultJSON(t, res))
+				}
+			}
+			_, webCities := web.post("/list_cities", map[string]any{})
+			_, agentCities := agent.post("/list_cities", map[string]any{})
+			mcpCities := resultJSON(t, call(t, cs, "list_cities", map[string]any{}))
+			for _, c := range []struct{ who, got, want string }{
+				{"HTTP rollout", string(webCities), `{"cities":["web-Lima","web-Quito","web-Cusco"]}`},
+				{"MCP rollout over HTTP", string(agentCities), `{"cities":["Lima","Quito","Cusco"]}`},
+				{"MCP rollout over MCP", mcpCities, `{"content":[{"type":"text","text":"{\"cities\":[\"Lima\",\"Quito\",\"Cusco\"]}"}],"structuredContent":{"cities":["Lima","Quito","Cusco"]}}`},
+			} {
+				if c.got != c.want {
+					t.Errorf("%s: got %s\nwant %s", c.who, c.got, c.want)
+				}
+			}
+			if !slices.ContainsFunc(agent.cookies, func(c *http.Cookie) bool { return c.Name != "" }) {
+				t.Errorf("the prefixed HTTP door's response carries no session cookie")
+			}
+		})
+	}
+}
