@@ -20,28 +20,26 @@ type Embedded struct {
 type tags []string
 
 type shapes struct {
-	Slice         []string            `json:"slice"`
-	Optional      []string            `json:"optional,omitempty"`
-	Zero          []string            `json:"zero,omitzero"`
-	Pointer       *[]string           `json:"pointer"`
-	PointerOmit   *[]string           `json:"pointer_omit,omitempty"`
-	Nested        [][]int             `json:"nested"`
-	Structs       []leaf              `json:"structs"`
-	StructPtrs    []*leaf             `json:"struct_ptrs"`
-	PtrItems      []*[]string         `json:"ptr_items"`
-	Leaf          leaf                `json:"leaf"`
-	LeafPtr       *leaf               `json:"leaf_ptr"`
-	Map           map[string]int      `json:"map"`
-	MapPtr        *map[string]int     `json:"map_ptr"`
-	MapOfSlices   map[string][]string `json:"map_of_slices"`
-	MapOfLeaves   map[string]leaf     `json:"map_of_leaves"`
-	Array         [2][]string         `json:"array"`
-	Named         tags                `json:"named"`
-	Untagged      []string
-	Time          time.Time `json:"time"`
-	Skipped       []string  `json:"-"`
-	Dash          []string  `json:"-,"`
-	unexported    []string
+	Slice       []string            `json:"slice"`
+	Optional    []string            `json:"optional,omitempty"`
+	Zero        []string            `json:"zero,omitzero"`
+	Pointer     *[]string           `json:"pointer"`
+	PointerOmit *[]string           `json:"pointer_omit,omitempty"`
+	Nested      [][]int             `json:"nested"`
+	Structs     []leaf              `json:"structs"`
+	StructPtrs  []*leaf             `json:"struct_ptrs"`
+	PtrItems    []*[]string         `json:"ptr_items"`
+	Leaf        leaf                `json:"leaf"`
+	LeafPtr     *leaf               `json:"leaf_ptr"`
+	Map         map[string]int      `json:"map"`
+	MapPtr      *map[string]int     `json:"map_ptr"`
+	MapOfSlices map[string][]string `json:"map_of_slices"`
+	MapOfLeaves map[string]leaf     `json:"map_of_leaves"`
+	Array       [2][]string         `json:"array"`
+	Named       tags                `json:"named"`
+	Untagged    []string
+	Time        time.Time `json:"time"`
+	Skipped     []string  `json:"-"`
 	Embedded
 }
 
@@ -53,7 +51,9 @@ func TestSchemas(t *testing.T) {
 	)
 	leafIn := `{"type":"object","properties":{"labels":` + arr + `},"required":["labels"],"additionalProperties":false}`
 	leafOut := `{"type":"object","properties":{"labels":` + nullArr + `},"required":["labels"],"additionalProperties":false}`
-	nullable := func(object string) string { return `{"type":["null","object"],` + strings.TrimPrefix(object, `{"type":"object",`) }
+	nullable := func(object string) string {
+		return `{"type":["null","object"],` + strings.TrimPrefix(object, `{"type":"object",`)
+	}
 	properties := func(in bool) string {
 		pick := func(input, output string) string {
 			if in {
@@ -82,10 +82,9 @@ func TestSchemas(t *testing.T) {
 			`,"named":` + pick(arr, nullArr) +
 			`,"Untagged":` + pick(arr, nullArr) +
 			`,"time":{"type":"string"}` +
-			`,"-":` + pick(arr, nullArr) +
 			`,"promoted":{"type":` + pick(`"array"`, `["null","array"]`) + `,"items":{"type":"integer"}}`
 	}
-	required := `"required":["slice","pointer","nested","structs","struct_ptrs","ptr_items","leaf","leaf_ptr","map","map_ptr","map_of_slices","map_of_leaves","array","named","Untagged","time","-","promoted"]`
+	required := `"required":["slice","pointer","nested","structs","struct_ptrs","ptr_items","leaf","leaf_ptr","map","map_ptr","map_of_slices","map_of_leaves","array","named","Untagged","time","promoted"]`
 	for _, c := range []struct {
 		name string
 		fn   func() (*jsonschema.Schema, error)
