@@ -12,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
 )
 
 type shelfItem struct {
@@ -185,5 +186,31 @@ func TestTypedOutputNull(t *testing.T) {
 	}
 	if err := rs.Validate(structured); err != nil {
 		t.Errorf("the structuredContent %s does not match the advertised output schema: %v", b, err)
+	}
+}
+
+// TestTypedOutputNullTypeScript: the TypeScript SDK's client, which checks
+// structuredContent against the tool's output schema, accepts a typed
+// handler's result with a nil slice (null) and one with an omitted slice.
+func TestTypedOutputNullTypeScript(t *testing.T) {
+	nodeclient.Node(t)
+	s := shelfServer(t)
+	connect := nodeclient.ConnectHeadersFrom(0, "mcp.headers")
+	out := nodeclient.Run(t, nodeclient.Scenario{URL: s.srv.URL + "/mcp", Steps: []nodeclient.Step{
+		nodeclient.HTTP("POST", "/seed_session", map[string]any{}),
+		connect,
+		nodeclient.List(),
+		nodeclient.Call("shelve", json.RawMessage(`{"tags":["a"],"maybe":null,"items":[],"index":{}}`)),
+		nodeclient.Call("shelve", json.RawMessage(`{"tags":["a"],"maybe":null,"items":[],"index":{},"extra":["e"]}`)),
+	}})
+	for i, want := range map[int]string{
+		3: `{"content":[{"type":"text","text":"{\"count\":1,\"tags\":null}"}],"structuredContent":{"count":1,"tags":null}}`,
+		4: `{"content":[{"type":"text","text":"{\"count\":1,\"tags\":[\"e\"]}"}],"structuredContent":{"count":1,"tags":["e"]}}`,
+	} {
+		var res json.RawMessage
+		out.Decode(t, i, &res)
+		if got := compactJSON(t, res); got != want {
+			t.Errorf("step %d: %s\nwant %s", i, got, want)
+		}
 	}
 }
