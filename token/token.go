@@ -66,8 +66,8 @@ type signed struct {
 // NewCodec returns the Codec of the server called server, signing with keys
 // (the first key signs, every key verifies). Tokens older than ttl are
 // refused; a ttl of 0 means tokens do not expire. ttl is counted in whole
-// seconds, at least one: a token minted in second s is refused from second
-// s+ttl+1 on, so it lives at least ttl and less than ttl plus a second.
+// seconds n (fractions dropped, at least one): a token minted in second s is
+// refused from second s+n+1 on, so it lives between n and n+1 seconds.
 // NewCodec panics if keys is the zero Keys or ttl is negative, setup
 // mistakes.
 func NewCodec(server string, keys Keys, ttl time.Duration) *Codec {
