@@ -225,7 +225,7 @@ func TestExpiryRealClock(t *testing.T) {
 	if _, err := c.Verify(tok); err != nil {
 		t.Fatalf("fresh token refused: %v", err)
 	}
-	old, err := securecookie.EncodeMulti(c.name, signed{Payload: Payload{SID: "s1"}, IssuedAt: time.Now().Add(-2 * time.Hour).Unix()}, c.codecs...)
+	old, err := securecookie.EncodeMulti(c.name, signed{SID: "s1", IssuedAt: time.Now().Add(-2 * time.Hour).Unix()}, c.codecs...)
 	if err != nil {
 		t.Fatal(err)
 	}
