@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/typeschema"
 	"github.com/mcpdoor/mcpdoor/session"
 	"github.com/mcpdoor/mcpdoor/verifywrap"
 )
@@ -211,11 +212,15 @@ type Declaration struct {
 	Annotations *mcp.ToolAnnotations
 }
 
-// SchemaFor returns the JSON schema of T, as the MCP SDK derives it
-// (json and jsonschema struct tags). It panics if T has no schema (a
-// channel, a func), a setup mistake.
+// SchemaFor returns the JSON schema of the arguments a T is decoded from,
+// as the MCP SDK derives it (json and jsonschema struct tags), except that a
+// slice is an "array" and never null unless it is behind a pointer: a
+// required []string field requires an array, and *[]string also admits
+// null. As an output schema it is too strict for a value holding a nil
+// slice, which encoding/json writes as null. It panics if T has no schema
+// (a channel, a func), a setup mistake.
 func SchemaFor[T any]() *jsonschema.Schema {
-	s, err := jsonschema.For[T](nil)
+	s, err := typeschema.Input[T]()
 	if err != nil {
 		panic(fmt.Sprintf("autoexpose: SchemaFor[%s]: %v", reflect.TypeFor[T](), err))
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/internal/typeschema"
 )
 
 // Handler adapts a typed function to an http.Handler that is an ordinary
@@ -41,7 +43,7 @@ func Handler[In, Out any](fn func(ctx context.Context, r *http.Request, in In) (
 		panic(fmt.Sprintf("autoexpose: Handler: input type %s: %v", reflect.TypeFor[In](), err))
 	}
 	h := &typedHandler[In, Out]{fn: fn, info: typedInfo{input: in, resolved: rs}}
-	if out, err := jsonschema.For[Out](nil); err == nil && out.Type == "object" {
+	if out, err := typeschema.Output[Out](); err == nil && out.Type == "object" {
 		h.info.output = out
 	}
 	for _, o := range opts {

@@ -49,25 +49,51 @@ const purpose = "token"
 type Codec struct {
 	name   string
 	codecs []securecookie.Codec
+	ttl    int64            // in whole seconds; 0: tokens do not expire
+	now    func() time.Time // the clock that stamps and ages tokens; tests set it
+}
+
+// signed is what a token's signature covers: the payload's fields and the
+// second it was minted at. The age is checked here, against the Codec's
+// clock, rather than by securecookie, whose refusal of an old value can only
+// be told from its other refusals by the text of an unexported error. (The
+// fields are Payload's, not an embedded Payload, which decodes with one
+// allocation more.)
+type signed struct {
+	SID   string   `json:"sid"`
+	Tools []string `json:"tools"`
+	// IssuedAt is when the token was minted, in Unix seconds.
+	IssuedAt int64 `json:"iat"`
 }
 
 // NewCodec returns the Codec of the server called server, signing with keys
 // (the first key signs, every key verifies). Tokens older than ttl are
 // refused; a ttl of 0 means tokens do not expire. ttl is counted in whole
-// seconds. NewCodec panics if keys is the zero Keys, a setup mistake.
+// seconds n (fractions dropped, at least one): a token minted in second s is
+// refused from second s+n+1 on, so it lives between n and n+1 seconds.
+// NewCodec panics if keys is the zero Keys or ttl is negative, setup
+// mistakes.
 func NewCodec(server string, keys Keys, ttl time.Duration) *Codec {
 	if keys.IsZero() {
 		panic("token: NewCodec with zero Keys")
 	}
-	return &Codec{name: "mcpdoor-token/" + server, codecs: keys.Codecs(purpose, ttl)}
+	if ttl < 0 {
+		panic(fmt.Sprintf("token: NewCodec with a negative ttl (%v); 0 means untimed", ttl))
+	}
+	secs := int64(ttl / time.Second)
+	if ttl > 0 && secs == 0 {
+		secs = 1
+	}
+	// securecookie's own age check stays off (maxAge 0): Verify checks IssuedAt.
+	return &Codec{name: "mcpdoor-token/" + server, codecs: keys.Codecs(purpose, 0), ttl: secs, now: time.Now}
 }
 
-// Mint returns a signed token carrying p.
+// Mint returns a signed token carrying p and the time it was minted.
 func (c *Codec) Mint(p Payload) (string, error) {
 	if p.SID == "" {
 		return "", errors.New("token: mint: empty session id")
 	}
-	tok, err := securecookie.EncodeMulti(c.name, p, c.codecs...)
+	tok, err := securecookie.EncodeMulti(c.name, signed{SID: p.SID, Tools: p.Tools, IssuedAt: c.now().Unix()}, c.codecs...)
 	if err != nil {
 		return "", fmt.Errorf("token: mint: %w", err)
 	}
@@ -77,36 +103,24 @@ func (c *Codec) Mint(p Payload) (string, error) {
 // Verify checks tok's signature, server and age, and returns its payload.
 // Every refusal wraps ErrInvalid (and ErrExpired when the token is too old),
 // whatever the cause: a tampered, truncated or foreign token tells a client
-// nothing more.
+// nothing more. A token minted in the future of this Codec's clock (another
+// replica's clock runs ahead) is not refused for it.
 func (c *Codec) Verify(tok string) (Payload, error) {
 	if tok == "" {
 		return Payload{}, fmt.Errorf("%w: empty", ErrInvalid)
 	}
-	var p Payload
-	if err := securecookie.DecodeMulti(c.name, tok, &p, c.codecs...); err != nil {
-		if isExpired(err) {
-			return Payload{}, fmt.Errorf("%w: %w", ErrInvalid, ErrExpired)
-		}
+	var s signed
+	if err := securecookie.DecodeMulti(c.name, tok, &s, c.codecs...); err != nil {
 		return Payload{}, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	if p.SID == "" {
+	if s.SID == "" {
 		return Payload{}, fmt.Errorf("%w: no session id", ErrInvalid)
 	}
-	return p, nil
-}
-
-// isExpired reports whether securecookie refused a value for its age. It
-// says so only in an unexported error's text; DecodeMulti joins the errors of
-// every key.
-func isExpired(err error) bool {
-	var multi securecookie.MultiError
-	if errors.As(err, &multi) {
-		for _, e := range multi {
-			if isExpired(e) {
-				return true
-			}
-		}
-		return false
+	if s.IssuedAt <= 0 {
+		return Payload{}, fmt.Errorf("%w: no issue time", ErrInvalid)
 	}
-	return err != nil && err.Error() == "securecookie: expired timestamp"
+	if c.ttl > 0 && c.now().Unix()-s.IssuedAt > c.ttl {
+		return Payload{}, fmt.Errorf("%w: %w", ErrInvalid, ErrExpired)
+	}
+	return Payload{SID: s.SID, Tools: s.Tools}, nil
 }

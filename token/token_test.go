@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gorilla/securecookie"
 )
 
 func mustKeys(t testing.TB, secrets ...string) Keys {
@@ -88,6 +90,11 @@ func TestVerifyRefuses(t *testing.T) {
 	tamperedMAC := base64.URLEncoding.EncodeToString([]byte(parts[0] + "|" + parts[1] + "|" + string(mac)))
 	other, _ := NewCodec("news", keys, 0).Mint(Payload{SID: "s1"})
 	foreignKey, _ := NewCodec("weather", mustKeys(t, secretB), 0).Mint(Payload{SID: "s1"})
+	// Validly signed, in the format of before tokens carried their issue time.
+	noIssueTime, err := securecookie.EncodeMulti(c.name, Payload{SID: "s1"}, c.codecs...)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	cases := map[string]string{
 		"empty":                "",
@@ -97,6 +104,7 @@ func TestVerifyRefuses(t *testing.T) {
 		"tampered signature":   tamperedMAC,
 		"another server's":     other,
 		"another secret's":     foreignKey,
+		"no issue time":        noIssueTime,
 		"extra byte":           good + "A",
 		"huge":                 strings.Repeat("A", 1<<20),
 		"separator only":       base64.URLEncoding.EncodeToString([]byte("||")),
@@ -141,23 +149,98 @@ func TestReplicas(t *testing.T) {
 	}
 }
 
+// clock returns a clock that reads *at, for a Codec's now.
+func clock(at *time.Time) func() time.Time { return func() time.Time { return *at } }
+
+// TestExpiry: a token is refused as expired once more than ttl whole seconds
+// separate the second it was minted in from the verifier's clock, by every
+// replica with a ttl, and never by an untimed one. The clocks are forged: no
+// test waits for a token to age.
 func TestExpiry(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits for a token to expire")
+	minted := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name        string
+		ttl         time.Duration
+		mintOffset  time.Duration // where in its second the token is minted
+		age         time.Duration // verifier's clock minus the minting time
+		wantExpired bool
+	}{
+		{"fresh", time.Second, 0, 0, false},
+		{"1s old, ttl 1s", time.Second, 0, time.Second, false},
+		{"1.9s old, ttl 1s", time.Second, 0, 1900 * time.Millisecond, false},
+		{"2s old, ttl 1s", time.Second, 0, 2 * time.Second, true},
+		{"1.1s old across two second boundaries, ttl 1s", time.Second, 900 * time.Millisecond, 1100 * time.Millisecond, true},
+		{"a minute old, ttl 1s", time.Second, 0, time.Minute, true},
+		{"ttl under a second counts as one: 1s old", 500 * time.Millisecond, 0, time.Second, false},
+		{"ttl under a second counts as one: 2s old", 500 * time.Millisecond, 0, 2 * time.Second, true},
+		{"ttl 1.5s counts as 1s: 2s old", 1500 * time.Millisecond, 0, 2 * time.Second, true},
+		{"59m old, ttl 1h", time.Hour, 0, 59 * time.Minute, false},
+		{"1h old, ttl 1h", time.Hour, 0, time.Hour, false},
+		{"1h1s old, ttl 1h", time.Hour, 0, time.Hour + time.Second, true},
+		{"a year old, untimed", 0, 0, 365 * 24 * time.Hour, false},
+		{"minted a minute in the verifier's future", time.Second, 0, -time.Minute, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			at := minted.Add(tc.mintOffset)
+			minter := NewCodec("weather", mustKeys(t, secretA), tc.ttl)
+			minter.now = clock(&at)
+			tok, err := minter.Mint(Payload{SID: "s1", Tools: []string{"get_weather"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A replica verifies: the age is carried by the token, not
+			// remembered by the Codec that minted it.
+			replica := NewCodec("weather", mustKeys(t, secretA), tc.ttl)
+			now := at.Add(tc.age)
+			replica.now = clock(&now)
+			p, err := replica.Verify(tok)
+			if tc.wantExpired {
+				if !errors.Is(err, ErrInvalid) || !errors.Is(err, ErrExpired) || p.SID != "" {
+					t.Fatalf("Verify = %+v, %v; want ErrInvalid wrapping ErrExpired", p, err)
+				}
+				if err.Error() != "invalid session token: session token expired" {
+					t.Errorf("error text %q", err)
+				}
+			} else if err != nil || p.SID != "s1" || len(p.Tools) != 1 || p.Tools[0] != "get_weather" {
+				t.Fatalf("Verify = %+v, %v; want the payload", p, err)
+			}
+
+			untimed := NewCodec("weather", mustKeys(t, secretA), 0)
+			untimed.now = clock(&now)
+			if _, err := untimed.Verify(tok); err != nil {
+				t.Errorf("an untimed codec refused the token: %v", err)
+			}
+		})
 	}
-	c := NewCodec("weather", mustKeys(t, secretA), time.Second)
-	tok, _ := c.Mint(Payload{SID: "s1"})
+}
+
+// TestExpiryRealClock: a Codec made by NewCodec stamps and ages tokens by
+// the wall clock, with no forged clock.
+func TestExpiryRealClock(t *testing.T) {
+	c := NewCodec("weather", mustKeys(t, secretA), time.Hour)
+	tok, err := c.Mint(Payload{SID: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := c.Verify(tok); err != nil {
 		t.Fatalf("fresh token refused: %v", err)
 	}
-	time.Sleep(2100 * time.Millisecond) // timestamps have a resolution of one second
-	_, err := c.Verify(tok)
-	if !errors.Is(err, ErrInvalid) || !errors.Is(err, ErrExpired) {
-		t.Fatalf("expired token: %v", err)
+	old, err := securecookie.EncodeMulti(c.name, signed{SID: "s1", IssuedAt: time.Now().Add(-2 * time.Hour).Unix()}, c.codecs...)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := NewCodec("weather", mustKeys(t, secretA), 0).Verify(tok); err != nil {
-		t.Fatalf("an untimed codec refused an old token: %v", err)
+	if _, err := c.Verify(old); !errors.Is(err, ErrExpired) {
+		t.Fatalf("a token minted two hours ago, ttl 1h: %v; want ErrExpired", err)
 	}
+}
+
+func TestNewCodecNegativeTTL(t *testing.T) {
+	defer func() {
+		if r := recover(); r != "token: NewCodec with a negative ttl (-1s); 0 means untimed" {
+			t.Errorf("panic %v", r)
+		}
+	}()
+	NewCodec("weather", mustKeys(t, secretA), -time.Second)
 }
 
 func FuzzVerify(f *testing.F) {
