@@ -45,3 +45,43 @@ func TestArgumentError(t *testing.T) {
 		})
 	}
 }
+
+// TestArgumentErrorStructured: the fields and the detail come from where
+// the arguments fail, whatever the schema's shape: a field behind a $ref
+// keeps its full path, a field name may hold any character, a map's value
+// is named by its key, and every keyword is said in words.
+func TestArgumentErrorStructured(t *testing.T) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(`{"type":"object","properties":{
+		"home": {"$ref":"#/$defs/address"},
+		"time: zone": {"type":"string"},
+		"color": {"enum":["red","green"]},
+		"scores": {"type":"object","additionalProperties":{"type":"integer"}},
+		"code": {"type":"string","minLength":3}
+	},"$defs":{"address":{"type":"object","properties":{"zip":{"type":"string"}},"required":["zip"]}}}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := resolve(&s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ args, want string }{
+		{`{"home":{"zip":5}}`, `{"error":"invalid arguments","fields":["home.zip"],"detail":"home.zip: want string, got integer"}`},
+		{`{"home":{}}`, `{"error":"invalid arguments","fields":["home.zip"],"detail":"missing required field home.zip"}`},
+		{`{"time: zone":5}`, `{"error":"invalid arguments","fields":["time: zone"],"detail":"time: zone: want string, got integer"}`},
+		{`{"color":"blue"}`, `{"error":"invalid arguments","fields":["color"],"detail":"color: want one of \"red\", \"green\", got \"blue\""}`},
+		{`{"scores":{"ada":1.5}}`, `{"error":"invalid arguments","fields":["scores.ada"],"detail":"scores.ada: want integer, got number"}`},
+		{`{"code":"ab"}`, `{"error":"invalid arguments","fields":["code"],"detail":"code: 2 characters, fewer than the minimum, 3"}`},
+	}
+	for _, c := range cases {
+		t.Run(c.args, func(t *testing.T) {
+			ae := validateArgs(rs, []byte(c.args))
+			if ae == nil {
+				t.Fatalf("%s passed", c.args)
+			}
+			if got := string(ae.body()); got != c.want {
+				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+		})
+	}
+}
