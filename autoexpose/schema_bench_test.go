@@ -2,6 +2,8 @@ package autoexpose
 
 import (
 	"testing"
+
+	"github.com/mcpdoor/mcpdoor/internal/argcheck"
 )
 
 // emailIn is a typical typed tool input: strings, a bounded number, an
@@ -23,7 +25,7 @@ type emailIn struct {
 // schema, for valid arguments and for arguments with a missing field and a
 // wrong type.
 func BenchmarkValidateArgs(b *testing.B) {
-	rs, err := resolve(SchemaFor[emailIn]())
+	rs, err := argcheck.Compile(SchemaFor[emailIn]())
 	if err != nil {
 		b.Fatal(err)
 	}

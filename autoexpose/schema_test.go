@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpdoor/mcpdoor/internal/argcheck"
 )
 
 // TestArgumentError: what a tool call's bad arguments are answered with
@@ -19,7 +21,7 @@ func TestArgumentError(t *testing.T) {
 	}}`), &s); err != nil {
 		t.Fatal(err)
 	}
-	rs, err := resolve(&s)
+	rs, err := argcheck.Compile(&s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func TestArgumentErrorStructured(t *testing.T) {
 	},"$defs":{"address":{"type":"object","properties":{"zip":{"type":"string"}},"required":["zip"]}}}`), &s); err != nil {
 		t.Fatal(err)
 	}
-	rs, err := resolve(&s)
+	rs, err := argcheck.Compile(&s)
 	if err != nil {
 		t.Fatal(err)
 	}
