@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mcpdoor/mcpdoor/internal/argcheck"
@@ -83,6 +84,31 @@ func TestArgumentErrorStructured(t *testing.T) {
 			}
 			if got := string(ae.body()); got != c.want {
 				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+		})
+	}
+}
+
+// TestInstallSchemaErrors: Install refuses a tool whose input schema cannot
+// validate arguments, naming the route, the tool and the reason.
+func TestInstallSchemaErrors(t *testing.T) {
+	cases := []struct{ name, schema, want string }{
+		{"bad pattern", `{"type":"object","properties":{"s":{"type":"string","pattern":"(?!x)"}}}`,
+			"mcpdoor: POST /note: tool note: input schema: jsonschema.Schema: <anonymous schema>: pattern: error parsing regexp: invalid or unsupported Perl syntax: `(?!`"},
+		{"default breaks its schema", `{"type":"object","properties":{"n":{"type":"integer","default":"one"}}}`,
+			`mcpdoor: POST /note: tool note: input schema: a default value breaks its own schema: validating /properties/n: type: one has type "string", want "integer"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var s jsonschema.Schema
+			if err := json.Unmarshal([]byte(c.schema), &s); err != nil {
+				t.Fatal(err)
+			}
+			cfg := enabled(MCPConfig{Rollout: Bool(false)})
+			cfg.Declared = map[string]Declaration{"note": {Input: &s}}
+			_, err := Install(rolloutRouter(func(r chi.Router) { r.Post("/note", ok) }), cfg)
+			if err == nil || err.Error() != c.want {
+				t.Errorf("Install: %v\nwant %s", err, c.want)
 			}
 		})
 	}

@@ -32,6 +32,9 @@ func Compile(s *jsonschema.Schema) (*Schema, error) {
 	// was built with, it checks that defaults validate, and its errors are
 	// the ones schema authors already know.
 	if _, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
+		if _, plain := s.Resolve(nil); plain == nil {
+			return nil, fmt.Errorf("a default value breaks its own schema: %w", err)
+		}
 		return nil, err
 	}
 	b, err := json.Marshal(s)

@@ -23,7 +23,7 @@ func fieldPath(v any, loc []string) string {
 			if b.Len() > 0 {
 				b.WriteByte('.')
 			}
-			b.WriteString(tok)
+			b.WriteString(name(tok))
 			v = nil
 			if m, ok := x.(map[string]any); ok {
 				v = m[tok]
@@ -53,11 +53,20 @@ func valueAt(v any, loc []string) any {
 }
 
 // join appends a field name to a path.
-func join(path, name string) string {
+func join(path, field string) string {
 	if path == "" {
-		return name
+		return name(field)
 	}
-	return path + "." + name
+	return path + "." + name(field)
+}
+
+// name is how a field's name is written in a path: as it is, but for the
+// empty name, which would vanish, written "".
+func name(field string) string {
+	if field == "" {
+		return `""`
+	}
+	return field
 }
 
 func joinAll(path string, names []string) []string {

@@ -96,14 +96,16 @@ func dependent(path, prop string, missing []string) problem {
 		detail: fmt.Sprintf("missing required field %s (required with %s)", strings.Join(fields, ", "), join(path, prop))}
 }
 
-// typeProblem is the problem of a value of the wrong type. The wanted types
-// are listed in the validator's fixed order, with null last: "want string
-// or null".
+// typeOrder is the order in which wanted types are listed, null last:
+// "want string or null".
+var typeOrder = []string{"boolean", "number", "integer", "string", "array", "object", "null"}
+
+// typeProblem is the problem of a value of the wrong type.
 func typeProblem(path string, m *mismatch) problem {
 	want := slices.Clone(m.want)
-	if i := slices.Index(want, "null"); i >= 0 {
-		want = append(slices.Delete(want, i, i+1), "null")
-	}
+	slices.SortFunc(want, func(a, b string) int {
+		return slices.Index(typeOrder, a) - slices.Index(typeOrder, b)
+	})
 	return problem{rank: rankType, path: path, typ: m,
 		detail: fmt.Sprintf("want %s, got %s", strings.Join(want, " or "), m.got)}
 }
