@@ -64,6 +64,9 @@ func (r *resolver) of(s *jsonschema.Schema) (*argcheck.Schema, error) {
 
 // ArgumentError is the answer to arguments that fail a tool's input schema:
 // an HTTP 422 whose JSON body names the fields, the same over both doors.
+// When several things are wrong, it names every missing required field
+// first; failing that, every unknown field; then a value of the wrong type;
+// then any other broken keyword, the first field in sorted order.
 type ArgumentError struct {
 	// Fields are the offending fields, as dotted paths ("city",
 	// "address.zip", "tags[]" for an item of tags, "scores.ada" for a key of

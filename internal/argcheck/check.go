@@ -32,7 +32,14 @@ type Failure struct {
 // wrong type, then any other broken keyword; among equals, the field path
 // that sorts first, then the detail that sorts first. Missing and unknown
 // fields are reported all at once: every missing required field of the
-// arguments in one failure, or every unknown field.
+// arguments in one failure, or every unknown field. A type mismatch lists
+// the wanted types in a fixed order, null last ("want string or null"),
+// whatever their order in the schema.
+//
+// An anyOf or oneOf that no alternative matches is reported as the type
+// the alternatives want when none has the value's type; otherwise by the
+// alternatives that have it: the one's own failure when there is one, or
+// each one's failure, numbered as in the schema.
 func (s *Schema) Check(v any) *Failure {
 	err := s.compiled.Validate(v)
 	if err == nil {
