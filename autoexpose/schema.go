@@ -2,14 +2,10 @@ package autoexpose
 
 import (
 	"encoding/json"
-	"fmt"
-	"math/big"
-	"reflect"
-	"regexp"
-	"strconv"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpdoor/mcpdoor/internal/argcheck"
 )
 
 // Where a tool's schema came from, as the startup report says.
@@ -26,55 +22,55 @@ func permissiveSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "object"}
 }
 
-// resolve prepares s for validation.
-func resolve(s *jsonschema.Schema) (*jsonschema.Resolved, error) {
-	return s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
-}
-
-// A resolver resolves the input schemas of one Install, each schema once:
-// resolving costs tens of microseconds, and a server with a thousand tools
-// shares few schemas among them (the permissive one above all).
+// A resolver compiles the input schemas of one Install, each distinct
+// schema once: compiling costs hundreds of microseconds, and a server with a
+// thousand tools shares few schemas among them (the permissive one above
+// all). Schemas are the same when their JSON is.
 type resolver struct {
-	done       map[*jsonschema.Schema]*jsonschema.Resolved
-	permissive *jsonschema.Resolved
+	byPointer map[*jsonschema.Schema]*argcheck.Schema
+	byJSON    map[string]*argcheck.Schema
 }
 
 func newResolver() *resolver {
-	return &resolver{done: make(map[*jsonschema.Schema]*jsonschema.Resolved)}
+	return &resolver{byPointer: make(map[*jsonschema.Schema]*argcheck.Schema), byJSON: make(map[string]*argcheck.Schema)}
 }
 
-// know records a schema already resolved (a typed handler's).
-func (r *resolver) know(s *jsonschema.Schema, rs *jsonschema.Resolved) {
-	if s != nil && rs != nil {
-		r.done[s] = rs
+// know records a schema already compiled (a typed handler's).
+func (r *resolver) know(s *jsonschema.Schema, cs *argcheck.Schema) {
+	if s != nil && cs != nil {
+		r.byPointer[s] = cs
 	}
 }
 
-// of returns s resolved.
-func (r *resolver) of(s *jsonschema.Schema) (*jsonschema.Resolved, error) {
-	if rs, ok := r.done[s]; ok {
-		return rs, nil
+// of returns s compiled.
+func (r *resolver) of(s *jsonschema.Schema) (*argcheck.Schema, error) {
+	if cs, ok := r.byPointer[s]; ok {
+		return cs, nil
 	}
-	permissive := reflect.DeepEqual(s, permissiveSchema())
-	if permissive && r.permissive != nil {
-		return r.permissive, nil
-	}
-	rs, err := resolve(s)
+	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
 	}
-	r.done[s] = rs
-	if permissive {
-		r.permissive = rs
+	cs, ok := r.byJSON[string(b)]
+	if !ok {
+		if cs, err = argcheck.Compile(s); err != nil {
+			return nil, err
+		}
+		r.byJSON[string(b)] = cs
 	}
-	return rs, nil
+	r.byPointer[s] = cs
+	return cs, nil
 }
 
 // ArgumentError is the answer to arguments that fail a tool's input schema:
 // an HTTP 422 whose JSON body names the fields, the same over both doors.
+// When several things are wrong, it names every missing required field
+// first; failing that, every unknown field; then a value of the wrong type;
+// then any other broken keyword, the first field in sorted order.
 type ArgumentError struct {
 	// Fields are the offending fields, as dotted paths ("city",
-	// "address.zip", "tags[]"); empty when the arguments as a whole are wrong.
+	// "address.zip", "tags[]" for an item of tags, "scores.ada" for a key of
+	// the map scores); empty when the arguments as a whole are wrong.
 	Fields []string `json:"fields"`
 	// Detail says what is wrong, in words a model can act on.
 	Detail string `json:"detail"`
@@ -110,13 +106,13 @@ func (t *tool) checkArgs(args []byte) *ArgumentError {
 	return validateArgs(t.resolved, args)
 }
 
-// validateArgs checks JSON arguments against a resolved input schema.
-func validateArgs(rs *jsonschema.Resolved, args []byte) *ArgumentError {
+// validateArgs checks JSON arguments against a compiled input schema.
+func validateArgs(cs *argcheck.Schema, args []byte) *ArgumentError {
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
 		return notJSON(err)
 	}
-	return checkValue(rs, v)
+	return checkValue(cs, v)
 }
 
 // notJSON is the ArgumentError of arguments that do not decode.
@@ -124,140 +120,10 @@ func notJSON(err error) *ArgumentError {
 	return &ArgumentError{Detail: "arguments are not valid JSON: " + err.Error()}
 }
 
-// checkValue checks decoded JSON arguments against a resolved input schema.
-func checkValue(rs *jsonschema.Resolved, v any) *ArgumentError {
-	if err := rs.Validate(v); err != nil {
-		return argumentError(err)
+// checkValue checks decoded JSON arguments against a compiled input schema.
+func checkValue(cs *argcheck.Schema, v any) *ArgumentError {
+	if f := cs.Check(v); f != nil {
+		return &ArgumentError{Fields: f.Fields, Detail: f.Detail}
 	}
 	return nil
-}
-
-var (
-	// jsonschema-go reports an error as a chain of "validating <schema
-	// pointer>: " prefixes ending in the failed keyword's message.
-	validatingPrefix = regexp.MustCompile(`validating (root|/[^:]*): `)
-	quotedList       = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"`)
-	typeMismatch     = regexp.MustCompile(`^type: .* has type "([^"]+)", want (.+)$`)
-	// jsonschema-go prints the number as a fraction (50/1) and the bound
-	// with %f (20.000000).
-	numberBound = regexp.MustCompile(`^(minimum|maximum|exclusiveMinimum|exclusiveMaximum|multipleOf): (-?\d+/\d+) is .* (-?[0-9.]+)$`)
-)
-
-// argumentError turns a jsonschema-go validation error into field names and
-// a detail a model can read.
-func argumentError(err error) *ArgumentError {
-	msg := err.Error()
-	path := ""
-	for {
-		loc := validatingPrefix.FindStringSubmatchIndex(msg)
-		if loc == nil || loc[0] != 0 {
-			break
-		}
-		if p := msg[loc[2]:loc[3]]; p != "root" {
-			path = fieldPath(p)
-		}
-		msg = msg[loc[1]:]
-	}
-	join := func(name string) string {
-		if path == "" {
-			return name
-		}
-		return path + "." + name
-	}
-	switch {
-	case strings.HasPrefix(msg, "required: missing properties:"):
-		fields := quotedNames(msg)
-		for i := range fields {
-			fields[i] = join(fields[i])
-		}
-		return &ArgumentError{Fields: fields, Detail: "missing required field " + strings.Join(fields, ", ")}
-	case strings.HasPrefix(msg, "unexpected additional properties"):
-		fields := quotedNames(msg)
-		for i := range fields {
-			fields[i] = join(fields[i])
-		}
-		return &ArgumentError{Fields: fields, Detail: "unknown field " + strings.Join(fields, ", ")}
-	}
-	detail := msg
-	if m := typeMismatch.FindStringSubmatch(msg); m != nil {
-		want := strings.Trim(m[2], `"`)
-		if list, ok := strings.CutPrefix(m[2], `one of "`); ok { // a type list, such as a nullable field's
-			want = strings.ReplaceAll(strings.TrimSuffix(list, `"`), ", ", " or ")
-		}
-		detail = fmt.Sprintf("want %s, got %s", want, m[1])
-	}
-	if m := numberBound.FindStringSubmatch(msg); m != nil {
-		detail = boundDetail(m[1], m[2], m[3])
-	}
-	if path == "" {
-		return &ArgumentError{Detail: "arguments: " + detail}
-	}
-	return &ArgumentError{Fields: []string{path}, Detail: path + ": " + detail}
-}
-
-// boundDetail says which numeric bound a number breaks, with both numbers
-// as JSON writes them.
-func boundDetail(keyword, value, bound string) string {
-	if r, ok := new(big.Rat).SetString(value); ok {
-		if r.IsInt() {
-			value = r.Num().String()
-		} else {
-			f, _ := r.Float64()
-			value = strconv.FormatFloat(f, 'g', -1, 64)
-		}
-	}
-	if f, err := strconv.ParseFloat(bound, 64); err == nil {
-		bound = strconv.FormatFloat(f, 'g', -1, 64)
-	}
-	switch keyword {
-	case "minimum":
-		return fmt.Sprintf("%s is less than the minimum, %s", value, bound)
-	case "maximum":
-		return fmt.Sprintf("%s is greater than the maximum, %s", value, bound)
-	case "exclusiveMinimum":
-		return fmt.Sprintf("%s is not greater than %s", value, bound)
-	case "exclusiveMaximum":
-		return fmt.Sprintf("%s is not less than %s", value, bound)
-	}
-	return fmt.Sprintf("%s is not a multiple of %s", value, bound)
-}
-
-// fieldPath turns a schema pointer such as /properties/a/properties/b/items
-// into a field path such as a.b[].
-func fieldPath(pointer string) string {
-	parts := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
-	var b strings.Builder
-	for i := 0; i < len(parts); i++ {
-		switch parts[i] {
-		case "properties":
-			if i+1 < len(parts) {
-				i++
-				if b.Len() > 0 {
-					b.WriteByte('.')
-				}
-				b.WriteString(unescapePointer(parts[i]))
-			}
-		case "items", "additionalProperties", "prefixItems":
-			b.WriteString("[]")
-			if parts[i] == "prefixItems" && i+1 < len(parts) {
-				i++ // the index
-			}
-		case "$defs", "definitions":
-			b.Reset() // a $ref'd definition: the path restarts there
-			i++
-		}
-	}
-	return b.String()
-}
-
-func unescapePointer(s string) string {
-	return strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
-}
-
-func quotedNames(msg string) []string {
-	var out []string
-	for _, m := range quotedList.FindAllStringSubmatch(msg, -1) {
-		out = append(out, m[1])
-	}
-	return out
 }

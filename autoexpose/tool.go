@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/argcheck"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/replay"
 )
@@ -43,7 +44,7 @@ type tool struct {
 	// selfChecking: the route's typed handler validates the arguments
 	// itself, answering as the MCP door would.
 	selfChecking bool
-	resolved     *jsonschema.Resolved
+	resolved     *argcheck.Schema
 	dispatcher   replay.Dispatcher
 }
 

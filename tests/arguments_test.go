@@ -1,0 +1,96 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpdoor/mcpdoor/autoexpose"
+)
+
+type orderIn struct {
+	Item  string   `json:"item"`
+	Count int      `json:"count"`
+	Notes []string `json:"notes,omitempty"`
+}
+
+// startArguments serves a declared tool whose schema uses enum, a $ref'd
+// definition, a map and a pattern, and a typed tool, with no token needed.
+func startArguments(t *testing.T) *server {
+	t.Helper()
+	var paint jsonschema.Schema
+	if err := json.Unmarshal([]byte(`{"type":"object","required":["color"],"additionalProperties":false,
+		"properties":{
+			"color": {"enum":["red","green"]},
+			"to": {"$ref":"#/$defs/address"},
+			"layers": {"type":"object","additionalProperties":{"type":"integer","minimum":1}}
+		},
+		"$defs":{"address":{"type":"object","required":["zip"],"properties":{"zip":{"type":"string","pattern":"^[0-9]{5}$"}}}}}`), &paint); err != nil {
+		t.Fatal(err)
+	}
+	cfg := autoexpose.Config{Name: "shop", ExposeToolsOverMCP: true, Logger: newLogger(io.Discard),
+		MCP:      autoexpose.MCPConfig{Rollout: autoexpose.Bool(false), RequireToken: autoexpose.Bool(false)},
+		Declared: map[string]autoexpose.Declaration{"paint": {Input: &paint}}}
+	r := chi.NewRouter()
+	r.Post("/paint", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{"ok":true}`) })
+	r.Method(http.MethodPost, "/order", autoexpose.Handler(func(context.Context, *http.Request, orderIn) (map[string]int, error) {
+		return map[string]int{"ordered": 1}, nil
+	}))
+	if _, err := autoexpose.Install(r, cfg); err != nil {
+		t.Fatal(err)
+	}
+	return serve(t, r)
+}
+
+// TestArgumentErrors: an MCP client calling with bad arguments gets the 422
+// that names each offending field by its path in the arguments and says
+// what is wrong; a typed tool answers the HTTP door with the same body.
+func TestArgumentErrors(t *testing.T) {
+	s := startArguments(t)
+	cs := s.connect(mcpOptions{})
+	refused := func(tool, body string, typed bool) *mcp422 {
+		return &mcp422{tool: tool, body: body, typed: typed}
+	}
+	cases := []struct {
+		name, tool, args string
+		want             *mcp422
+	}{
+		{"enum", "paint", `{"color":"blue"}`,
+			refused("paint", `{"error":"invalid arguments","fields":["color"],"detail":"color: want one of \"red\", \"green\", got \"blue\""}`, false)},
+		{"required behind a $ref", "paint", `{"color":"red","to":{}}`,
+			refused("paint", `{"error":"invalid arguments","fields":["to.zip"],"detail":"missing required field to.zip"}`, false)},
+		{"pattern behind a $ref", "paint", `{"color":"red","to":{"zip":"1"}}`,
+			refused("paint", `{"error":"invalid arguments","fields":["to.zip"],"detail":"to.zip: pattern: \"1\" does not match regular expression \"^[0-9]{5}$\""}`, false)},
+		{"a map's value", "paint", `{"color":"red","layers":{"base":0}}`,
+			refused("paint", `{"error":"invalid arguments","fields":["layers.base"],"detail":"layers.base: 0 is less than the minimum, 1"}`, false)},
+		{"every missing field", "paint", `{"to":{}}`,
+			refused("paint", `{"error":"invalid arguments","fields":["color","to.zip"],"detail":"missing required field color, to.zip"}`, false)},
+		{"typed: every unknown field", "order", `{"item":"tea","count":1,"size":"L","color":"red"}`,
+			refused("order", `{"error":"invalid arguments","fields":["color","size"],"detail":"unknown field color, size"}`, true)},
+		{"typed: an item's type", "order", `{"item":"tea","count":1,"notes":["hot",2]}`,
+			refused("order", `{"error":"invalid arguments","fields":["notes[]"],"detail":"notes[]: want string, got integer"}`, true)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want := errorExpected("HTTP 422 from POST /"+c.tool+": "+c.want.body, c.want.typed,
+				envelope{Code: "unprocessable_entity", Message: c.want.body, Status: 422, Effect: autoexpose.EffectNotApplied})
+			sameJSON(t, call(t, cs, c.tool, rawArgs(c.args)), want)
+			if c.want.typed {
+				if hr := s.post("/"+c.tool, c.args); hr.Status != 422 || string(hr.Body) != c.want.body {
+					t.Errorf("HTTP door: %d %s\nwant 422 %s", hr.Status, hr.Body, c.want.body)
+				}
+			}
+		})
+	}
+}
+
+// mcp422 is the 422 a tool call is refused with.
+type mcp422 struct {
+	tool, body string
+	typed      bool // a typed tool's result carries the envelope as text, not structuredContent
+}
