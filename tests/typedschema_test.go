@@ -131,7 +131,7 @@ func TestTypedSchemaNull(t *testing.T) {
 		{"slice of structs null", `{"tags":["a"],"maybe":null,"items":null,"index":{}}`, 422,
 			`{"error":"invalid arguments","fields":["items"],"detail":"items: want array, got null"}`},
 		{"map value null", `{"tags":["a"],"maybe":null,"items":[],"index":{"k":null}}`, 422,
-			`{"error":"invalid arguments","fields":["index[]"],"detail":"index[]: want array, got null"}`},
+			`{"error":"invalid arguments","fields":["index.k"],"detail":"index.k: want array, got null"}`},
 		{"map null", `{"tags":["a"],"maybe":null,"items":[],"index":null}`, 422,
 			`{"error":"invalid arguments","fields":["index"],"detail":"index: want object, got null"}`},
 	} {
