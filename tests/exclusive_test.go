@@ -81,8 +81,9 @@ func initializeBody(id int) string {
 }
 
 // mcpRequest sends a raw request to the MCP endpoint, as a Streamable HTTP
-// client would, with a session id when sid is set.
-func (s *server) mcpRequest(method, sid, body string) httpResponse {
+// client would, with a session id when sid is set, and the header's
+// name-value pairs.
+func (s *server) mcpRequest(method, sid, body string, header ...string) httpResponse {
 	s.t.Helper()
 	req, err := http.NewRequest(method, s.srv.URL+"/mcp", strings.NewReader(body))
 	if err != nil {
@@ -92,6 +93,9 @@ func (s *server) mcpRequest(method, sid, body string) httpResponse {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if sid != "" {
 		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
