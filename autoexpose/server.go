@@ -42,11 +42,18 @@ func (d *Door) newHandler(m *MCPConfig) http.Handler {
 }
 
 // middleware answers a call to an unknown tool with the JSON-RPC error the
-// MCP spec gives (-32602), naming the tools there are, narrows tools/list
+// MCP spec gives (-32602), naming the tools there are, counts the requests
+// an exclusive session is running (see policy.go), narrows tools/list
 // to what the caller's token allows, and refuses a server/discover for a
 // protocol version the transport cannot serve (see discover).
 func (d *Door) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if d.slot != nil {
+			// The exclusive session is not taken over while it runs a call.
+			if ss := req.GetSession(); ss != nil {
+				defer d.slot.serving(ss.ID())()
+			}
+		}
 		switch method {
 		case "server/discover":
 			return discover(ctx, next, method, req)
