@@ -128,13 +128,17 @@ func wantBusy(t testing.TB, r httpResponse, id, message string) {
 	}
 }
 
-// connectErr connects a go-sdk client, with header on every request, and
-// returns its error.
-func (s *server) connectErr(header http.Header) (*mcp.ClientSession, error) {
+// connectErr connects a go-sdk client, with the header's name-value pairs
+// on every request, and returns its error.
+func (s *server) connectErr(header ...string) (*mcp.ClientSession, error) {
+	h := http.Header{}
+	for i := 0; i+1 < len(header); i += 2 {
+		h.Set(header[i], header[i+1])
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "second", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	hc := &http.Client{Jar: s.client.Jar, Timeout: s.client.Timeout, Transport: &headerTransport{base: http.DefaultTransport, header: header}}
+	hc := &http.Client{Jar: s.client.Jar, Timeout: s.client.Timeout, Transport: &headerTransport{base: http.DefaultTransport, header: h}}
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.srv.URL + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, nil)
 	if err == nil {
 		s.t.Cleanup(func() { cs.Close() })
@@ -164,7 +168,7 @@ func TestExclusiveSecondClient(t *testing.T) {
 		wantBusy(t, s.newClient().mcpRequest("POST", "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`), "null", busyMessage)
 	})
 	t.Run("go-sdk client", func(t *testing.T) {
-		_, err := s.newClient().connectErr(http.Header{tokenHeader: {rolloutToken(t, "rollout-b")}})
+		_, err := s.newClient().connectErr(tokenHeader, rolloutToken(t, "rollout-b"))
 		var rpcErr *jsonrpc.Error
 		if !errors.As(err, &rpcErr) || rpcErr.Code != autoexpose.ExclusiveErrorCode || rpcErr.Message != busyMessage {
 			t.Fatalf("second client: %v", err)
@@ -666,6 +670,8 @@ func TestExclusiveReconnectTokenless(t *testing.T) {
 func TestExclusiveReconnectCallRunning(t *testing.T) {
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
 	s.stubborn = true
+	var release sync.Once
+	t.Cleanup(func() { release.Do(func() { close(s.release) }) }) // a failed test does not leave the handler waiting
 	tok := rolloutToken(t, "rollout-a")
 	header := http.Header{tokenHeader: {tok}}
 	first, abandon := s.abandonable(header, nil)
@@ -679,7 +685,7 @@ func TestExclusiveReconnectCallRunning(t *testing.T) {
 	<-done // the client has given up on the call; the server runs it still
 
 	wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(2), tokenHeader, tok), "2", busyMessage)
-	close(s.release)
+	release.Do(func() { close(s.release) })
 	if how := <-s.ended; how != "cancelled" {
 		t.Fatalf("the running call was %s, want cancelled (by its connection's end)", how)
 	}
