@@ -43,7 +43,7 @@ func (d *Door) newHandler(m *MCPConfig) http.Handler {
 
 // middleware answers a call to an unknown tool with the JSON-RPC error the
 // MCP spec gives (-32602), naming the tools there are, counts the requests
-// an exclusive session is running (see policy.go), narrows tools/list
+// an exclusive session is handling (see slot), narrows tools/list
 // to what the caller's token allows, and refuses a server/discover for a
 // protocol version the transport cannot serve (see discover).
 func (d *Door) middleware(next mcp.MethodHandler) mcp.MethodHandler {
