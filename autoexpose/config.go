@@ -150,10 +150,12 @@ type MCPConfig struct {
 	// serves any call.
 	Stateful bool `yaml:"stateful"`
 	// Exclusive allows at most one live MCP session (implies Stateful), for
-	// an environment that holds one agent's state: while it is live, a new
-	// session's initialize gets HTTP 409 with a JSON-RPC error saying when
-	// to retry. The session ends, and frees the server, on its client's
-	// DELETE, after IdleTimeout, or with Door.Close.
+	// an environment that holds one agent's state: while it is live, a
+	// client of another rollout that opens a session gets HTTP 409 with a
+	// JSON-RPC error saying when to retry, and a client of the same rollout
+	// (the same token, or session cookie) takes the session over unless one
+	// of its calls is running. The session ends, and frees the server, on
+	// its client's DELETE, after IdleTimeout, or with Door.Close.
 	Exclusive bool `yaml:"exclusive"`
 	// IdleTimeout ends a stateful session that has had no request for this
 	// long (a call in flight is not idleness). Default 600s.

@@ -74,11 +74,12 @@
 //
 // The endpoint is stateless Streamable HTTP by default. mcp.stateful gives
 // sessions with Mcp-Session-Id, each ended after mcp.idle_timeout without a
-// request; mcp.exclusive allows one live session at a time and answers a
-// second client's initialize with HTTP 409 and a JSON-RPC error (code
-// ExclusiveErrorCode) that says when to retry. A request from a browser page
-// of another origin, or naming a foreign Host on a loopback listener (DNS
-// rebinding), gets 403 (see mcp.allowed_origins and mcp.allowed_hosts).
+// request; mcp.exclusive allows one live session at a time and answers
+// another rollout's initialize with HTTP 409 and a JSON-RPC error (code
+// ExclusiveErrorCode) that says when to retry, while the same rollout
+// reconnects at any time. A request from a browser page of another origin,
+// or naming a foreign Host on a loopback listener (DNS rebinding), gets 403
+// (see mcp.allowed_origins and mcp.allowed_hosts).
 // Door.Close ends the sessions and the calls in flight; the endpoint then
 // answers 503.
 //

@@ -47,6 +47,7 @@ type Door struct {
 	callTimeout  time.Duration
 	inflight     inflight
 	life         *lifecycle // nil for a Door that serves nothing
+	slot         *slot      // the exclusive session's; nil unless mcp.exclusive
 	degraded     error
 	// For a Door made by Wrap: the wrapped handler, and its /seed_session
 	// and /verify with their wraps.

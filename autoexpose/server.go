@@ -2,8 +2,10 @@ package autoexpose
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -40,11 +42,21 @@ func (d *Door) newHandler(m *MCPConfig) http.Handler {
 }
 
 // middleware answers a call to an unknown tool with the JSON-RPC error the
-// MCP spec gives (-32602), naming the tools there are, and narrows
-// tools/list to what the caller's token allows.
+// MCP spec gives (-32602), naming the tools there are, counts the requests
+// an exclusive session is handling (see slot), narrows tools/list
+// to what the caller's token allows, and refuses a server/discover for a
+// protocol version the transport cannot serve (see discover).
 func (d *Door) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if d.slot != nil {
+			// The exclusive session is not taken over while it runs a call.
+			if ss := req.GetSession(); ss != nil {
+				defer d.slot.serving(ss.ID())()
+			}
+		}
 		switch method {
+		case "server/discover":
+			return discover(ctx, next, method, req)
 		case "tools/call":
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
 				if _, known := d.tools[p.Name]; !known {
@@ -59,6 +71,38 @@ func (d *Door) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, err
 		}
 		return next(ctx, method, req)
+	}
+}
+
+// discover answers a server/discover whose protocol version the session's
+// transport does not serve with the spec's UnsupportedProtocolVersionError,
+// listing the versions it does serve, where the go-sdk answers success.
+//
+// A stateful Streamable HTTP transport serves only the versions negotiated
+// by initialize (up to 2025-11-25), and refuses every later request of the
+// 2026-07-28 protocol; a client that took a successful discover as final
+// (mcp-go's does) would then fail on every request. With the error, clients
+// fall back to initialize, as the spec asks. The versions are those the
+// go-sdk's own discover result lists, which it has already narrowed to what
+// the transport serves.
+func discover(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
+	res, err := next(ctx, method, req)
+	found, ok := res.(*mcp.DiscoverResult)
+	if err != nil || !ok {
+		return res, err
+	}
+	asked, _ := req.(interface{ ProtocolVersion() string })
+	if asked == nil || asked.ProtocolVersion() == "" || slices.Contains(found.SupportedVersions, asked.ProtocolVersion()) {
+		return res, nil
+	}
+	data, err := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: found.SupportedVersions, Requested: asked.ProtocolVersion()})
+	if err != nil {
+		return nil, err
+	}
+	return nil, &jsonrpc.Error{
+		Code:    mcp.CodeUnsupportedProtocolVersion,
+		Message: fmt.Sprintf("protocol version %q is not supported by this server", asked.ProtocolVersion()),
+		Data:    data,
 	}
 }
 

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,12 +19,15 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
+	"github.com/mcpdoor/mcpdoor/token"
 )
 
 // busyMessage is the message of the 409 an exclusive server answers while
 // its session is live, with the default idle_timeout.
 const busyMessage = "this MCP server is exclusive and another session is live; retry once that session ends " +
-	"(its client sends DELETE with its Mcp-Session-Id) or has been idle for 600s (mcp.idle_timeout)"
+	"(its client sends DELETE with its Mcp-Session-Id) or has been idle for 600s (mcp.idle_timeout). " +
+	"The same rollout (the same X-NeMo-Gym-Session-Token, or the same session cookie) may reconnect at any time: " +
+	"it takes the session over unless one of its calls is running"
 
 // busyBody is the whole 409 body for a request with this id.
 func busyBody(id, message string) string {
@@ -38,6 +43,9 @@ type policyServer struct {
 	release chan struct{}
 	waiting chan struct{} // gets a value when /wait starts
 	ended   chan string   // then "released", or "cancelled" when its context ended
+	// stubborn makes /wait ignore its context, as a handler may: set it
+	// before the first request.
+	stubborn bool
 }
 
 func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
@@ -62,6 +70,9 @@ func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
 			p.ended <- "released"
 			w.Write([]byte("released"))
 		case <-r.Context().Done():
+			if p.stubborn {
+				<-p.release
+			}
 			p.ended <- "cancelled"
 			http.Error(w, "cancelled", http.StatusServiceUnavailable)
 		}
@@ -81,8 +92,9 @@ func initializeBody(id int) string {
 }
 
 // mcpRequest sends a raw request to the MCP endpoint, as a Streamable HTTP
-// client would, with a session id when sid is set.
-func (s *server) mcpRequest(method, sid, body string) httpResponse {
+// client would, with a session id when sid is set, and the header's
+// name-value pairs.
+func (s *server) mcpRequest(method, sid, body string, header ...string) httpResponse {
 	s.t.Helper()
 	req, err := http.NewRequest(method, s.srv.URL+"/mcp", strings.NewReader(body))
 	if err != nil {
@@ -92,6 +104,9 @@ func (s *server) mcpRequest(method, sid, body string) httpResponse {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if sid != "" {
 		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
@@ -113,39 +128,47 @@ func wantBusy(t testing.TB, r httpResponse, id, message string) {
 	}
 }
 
-// connectErr connects a go-sdk client and returns its error.
-func (s *server) connectErr() (*mcp.ClientSession, error) {
+// connectErr connects a go-sdk client, with the header's name-value pairs
+// on every request, and returns its error.
+func (s *server) connectErr(header ...string) (*mcp.ClientSession, error) {
+	h := http.Header{}
+	for i := 0; i+1 < len(header); i += 2 {
+		h.Set(header[i], header[i+1])
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "second", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.srv.URL + "/mcp", HTTPClient: s.client, DisableStandaloneSSE: true}, nil)
+	hc := &http.Client{Jar: s.client.Jar, Timeout: s.client.Timeout, Transport: &headerTransport{base: http.DefaultTransport, header: h}}
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.srv.URL + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, nil)
 	if err == nil {
 		s.t.Cleanup(func() { cs.Close() })
 	}
 	return cs, err
 }
 
-// TestExclusiveSecondClient: while one client's session is live, a second
-// go-sdk client cannot connect: its initialize gets the 409, whose JSON-RPC
-// error the client reports; the first client keeps working.
+// TestExclusiveSecondClient: while one rollout's session is live, a client
+// of another rollout cannot connect: its initialize gets the 409, whose
+// JSON-RPC error the go-sdk client reports; so does any POST without a
+// session from a client that is not the rollout's. The first client keeps
+// working.
 func TestExclusiveSecondClient(t *testing.T) {
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
-	first := s.connect(mcpOptions{})
+	first := s.connect(mcpOptions{header: http.Header{tokenHeader: {rolloutToken(t, "rollout-a")}}})
 	if got := resultJSON(t, call(t, first, "weather", map[string]any{"city": "Paris"})); !strings.Contains(got, "sunny") {
 		t.Fatalf("first client's call: %s", got)
 	}
 
 	t.Run("raw initialize", func(t *testing.T) {
-		wantBusy(t, s.mcpRequest("POST", "", initializeBody(7)), "7", busyMessage)
+		wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(7)), "7", busyMessage)
 	})
 	t.Run("raw ping without a session", func(t *testing.T) {
-		wantBusy(t, s.mcpRequest("POST", "", `{"jsonrpc":"2.0","id":"p-1","method":"ping"}`), `"p-1"`, busyMessage)
+		wantBusy(t, s.newClient().mcpRequest("POST", "", `{"jsonrpc":"2.0","id":"p-1","method":"ping"}`), `"p-1"`, busyMessage)
 	})
 	t.Run("notification without a session", func(t *testing.T) {
-		wantBusy(t, s.mcpRequest("POST", "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`), "null", busyMessage)
+		wantBusy(t, s.newClient().mcpRequest("POST", "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`), "null", busyMessage)
 	})
 	t.Run("go-sdk client", func(t *testing.T) {
-		_, err := s.newClient().connectErr()
+		_, err := s.newClient().connectErr(tokenHeader, rolloutToken(t, "rollout-b"))
 		var rpcErr *jsonrpc.Error
 		if !errors.As(err, &rpcErr) || rpcErr.Code != autoexpose.ExclusiveErrorCode || rpcErr.Message != busyMessage {
 			t.Fatalf("second client: %v", err)
@@ -160,40 +183,41 @@ func TestExclusiveSecondClient(t *testing.T) {
 }
 
 // TestExclusiveDeleteReleases: the client's DELETE ends its session and
-// frees the slot at once.
+// frees the slot at once, for any rollout.
 func TestExclusiveDeleteReleases(t *testing.T) {
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
-	init := s.mcpRequest("POST", "", initializeBody(1))
+	init := s.mcpRequest("POST", "", initializeBody(1), tokenHeader, rolloutToken(t, "rollout-a"))
 	sid := init.Header.Get("Mcp-Session-Id")
 	if init.Status != http.StatusOK || sid == "" {
 		t.Fatalf("initialize: %d %s", init.Status, init.Body)
 	}
-	wantBusy(t, s.mcpRequest("POST", "", initializeBody(2)), "2", busyMessage)
+	wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(2)), "2", busyMessage)
 	if del := s.mcpRequest("DELETE", sid, ""); del.Status != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s", del.Status, del.Body)
 	}
-	second := s.newClient().connect(mcpOptions{})
+	second := s.newClient().connect(mcpOptions{header: http.Header{tokenHeader: {rolloutToken(t, "rollout-b")}}})
 	if got := resultJSON(t, call(t, second, "text", nil)); got != `{"content":[{"type":"text","text":"hello, world"}]}` {
 		t.Errorf("second client's call: %s", got)
 	}
 	// A go-sdk client's Close sends the DELETE.
 	second.Close()
-	third := s.newClient().connect(mcpOptions{})
+	third := s.newClient().connect(mcpOptions{header: http.Header{tokenHeader: {rolloutToken(t, "rollout-c")}}})
 	if got := resultJSON(t, call(t, third, "text", nil)); got != `{"content":[{"type":"text","text":"hello, world"}]}` {
 		t.Errorf("third client's call: %s", got)
 	}
 }
 
 // TestExclusiveIdleReleases: a session that sends nothing for idle_timeout
-// ends and frees the slot, so a crashed client cannot hold the server; a
-// call in flight is not idleness.
+// ends and frees the slot for another rollout, so a crashed client cannot
+// hold the server; a call in flight is not idleness.
 func TestExclusiveIdleReleases(t *testing.T) {
 	// Long enough for the first client to make its call before its session
 	// idles out, on a busy machine.
 	const idle = time.Second
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true, IdleTimeout: idle})
 	busy := strings.Replace(busyMessage, "600s", "1s", 1)
-	first := s.connect(mcpOptions{})
+	first := s.connect(mcpOptions{header: http.Header{tokenHeader: {rolloutToken(t, "rollout-a")}}})
+	other := rolloutToken(t, "rollout-b")
 
 	// While the first client's call runs, however long, the slot is held.
 	type outcome struct {
@@ -211,7 +235,7 @@ func TestExclusiveIdleReleases(t *testing.T) {
 		t.Fatalf("the call ended before it started waiting: %v %v", o.res, o.err)
 	}
 	time.Sleep(idle * 3 / 2) // longer than the idle timeout, with the call running
-	wantBusy(t, s.mcpRequest("POST", "", initializeBody(3)), "3", busy)
+	wantBusy(t, s.mcpRequest("POST", "", initializeBody(3), tokenHeader, other), "3", busy)
 	close(s.release)
 	if o := <-done; o.err != nil || resultJSON(t, o.res) != `{"content":[{"type":"text","text":"released"}]}` {
 		t.Fatalf("the held call: %v %v", o.res, o.err)
@@ -221,7 +245,7 @@ func TestExclusiveIdleReleases(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	var r httpResponse
 	for {
-		r = s.newClient().mcpRequest("POST", "", initializeBody(4))
+		r = s.newClient().mcpRequest("POST", "", initializeBody(4), tokenHeader, other)
 		if r.Status != http.StatusConflict || time.Now().After(deadline) {
 			break
 		}
@@ -237,25 +261,35 @@ func TestExclusiveIdleReleases(t *testing.T) {
 	}
 }
 
-// TestExclusiveRace: 50 initializes at the same instant; exactly one gets a
-// session, and every other one the 409 for its own id.
-func TestExclusiveRace(t *testing.T) {
-	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
-	const n = 50
+// raceInitializes sends n initializes at the same instant, initialize i
+// with the token header tokens(i) and in spelling i%4 of the go-sdk's
+// initialize (plain, a key in other case, a batch, trailing bytes), and
+// returns the responses.
+func (s *server) raceInitializes(n int, tokens func(i int) string) []httpResponse {
 	start := make(chan struct{})
 	results := make([]httpResponse, n)
 	var wg sync.WaitGroup
 	for i := range n {
+		body := initializeBody(i)
+		switch i % 4 {
+		case 1:
+			body = strings.Replace(body, `"method":"initialize"`, `"method":"initialize","METHOD":"ping"`, 1)
+		case 2:
+			body = "[" + body + "]"
+		case 3:
+			body += " x"
+		}
+		req, _ := http.NewRequest("POST", s.srv.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set(tokenHeader, tokens(i))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req, _ := http.NewRequest("POST", s.srv.URL+"/mcp", strings.NewReader(initializeBody(i)))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
 			<-start
 			resp, err := s.client.Do(req)
 			if err != nil {
-				t.Errorf("initialize %d: %v", i, err)
+				s.t.Errorf("initialize %d: %v", i, err)
 				return
 			}
 			defer resp.Body.Close()
@@ -265,6 +299,26 @@ func TestExclusiveRace(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
+	return results
+}
+
+// raceID is the id the 409 gives back to initialize i of raceInitializes:
+// its own, or null where encoding/json does not read the body as one
+// request (the batch, the trailing bytes).
+func raceID(i int) string {
+	if i%4 >= 2 {
+		return "null"
+	}
+	return fmt.Sprint(i)
+}
+
+// TestExclusiveRace: 50 rollouts' initializes at the same instant, however
+// spelled; exactly one gets a session, and every other one the 409 for its
+// own id.
+func TestExclusiveRace(t *testing.T) {
+	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
+	const n = 50
+	results := s.raceInitializes(n, func(i int) string { return rolloutToken(t, fmt.Sprint("rollout-", i)) })
 	var winners []int
 	var winner string
 	for i, r := range results {
@@ -273,7 +327,7 @@ func TestExclusiveRace(t *testing.T) {
 			winners = append(winners, i)
 			winner = r.Header.Get("Mcp-Session-Id")
 		case http.StatusConflict:
-			if want := busyBody(fmt.Sprint(i), busyMessage); string(r.Body) != want {
+			if want := busyBody(raceID(i), busyMessage); string(r.Body) != want {
 				t.Errorf("initialize %d: %s\nwant %s", i, r.Body, want)
 			}
 		default:
@@ -283,18 +337,40 @@ func TestExclusiveRace(t *testing.T) {
 	if len(winners) != 1 || winner == "" {
 		t.Fatalf("%d initializes got a session (%v), want exactly 1", len(winners), winners)
 	}
-	live := 0
-	for range s.door.Server().Sessions() {
-		live++
-	}
-	if live != 1 {
-		t.Errorf("%d live sessions, want 1", live)
+	if live := s.liveSessions(); len(live) != 1 || live[0] != winner {
+		t.Errorf("live sessions %v, want the winner's %s", live, winner)
 	}
 	if del := s.mcpRequest("DELETE", winner, ""); del.Status != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s", del.Status, del.Body)
 	}
 	if r := s.mcpRequest("POST", "", initializeBody(n)); r.Status != http.StatusOK {
 		t.Errorf("initialize after the winner's DELETE: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestExclusiveRaceSameRollout: 20 initializes of one rollout at the same
+// instant. Each one may take the session over from the one before, but
+// never are two sessions live: at the end one is, and it is the session of
+// an initialize that succeeded.
+func TestExclusiveRaceSameRollout(t *testing.T) {
+	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
+	tok := rolloutToken(t, "one rollout")
+	results := s.raceInitializes(20, func(int) string { return tok })
+	won := map[string]bool{}
+	for i, r := range results {
+		switch r.Status {
+		case http.StatusOK:
+			won[r.Header.Get("Mcp-Session-Id")] = true
+		case http.StatusConflict:
+			if want := busyBody(raceID(i), busyMessage); string(r.Body) != want {
+				t.Errorf("initialize %d: %s\nwant %s", i, r.Body, want)
+			}
+		default:
+			t.Errorf("initialize %d: %d %s", i, r.Status, r.Body)
+		}
+	}
+	if live := s.liveSessions(); len(live) != 1 || !won[live[0]] {
+		t.Errorf("live sessions %v, want one of the winners' %v", live, won)
 	}
 }
 
@@ -315,38 +391,53 @@ func TestStatefulSessions(t *testing.T) {
 
 // TestExclusiveTypeScript: the official TypeScript SDK client sees the
 // same: a client that exits without ending its session holds the server; a
-// second one is refused with the 409's message; after a DELETE a third one
-// connects, and its own DELETE (terminate) frees the server again.
+// client of another rollout is refused with the 409's message; a client of
+// the same rollout reconnects and takes the session over; after a DELETE a
+// third rollout's client connects, and its own DELETE (terminate) frees the
+// server again.
 func TestExclusiveTypeScript(t *testing.T) {
 	nodeclient.Node(t)
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
 	url := s.srv.URL + "/mcp"
-
-	first := nodeclient.Run(t, nodeclient.Scenario{URL: url, Steps: []nodeclient.Step{nodeclient.Info()}})
+	rollout := func(sid string) map[string]string { return map[string]string{tokenHeader: rolloutToken(t, sid)} }
 	var info struct {
 		SessionID string `json:"sessionId"`
 	}
+	var res struct {
+		StructuredContent map[string]string `json:"structuredContent"`
+	}
+
+	first := nodeclient.Run(t, nodeclient.Scenario{URL: url, Headers: rollout("rollout-a"), Steps: []nodeclient.Step{nodeclient.Info()}})
 	first.Decode(t, 0, &info)
 	if info.SessionID == "" {
 		t.Fatalf("first client: %s", first.Results[0])
 	}
 
-	second := nodeclient.Run(t, nodeclient.Scenario{URL: url, Steps: []nodeclient.Step{nodeclient.Info()}})
+	second := nodeclient.Run(t, nodeclient.Scenario{URL: url, Headers: rollout("rollout-b"), Steps: []nodeclient.Step{nodeclient.Info()}})
 	err := second.Err(0)
 	wantMsg := "Streamable HTTP error: Error POSTing to endpoint: " + busyBody("0", busyMessage)
 	if err == nil || err.Message != wantMsg || string(err.Code) != "409" {
 		t.Fatalf("second client: %s\nwant the message %s and code 409", second.Results[0], wantMsg)
 	}
 
+	again := nodeclient.Run(t, nodeclient.Scenario{URL: url, Headers: rollout("rollout-a"), Steps: []nodeclient.Step{
+		nodeclient.Info(), nodeclient.Call("weather", map[string]any{"city": "Quito"}),
+	}})
+	again.Decode(t, 0, &info)
+	again.Decode(t, 1, &res)
+	if res.StructuredContent["weather"] != "The weather in Quito is sunny and 72 F." {
+		t.Errorf("the reconnected client's call: %s", again.Results[1])
+	}
+	if live := s.liveSessions(); len(live) != 1 || live[0] != info.SessionID {
+		t.Errorf("live sessions %v, want the reconnected client's %s", live, info.SessionID)
+	}
+
 	if del := s.mcpRequest("DELETE", info.SessionID, ""); del.Status != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s", del.Status, del.Body)
 	}
-	third := nodeclient.Run(t, nodeclient.Scenario{URL: url, Steps: []nodeclient.Step{
+	third := nodeclient.Run(t, nodeclient.Scenario{URL: url, Headers: rollout("rollout-c"), Steps: []nodeclient.Step{
 		nodeclient.Call("weather", map[string]any{"city": "Lima"}), nodeclient.Terminate(),
 	}})
-	var res struct {
-		StructuredContent map[string]string `json:"structuredContent"`
-	}
 	third.Decode(t, 0, &res)
 	if res.StructuredContent["weather"] != "The weather in Lima is sunny and 72 F." {
 		t.Errorf("third client's call: %s", third.Results[0])
@@ -356,5 +447,262 @@ func TestExclusiveTypeScript(t *testing.T) {
 	}
 	if r := s.mcpRequest("POST", "", initializeBody(1)); r.Status != http.StatusOK {
 		t.Errorf("initialize after the third client's terminate: %d %s", r.Status, r.Body)
+	}
+}
+
+// rolloutToken mints the session token of rollout sid, as the fixture's
+// /seed_session would.
+func rolloutToken(t testing.TB, sid string) string {
+	t.Helper()
+	tok, err := token.NewCodec("fixture", testKeys(t), 0).Mint(token.Payload{SID: sid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// liveSessions returns the ids of the door's live sessions.
+func (p *policyServer) liveSessions() []string {
+	var ids []string
+	for ss := range p.door.Server().Sessions() {
+		ids = append(ids, ss.ID())
+	}
+	return ids
+}
+
+// TestExclusiveBypass: every POST without a session that the go-sdk turns
+// into a session holds the slot, however it is written: the go-sdk reads
+// keys case-sensitively, takes batches for the older protocols and ignores
+// what follows the message, where encoding/json does not. Another rollout's
+// initialize then gets the 409, and one session is live.
+func TestExclusiveBypass(t *testing.T) {
+	const params = `"params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize",` + params + `}`
+	for _, c := range []struct {
+		name   string
+		body   string
+		header []string
+		opens  bool
+	}{
+		{"initialize", initialize, nil, true},
+		{"a key in other case", `{"jsonrpc":"2.0","id":1,"method":"initialize","METHOD":"ping",` + params + `}`, nil, true},
+		{"duplicate key", `{"jsonrpc":"2.0","id":1,"method":"ping","method":"initialize",` + params + `}`, nil, true},
+		{"duplicate key, the last one a ping", `{"jsonrpc":"2.0","id":1,"method":"initialize","method":"ping",` + params + `}`, nil, false},
+		{"batch", `[` + initialize + `]`, nil, true},
+		{"batch with initialized", `[` + initialize + `,{"jsonrpc":"2.0","method":"notifications/initialized"}]`, nil, true},
+		{"batch, 2025-03-26", `[` + initialize + `]`, []string{"Mcp-Protocol-Version", "2025-03-26"}, true},
+		{"batch, 2025-11-25", `[` + initialize + `]`, []string{"Mcp-Protocol-Version", "2025-11-25"}, false},
+		{"trailing bytes", initialize + ` x`, nil, true},
+		{"trailing message", initialize + `{"jsonrpc":"2.0","id":2,"method":"ping"}`, nil, true},
+		{"2026-07-28 header", initialize, []string{"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "initialize"}, false},
+		{"ping", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
+			first := s.mcpRequest("POST", "", c.body, c.header...)
+			sid := first.Header.Get("Mcp-Session-Id")
+			if opened := sid != "" && slices.Contains(s.liveSessions(), sid); opened != c.opens {
+				t.Fatalf("the POST opened a session: %v, want %v (%d %s)", opened, c.opens, first.Status, first.Body)
+			}
+			second := s.newClient().mcpRequest("POST", "", initializeBody(2), tokenHeader, rolloutToken(t, "other"))
+			if c.opens {
+				wantBusy(t, second, "2", busyMessage)
+			} else if second.Status != http.StatusOK {
+				t.Errorf("initialize after the POST: %d %s", second.Status, second.Body)
+			}
+			if live := s.liveSessions(); len(live) != 1 {
+				t.Errorf("%d live sessions %v, want 1", len(live), live)
+			}
+		})
+	}
+}
+
+// abandonable connects a go-sdk client over its own HTTP transport, with
+// header on every request and the cookies of jar (nil: none), and returns
+// the session and a func that abandons it as a client that dies without
+// DELETE would: every connection it has open closes, requests in flight
+// included, and its session is left live.
+func (s *server) abandonable(header http.Header, jar http.CookieJar) (*mcp.ClientSession, func()) {
+	s.t.Helper()
+	var mu sync.Mutex
+	var conns []net.Conn
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err == nil {
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+		return c, err
+	}}
+	abandon := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+		conns = nil
+		tr.CloseIdleConnections()
+	}
+	hc := &http.Client{Jar: jar, Timeout: 30 * time.Second, Transport: &headerTransport{base: tr, header: header}}
+	client := mcp.NewClient(&mcp.Implementation{Name: "abandoned", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.srv.URL + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		s.t.Fatalf("connecting: %v", err)
+	}
+	s.t.Cleanup(func() {
+		cs.Close()
+		abandon()
+	})
+	return cs, abandon
+}
+
+// TestExclusiveReconnect: an agent whose client exits without DELETE does
+// not lock its own rollout out for idle_timeout. A client with the same
+// token takes the idle session over at once, and sees the rollout's state;
+// the abandoned session is gone. Another rollout, or an invalid token,
+// still gets the 409; and a session with a call running is not taken over.
+func TestExclusiveReconnect(t *testing.T) {
+	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
+	tok := rolloutToken(t, "rollout-a")
+	header := http.Header{tokenHeader: {tok}}
+
+	first, abandon := s.abandonable(header, nil)
+	if got := resultJSON(t, call(t, first, "weather", map[string]any{"city": "Paris"})); !strings.Contains(got, "Paris") {
+		t.Fatalf("first client's call: %s", got)
+	}
+	abandon()
+
+	second := s.newClient().connect(mcpOptions{header: header})
+	if got, want := resultJSON(t, call(t, second, "history", nil)),
+		`{"content":[{"type":"text","text":"{\"history\":[\"Paris\"]}"}],"structuredContent":{"history":["Paris"]}}`; got != want {
+		t.Errorf("the reconnected client's call:\n%s\nwant\n%s", got, want)
+	}
+	if live := s.liveSessions(); len(live) != 1 || live[0] != second.ID() {
+		t.Errorf("live sessions %v, want the second client's %s", live, second.ID())
+	}
+	if _, err := first.CallTool(t.Context(), &mcp.CallToolParams{Name: "text", Arguments: map[string]any{}}); !errors.Is(err, mcp.ErrSessionMissing) {
+		t.Errorf("the abandoned client's next call: %v, want %v", err, mcp.ErrSessionMissing)
+	}
+
+	t.Run("another rollout", func(t *testing.T) {
+		wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(5), tokenHeader, rolloutToken(t, "rollout-b")), "5", busyMessage)
+	})
+	t.Run("an invalid token", func(t *testing.T) {
+		wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(6), tokenHeader, "garbage"), "6", busyMessage)
+	})
+	t.Run("no token", func(t *testing.T) {
+		wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(7)), "7", busyMessage)
+	})
+
+	t.Run("a call running", func(t *testing.T) {
+		done := make(chan error, 1)
+		go func() {
+			_, err := second.CallTool(context.Background(), &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{}})
+			done <- err
+		}()
+		select {
+		case <-s.waiting:
+		case err := <-done:
+			t.Fatalf("the call ended before it started waiting: %v", err)
+		}
+		wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(8), tokenHeader, tok), "8", busyMessage)
+		close(s.release)
+		if err := <-done; err != nil {
+			t.Fatalf("the running call: %v", err)
+		}
+		// Once the call has returned, the same rollout takes over.
+		third := s.newClient().connect(mcpOptions{header: header})
+		if got := resultJSON(t, call(t, third, "text", nil)); got != `{"content":[{"type":"text","text":"hello, world"}]}` {
+			t.Errorf("third client's call: %s", got)
+		}
+		if live := s.liveSessions(); len(live) != 1 || live[0] != third.ID() {
+			t.Errorf("live sessions %v, want the third client's %s", live, third.ID())
+		}
+	})
+}
+
+// TestExclusiveReconnectTokenless: without a token, the session cookie is
+// the rollout: a client with the same cookie takes the idle session over,
+// one with another cookie or none gets the 409. Clients with neither are
+// all the one local user, and take over from each other.
+func TestExclusiveReconnectTokenless(t *testing.T) {
+	t.Run("cookie", func(t *testing.T) {
+		s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
+		agent := s.newClient()
+		if r := agent.post("/weather", `{"city":"Oslo"}`); r.Status != 200 {
+			t.Fatalf("POST /weather: %d %s", r.Status, r.Body)
+		}
+		_, abandon := s.abandonable(nil, agent.client.Jar)
+		abandon()
+
+		other := s.newClient()
+		other.post("/text", `{}`)
+		wantBusy(t, other.mcpRequest("POST", "", initializeBody(2)), "2", busyMessage)
+		wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(3)), "3", busyMessage)
+
+		again := agent.connect(mcpOptions{})
+		if got, want := resultJSON(t, call(t, again, "history", nil)),
+			`{"content":[{"type":"text","text":"{\"history\":[\"Oslo\"]}"}],"structuredContent":{"history":["Oslo"]}}`; got != want {
+			t.Errorf("the reconnected client's call:\n%s\nwant\n%s", got, want)
+		}
+		if live := s.liveSessions(); len(live) != 1 || live[0] != again.ID() {
+			t.Errorf("live sessions %v, want the reconnected client's %s", live, again.ID())
+		}
+	})
+	t.Run("local", func(t *testing.T) {
+		s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
+		_, abandon := s.abandonable(nil, nil)
+		abandon()
+		again, _ := s.abandonable(nil, nil)
+		if live := s.liveSessions(); len(live) != 1 || live[0] != again.ID() {
+			t.Errorf("live sessions %v, want the new client's %s", live, again.ID())
+		}
+	})
+}
+
+// TestExclusiveReconnectCallRunning: a client that dies while its call runs
+// in a handler that ignores its context leaves the call running in its
+// session; its rollout's reconnect gets the 409 until the call has returned
+// (ending the session would wait for it), and then takes the session over.
+func TestExclusiveReconnectCallRunning(t *testing.T) {
+	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
+	s.stubborn = true
+	var release sync.Once
+	t.Cleanup(func() { release.Do(func() { close(s.release) }) }) // a failed test does not leave the handler waiting
+	tok := rolloutToken(t, "rollout-a")
+	header := http.Header{tokenHeader: {tok}}
+	first, abandon := s.abandonable(header, nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		first.CallTool(context.Background(), &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{}})
+	}()
+	<-s.waiting
+	abandon()
+	<-done // the client has given up on the call; the server runs it still
+
+	wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(2), tokenHeader, tok), "2", busyMessage)
+	release.Do(func() { close(s.release) })
+	if how := <-s.ended; how != "cancelled" {
+		t.Fatalf("the running call was %s, want cancelled (by its connection's end)", how)
+	}
+	// The call's last step (its result going nowhere) ends a moment after
+	// the handler returns.
+	var r httpResponse
+	for range 200 {
+		if r = s.newClient().mcpRequest("POST", "", initializeBody(3), tokenHeader, tok); r.Status != http.StatusConflict {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	sid := r.Header.Get("Mcp-Session-Id")
+	if r.Status != http.StatusOK || sid == "" {
+		t.Fatalf("the reconnect after the call returned: %d %s", r.Status, r.Body)
+	}
+	if live := s.liveSessions(); len(live) != 1 || live[0] != sid {
+		t.Errorf("live sessions %v, want the reconnect's %s", live, sid)
 	}
 }

@@ -1,0 +1,221 @@
+package autoexpose
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// ExclusiveErrorCode is the JSON-RPC error code of the 409 that an
+// exclusive server answers to a new session while another one is live.
+const ExclusiveErrorCode = -32000
+
+// An exclusive server (mcp.exclusive) admits one live MCP session, the
+// slot's holder.
+//
+// Every POST without Mcp-Session-Id holds the slot while it is served,
+// whatever its body says: the go-sdk opens a session for any such POST and
+// keeps it when it read an initialize there, which it decides by its own
+// reading (case-sensitive keys, the last of duplicate keys, batches under
+// the older protocols, what follows the message ignored), so mcpdoor does
+// not guess. When the POST ends, the slot is held by the session its
+// response names in Mcp-Session-Id, if that session is live, and is free
+// otherwise. Requests that carry a session id pass (the go-sdk answers those
+// of an unknown session with 404).
+//
+// A POST without a session that arrives while another one is being served
+// waits for it, at most claimWait, and is then judged as below: a ping or an
+// initialize is not refused only because another POST is a few
+// milliseconds ahead of it.
+//
+// While a session is live, a POST without a session gets HTTP 409 and a
+// JSON-RPC error that says what to do (exclusiveMessage), unless it comes
+// from the holder's own rollout: a POST whose identity (Door.identity) is
+// the one the holder's session was opened with, while that session handles
+// no request (an open GET stream is not a request), closes the holder's
+// session and takes the slot. So an agent whose client exited without
+// DELETE, or a client that reconnects, is not locked out of its own rollout
+// for idle_timeout, and a call that is running is not cut off. The slot
+// also frees when its session ends: its client's DELETE, the idle timeout,
+// or Door.Close.
+
+// claimWait bounds how long a POST without a session waits for another one
+// that is being served (normally an initialize: milliseconds) before it
+// gets the 409.
+const claimWait = 5 * time.Second
+
+// live reports whether the session with this id is live: the go-sdk lists
+// a session until it has ended, however it ended.
+func (d *Door) live(id string) bool {
+	for ss := range d.server.Sessions() {
+		if ss.ID() == id {
+			return true
+		}
+	}
+	return false
+}
+
+// end closes the session with this id, if it is live. Closing waits for the
+// session's calls to return.
+func (d *Door) end(id string) {
+	for ss := range d.server.Sessions() {
+		if ss.ID() == id {
+			ss.Close()
+		}
+	}
+}
+
+// identity returns who a POST that may open a session comes from, for the
+// takeover rule: the rollout session its valid token names, else the
+// session its valid cookie names, else the Door's one local session (every
+// client with neither is the same local user). A request whose token does
+// not verify is nobody (""), and takes nothing over.
+func (d *Door) identity(r *http.Request) string {
+	if raw := r.Header.Get(d.tokenHeader); raw != "" {
+		p, err := d.codec.Verify(raw)
+		if err != nil {
+			return ""
+		}
+		return p.SID
+	}
+	if sid, err := d.sessions.Read(r); err == nil {
+		return sid
+	}
+	return d.localSID
+}
+
+// exclusiveMessage is the 409's message: what happened, and what to do.
+func exclusiveMessage(idle time.Duration, tokenHeader string) string {
+	return fmt.Sprintf("this MCP server is exclusive and another session is live; retry once that session ends "+
+		"(its client sends DELETE with its Mcp-Session-Id) or has been idle for %s (mcp.idle_timeout). "+
+		"The same rollout (the same %s, or the same session cookie) may reconnect at any time: "+
+		"it takes the session over unless one of its calls is running", seconds(idle), tokenHeader)
+}
+
+// A slot is the one session an exclusive server admits, and who holds it.
+// No goroutine watches it: it learns that its session has ended when it
+// next asks alive.
+type slot struct {
+	alive    func(id string) bool       // whether the session is live
+	end      func(id string)            // closes the session
+	identify func(*http.Request) string // who a request comes from; "" nobody
+	message  string                     // the 409's
+	maxBody  int64
+	wait     time.Duration // how long a POST waits for a pending one
+
+	mu       sync.Mutex
+	holder   string         // the live session's id, or ""
+	owner    string         // the identity the holder's session was opened with
+	pending  bool           // a POST without a session is being served
+	claimant string         // its identity
+	settled  chan struct{}  // closed when it ends
+	running  map[string]int // MCP requests being handled, by session id
+}
+
+// claim takes the slot for a POST without a session from identity who. It
+// waits, within s.wait and ctx, for a pending POST to end. It fails while
+// a session is live, unless who may take it over; then it returns that
+// session's id, for the caller to end.
+func (s *slot) claim(ctx context.Context, who string) (takeover string, ok bool) {
+	timeout := time.NewTimer(s.wait)
+	defer timeout.Stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.pending {
+		settled := s.settled
+		s.mu.Unlock()
+		select {
+		case <-settled:
+		case <-ctx.Done():
+		case <-timeout.C:
+		}
+		s.mu.Lock()
+		if ctx.Err() != nil || (s.pending && s.settled == settled) {
+			return "", false
+		}
+	}
+	if s.holder != "" && !s.alive(s.holder) {
+		s.holder, s.owner = "", ""
+	}
+	if s.holder != "" {
+		if who == "" || who != s.owner || s.running[s.holder] > 0 {
+			return "", false
+		}
+		takeover = s.holder
+		s.holder, s.owner = "", ""
+	}
+	s.pending, s.claimant, s.settled = true, who, make(chan struct{})
+	return takeover, true
+}
+
+// settle ends a claim: the slot is held by the session id the POST's
+// response named, if that session is live, and is free otherwise.
+func (s *slot) settle(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id != "" && s.alive(id) {
+		s.holder, s.owner = id, s.claimant
+	}
+	s.pending, s.claimant = false, ""
+	close(s.settled)
+}
+
+// serving counts a request of session id as running until the returned
+// func is called: its holder is then not taken over.
+func (s *slot) serving(id string) (done func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running == nil {
+		s.running = make(map[string]int)
+	}
+	s.running[id]++
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.running[id]--; s.running[id] == 0 {
+			delete(s.running, id)
+		}
+	}
+}
+
+// wrap serves next under the slot (see the policy above).
+func (s *slot) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Header.Get(sessionIDHeader) != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		// Read the body first, so that a slow upload does not hold the
+		// slot; the go-sdk reads it again, and answers a bad or oversized
+		// one itself.
+		body, _ := io.ReadAll(io.LimitReader(r.Body, s.maxBody+1))
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		takeover, ok := s.claim(r.Context(), s.identify(r))
+		if !ok {
+			var msg struct {
+				ID json.RawMessage `json:"id"`
+			}
+			json.Unmarshal(body, &msg) // a batch, or not JSON: no id
+			writeExclusive(w, msg.ID, s.message)
+			return
+		}
+		defer func() { s.settle(w.Header().Get(sessionIDHeader)) }()
+		if takeover != "" {
+			s.end(takeover)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// writeExclusive answers 409 with a JSON-RPC error for the request id.
+func writeExclusive(w http.ResponseWriter, id json.RawMessage, message string) {
+	writeRPCError(w, http.StatusConflict, id, ExclusiveErrorCode, message)
+}

@@ -1,0 +1,273 @@
+package autoexpose
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/mcpdoor/mcpdoor/token"
+)
+
+// TestExclusiveBody: the 409's body for each kind of request id, and the
+// idle timeout as the config writes it, for a client of another rollout
+// (here: no token, while the holder has one).
+func TestExclusiveBody(t *testing.T) {
+	r := rolloutRouter(func(r chi.Router) { r.Post("/t", ok) })
+	door, err := Install(r, enabled(MCPConfig{Exclusive: true, IdleTimeout: 1500 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer door.Close()
+	tok, err := door.codec.Mint(token.Payload{SID: "rollout-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(body string, header ...string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		return w
+	}
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	if w := post(initialize, DefaultTokenHeader, tok); w.Code != 200 {
+		t.Fatalf("initialize: %d %s", w.Code, w.Body)
+	}
+	const msg = "this MCP server is exclusive and another session is live; retry once that session ends " +
+		"(its client sends DELETE with its Mcp-Session-Id) or has been idle for 1.5s (mcp.idle_timeout). " +
+		"The same rollout (the same X-NeMo-Gym-Session-Token, or the same session cookie) may reconnect at any time: " +
+		"it takes the session over unless one of its calls is running"
+	for _, c := range []struct{ body, id string }{
+		{`{"jsonrpc":"2.0","id":42,"method":"initialize"}`, "42"},
+		{`{"jsonrpc":"2.0","id":-1.5e3,"method":"initialize"}`, "-1.5e3"},
+		{`{"jsonrpc":"2.0","id":"a\"b","method":"ping"}`, `"a\"b"`},
+		{`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`, "null"},
+		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, "null"},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, "null"},
+		{`[{"jsonrpc":"2.0","id":1,"method":"initialize"}]`, "null"},
+		{`not json`, "null"},
+	} {
+		t.Run(c.body, func(t *testing.T) {
+			w := post(c.body)
+			want := `{"jsonrpc":"2.0","id":` + c.id + `,"error":{"code":-32000,"message":"` + msg + `"}}`
+			if w.Code != http.StatusConflict || w.Header().Get("Content-Type") != "application/json" || w.Body.String() != want {
+				t.Errorf("got %d %q %s\nwant 409 application/json %s", w.Code, w.Header().Get("Content-Type"), w.Body, want)
+			}
+		})
+	}
+}
+
+// TestIdentity: who a POST that may open a session comes from.
+func TestIdentity(t *testing.T) {
+	r := rolloutRouter(func(r chi.Router) { r.Post("/t", ok) })
+	door, err := Install(r, enabled(MCPConfig{Exclusive: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer door.Close()
+	tok, _ := door.codec.Mint(token.Payload{SID: "rollout-a"})
+	cookie, _ := door.sessions.Cookie("cookie-session")
+	for _, c := range []struct {
+		name   string
+		token  string
+		cookie *http.Cookie
+		want   string
+	}{
+		{"token", tok, nil, "rollout-a"},
+		{"token and cookie", tok, cookie, "rollout-a"},
+		{"cookie", "", cookie, "cookie-session"},
+		{"neither", "", nil, door.localSID},
+		{"invalid token", "garbage", nil, ""},
+		{"invalid token and cookie", "garbage", cookie, ""},
+		{"forged cookie", "", &http.Cookie{Name: cookie.Name, Value: "forged"}, door.localSID},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req := httptest.NewRequest("POST", "/mcp", nil)
+			if c.token != "" {
+				req.Header.Set(DefaultTokenHeader, c.token)
+			}
+			if c.cookie != nil {
+				req.AddCookie(c.cookie)
+			}
+			if got := door.identity(req); got != c.want {
+				t.Errorf("identity %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestSlotWaits: a POST without a session that arrives while another one is
+// being served waits for it to end, then is judged: served if that one
+// opened no session, 409 if it did (for another identity), taken over for
+// the same identity; and 409 if it waited its whole bound.
+func TestSlotWaits(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		opens     bool   // the first POST opens a session
+		who       string // the second POST's identity
+		wait      time.Duration
+		want      int
+		takenOver bool
+	}{
+		{"the first opened nothing", false, "b", time.Minute, http.StatusOK, false},
+		{"the first opened a session", true, "b", time.Minute, http.StatusConflict, false},
+		{"the first opened a session, same identity", true, "a", time.Minute, http.StatusOK, true},
+		{"the wait ran out", false, "b", time.Millisecond, http.StatusConflict, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var ended []string
+			entered, release := make(chan struct{}), make(chan struct{})
+			s := &slot{
+				alive:    func(id string) bool { return id == "s1" && len(ended) == 0 },
+				end:      func(id string) { ended = append(ended, id) },
+				identify: func(r *http.Request) string { return r.Header.Get("Who") },
+				message:  "busy", maxBody: DefaultMaxBodyBytes, wait: c.wait,
+			}
+			h := s.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("Who") == "a" && r.Header.Get("First") != "" {
+					close(entered)
+					<-release
+					if c.opens {
+						w.Header().Set(sessionIDHeader, "s1")
+					}
+				}
+			}))
+			post := func(who string, first bool) *httptest.ResponseRecorder {
+				req := httptest.NewRequest("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+				req.Header.Set("Who", who)
+				if first {
+					req.Header.Set("First", "1")
+				}
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				return w
+			}
+			firstDone := make(chan *httptest.ResponseRecorder, 1)
+			go func() { firstDone <- post("a", true) }()
+			<-entered
+			second := make(chan *httptest.ResponseRecorder, 1)
+			go func() { second <- post(c.who, false) }()
+			if c.wait < time.Second {
+				// The second POST gives up while the first is still served.
+				if w := <-second; w.Code != c.want {
+					t.Errorf("second POST: %d %s, want %d", w.Code, w.Body, c.want)
+				}
+				close(release)
+				<-firstDone
+				return
+			}
+			close(release)
+			if w := <-firstDone; w.Code != http.StatusOK {
+				t.Errorf("first POST: %d %s", w.Code, w.Body)
+			}
+			if w := <-second; w.Code != c.want {
+				t.Errorf("second POST: %d %s, want %d", w.Code, w.Body, c.want)
+			}
+			if got := len(ended) == 1 && ended[0] == "s1"; got != c.takenOver {
+				t.Errorf("sessions ended: %v, want the first's taken over: %v", ended, c.takenOver)
+			}
+		})
+	}
+}
+
+// TestExclusiveFailedInitialize: an initialize that fails does not keep the
+// slot.
+func TestExclusiveFailedInitialize(t *testing.T) {
+	r := rolloutRouter(func(r chi.Router) { r.Post("/t", ok) })
+	door, err := Install(r, enabled(MCPConfig{Exclusive: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer door.Close()
+	post := func(accept, body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", accept)
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, req)
+		return w
+	}
+	const both = "application/json, text/event-stream"
+	for _, c := range []struct {
+		name, accept, body string
+		status             int
+		want               string
+	}{
+		{"bad params", both, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":"x"}`, 200,
+			"event: message\ndata: " + `{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"handling 'initialize': unmarshaling \"\\\"x\\\"\" into a *mcp.initializeParamsV2: json: cannot unmarshal \"\\\"x\\\"\" into Go value of type mcp.initializeParamsV2"}}` + "\n\n"},
+		{"bad Accept", "application/json", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, 400,
+			"Accept must contain both 'application/json' and 'text/event-stream'\n"},
+		{"no params", both, `{"jsonrpc":"2.0","id":1,"method":"initialize"}`, 400,
+			"invalid request: missing required \"params\"\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := post(c.accept, c.body)
+			if w.Code != c.status || w.Body.String() != c.want {
+				t.Errorf("got %d %q\nwant %d %q", w.Code, w.Body, c.status, c.want)
+			}
+			if sid := w.Header().Get(sessionIDHeader); sid != "" && door.live(sid) {
+				t.Errorf("the failed initialize's session %s is live", sid)
+			}
+		})
+	}
+	w := post(both, `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if w.Code != http.StatusOK || w.Header().Get(sessionIDHeader) == "" {
+		t.Errorf("initialize after the failed ones: %d %s", w.Code, w.Body)
+	}
+}
+
+// FuzzExclusiveBody: whatever a client posts without a session while the
+// slot is taken, the answer is the 409 with a well-formed JSON-RPC error
+// whose id is the request's (a string or a number) or null.
+func FuzzExclusiveBody(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`,
+		`{"jsonrpc":"2.0","id":"x","method":"ping"}`,
+		`{"id":-0.5e-3}`, `{"id":"\u2028\"<"}`, `{"id":[1]}`, `[{"id":1}]`, `{"id":1,"id":2}`, `nul`, ``,
+	} {
+		f.Add([]byte(seed))
+	}
+	s := &slot{alive: func(string) bool { return true }, identify: func(*http.Request) string { return "someone else" },
+		message: "busy", maxBody: DefaultMaxBodyBytes, holder: "live", owner: "its rollout"}
+	h := s.wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		panic("a request without a session reached the go-sdk while the slot was taken")
+	}))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("POST", "/mcp", bytes.NewReader(body)))
+		var got struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   rpcError        `json:"error"`
+		}
+		if w.Code != http.StatusConflict || json.Unmarshal(w.Body.Bytes(), &got) != nil || got.JSONRPC != "2.0" ||
+			got.Error != (rpcError{ExclusiveErrorCode, "busy"}) {
+			t.Fatalf("%d %s", w.Code, w.Body)
+		}
+		var sent struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if string(got.ID) != "null" {
+			if json.Unmarshal(body, &sent) != nil || !bytes.Equal(sent.ID, got.ID) {
+				t.Fatalf("id %s is not the request's (%q)", got.ID, body)
+			}
+			var v any
+			json.Unmarshal(got.ID, &v)
+			switch v.(type) {
+			case string, float64:
+			default:
+				t.Fatalf("id %s is not a string or number", got.ID)
+			}
+		}
+	})
+}
