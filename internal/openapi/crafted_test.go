@@ -41,6 +41,19 @@ var crafted = []craftedDoc{
 		"openapi: line 10017: #/paths/~1p0/post: the document's merge keys (<<) copy more than 131072 keys; merge fewer or smaller mappings"},
 	// A mapping of 4,500 components, each the target of a $ref.
 	{"4,500 components, each $ref'd", func() string { return wide(4500) }, ""},
+	// Schemas a validator applies in place, to the same value: 2^30 of
+	// them through $refs, each component's allOf naming the next twice,
+	// with a default that Load checks and without; a component that
+	// applies itself, which no validation would get out of; an anyOf of
+	// 1,000 schemas for each of the 10,000 values of a default.
+	{"an allOf chain of 30 $refs, each twice, with a default", func() string { return allOfRefs(30, true) },
+		"the request body's schema is too large: it applies more than 10000 schemas to one value once its $refs are expanded"},
+	{"an allOf chain of 30 $refs, each twice", func() string { return allOfRefs(30, false) },
+		"the request body's schema is too large: it applies more than 10000 schemas to one value once its $refs are expanded"},
+	{"a component that applies itself", func() string { return selfApplied() },
+		"the request body's schema applies #/components/schemas/S to the same value without end (through allOf, anyOf, oneOf, not, if, then, else or dependentSchemas): checking a value against it would never finish"},
+	{"anyOf 1,000 wide for a default of 10,000 values", func() string { return anyOfDefault(1000, 10000) },
+		"the request body's schema is too large: checking its defaults takes more than 262144 steps (the bytes of each default times the schemas it is checked against, $refs expanded)"},
 	// One path item with 3,000 keys, the item of 3,000 paths.
 	{"a path item with 3,000 keys under 3,000 paths", func() string { return widePathItem(3000, 3000) },
 		"openapi: line 3: #/paths/~1p349: the document's paths are too large once YAML aliases are expanded: more than 2097152 keys in path items, operations and request bodies"},
@@ -154,6 +167,43 @@ func wide(n int) string {
 	for i := range n {
 		fmt.Fprintf(&b, "    C%d: {type: string}\n", i)
 	}
+	return b.String()
+}
+
+// allOfRefs is a document of levels components, each the allOf of the
+// next one twice, and an operation whose schema is the first, with a
+// default or not.
+func allOfRefs(levels int, withDefault bool) string {
+	var b strings.Builder
+	def := ""
+	if withDefault {
+		def = "default: {}, "
+	}
+	fmt.Fprintf(&b, "openapi: 3.1.0\npaths:\n  /p: {post: {requestBody: {content: {application/json: {schema: {type: object, %sallOf: [{$ref: '#/components/schemas/S0'}]}}}}}}\ncomponents:\n  schemas:\n", def)
+	for i := range levels {
+		fmt.Fprintf(&b, "    S%d: {allOf: [{$ref: '#/components/schemas/S%d'}, {$ref: '#/components/schemas/S%d'}]}\n", i, i+1, i+1)
+	}
+	fmt.Fprintf(&b, "    S%d: {type: object}\n", levels)
+	return b.String()
+}
+
+// selfApplied is a document whose schema's component is the allOf of
+// itself.
+func selfApplied() string {
+	return "openapi: 3.1.0\npaths:\n  /p: {post: {requestBody: {content: {application/json: {schema: {$ref: '#/components/schemas/S'}}}}}}\ncomponents:\n  schemas:\n    S: {type: object, default: {}, allOf: [{$ref: '#/components/schemas/S'}]}\n"
+}
+
+// anyOfDefault is a document whose schema has a list property with a
+// default of elems strings, whose items are the anyOf of branches
+// schemas, all but the last of which the strings fail.
+func anyOfDefault(branches, elems int) string {
+	var b strings.Builder
+	b.WriteString("openapi: 3.1.0\nx:\n  no: &no {type: integer}\n")
+	b.WriteString("paths:\n  /p: {post: {requestBody: {content: {application/json: {schema: {type: object, properties: {list: {type: array, default: [")
+	b.WriteString(strings.TrimSuffix(strings.Repeat("a, ", elems), ", "))
+	b.WriteString("], items: {anyOf: [")
+	b.WriteString(strings.Repeat("*no, ", branches))
+	b.WriteString("{type: string}]}}}}}}}}}\n")
 	return b.String()
 }
 

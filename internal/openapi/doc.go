@@ -32,6 +32,8 @@
 //     the bound it exceeds as the reason (the request body's or the whole
 //     document's: values, schemas, bytes of keys and strings), or Load
 //     stops with an *Error naming it (keys in paths, keys copied by merge
-//     keys, the document's size).
+//     keys, the document's size). So is a schema that a validator would
+//     apply to the same value without end, or that would take too long
+//     to check its defaults against.
 //   - Load never panics, whatever the bytes (it is fuzzed).
 package openapi

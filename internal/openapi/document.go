@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"go.yaml.in/yaml/v3"
@@ -347,9 +348,25 @@ func (r *reader) body(n *yaml.Node, where *pointer) (*jsonschema.Schema, string,
 		return nil, why, nil
 	}
 	if _, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
-		return nil, "the request body's schema does not resolve: " + err.Error(), nil
+		return nil, "the request body's schema does not resolve: " + clip(err.Error(), maxReason), nil
 	}
 	return s, "", nil
+}
+
+// maxReason bounds the bytes of a resolver's error kept in a reason: it
+// can name every branch of an anyOf and print the value for each.
+const maxReason = 500
+
+// clip returns s cut to at most n bytes, on a character boundary, with
+// "..." if cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }
 
 // noArguments is the input schema of an operation without a request body:

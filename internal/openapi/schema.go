@@ -102,6 +102,13 @@ func (r *reader) inputSchema(n *yaml.Node, where *pointer) (*jsonschema.Schema, 
 	if len(c.defs) > 0 {
 		s.Defs = c.defs
 	}
+	refs := make(map[string]string, len(c.names))
+	for key, name := range c.names {
+		refs[name] = "#" + key
+	}
+	if why := validationCost(s, refs); why != "" {
+		return nil, &unsupported{why}
+	}
 	return s, nil
 }
 
