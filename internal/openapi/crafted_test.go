@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Crafted documents: small documents that make a reader do far more work
@@ -333,6 +336,76 @@ func BenchmarkLoadGenerated(b *testing.B) {
 				if _, err := Load(data); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// operations is a document as a server with n tool routes might have: each
+// operation's body has eight properties, two of them $refs to components.
+func operations(n int) string {
+	var b strings.Builder
+	b.WriteString("openapi: 3.1.0\npaths:\n")
+	for i := range n {
+		fmt.Fprintf(&b, `  /op_%d:
+    post:
+      operationId: op%d
+      summary: Do the thing number %d
+      description: A longer description of what operation %d does, and why one would call it.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [name, count]
+              properties:
+                name: {type: string, description: The name of the thing, minLength: 1, maxLength: 100}
+                count: {type: integer, minimum: 0, maximum: 1000, default: 1}
+                tags: {type: array, items: {type: string}, maxItems: 10}
+                address: {$ref: '#/components/schemas/Address%d'}
+                owner: {$ref: '#/components/schemas/Person'}
+                kind: {type: string, enum: [a, b, c, d]}
+                note: {type: [string, "null"]}
+                flag: {type: boolean}
+`, i, i, i, i, i%50)
+	}
+	b.WriteString("components:\n  schemas:\n    Person: {type: object, properties: {name: {type: string}, email: {type: string, format: email}}}\n")
+	for i := range 50 {
+		fmt.Fprintf(&b, "    Address%d: {type: object, required: [street], properties: {street: {type: string}, city: {type: string}, zip: {type: string, pattern: '^[0-9]{5}$'}}}\n", i)
+	}
+	return b.String()
+}
+
+// BenchmarkLoadMaxSize reads documents of about the largest size Load
+// reads: as a server might have (YAML and JSON), and crafted ones that
+// exhaust each budget.
+func BenchmarkLoadMaxSize(b *testing.B) {
+	ops := operations(4000)
+	var v any
+	if err := yaml.Unmarshal([]byte(ops), &v); err != nil {
+		b.Fatal(err)
+	}
+	opsJSON, err := json.Marshal(v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct{ name, doc string }{
+		{"operations", ops},
+		{"operations as JSON", string(opsJSON)},
+		{"nested aliases", nestedAliases(250, 240, 48000)},
+		{"wide", wide(44000)},
+		{"wide path item", widePathItem(1000, 60000)},
+		{"allOf refs", allOfRefs(30, true) + strings.Repeat("    # padding\n", 280000)},
+	} {
+		if len(c.doc) > maxDocument {
+			b.Fatalf("%s: %d bytes", c.name, len(c.doc))
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(c.doc)))
+			for b.Loop() {
+				Load([]byte(c.doc))
 			}
 		})
 	}
