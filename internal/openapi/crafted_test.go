@@ -44,6 +44,10 @@ var crafted = []craftedDoc{
 		"openapi: line 10017: #/paths/~1p0/post: the document's merge keys (<<) copy more than 131072 keys; merge fewer or smaller mappings"},
 	// A mapping of 4,500 components, each the target of a $ref.
 	{"4,500 components, each $ref'd", func() string { return wide(4500) }, ""},
+	// A long number in YAML's own spelling, which takes more than linear
+	// time to convert to decimal, 4 times.
+	{"a 1 MB hexadecimal number 4 times", func() string { return longNumber(1<<20, 4) },
+		"openapi: line 2: #/paths/~1p/post/requestBody/content/application~1json/schema/enum/0: a number of 1048578 characters in YAML's own spelling (0x, 0o, _) is longer than mcpdoor reads (400); write it as JSON does"},
 	// Schemas a validator applies in place, to the same value: 2^30 of
 	// them through $refs, each component's allOf naming the next twice,
 	// with a default that Load checks and without; a component that
@@ -173,6 +177,14 @@ func wide(n int) string {
 	return b.String()
 }
 
+// longNumber is a document whose schema's enum holds a hexadecimal number
+// of digits digits times times, tagged !!int (untagged, YAML reads a
+// number past 64 bits as a string).
+func longNumber(digits, times int) string {
+	return "openapi: 3.1.0\nx: &n !!int 0x" + strings.Repeat("f", digits) + "\npaths:\n  /p: {post: {requestBody: {content: {application/json: {schema: {type: object, enum: [" +
+		strings.TrimSuffix(strings.Repeat("*n, ", times), ", ") + "]}}}}}}\n"
+}
+
 // allOfRefs is a document of levels components, each the allOf of the
 // next one twice, and an operation whose schema is the first, with a
 // default or not.
@@ -241,7 +253,9 @@ func TestLoadCrafted(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestLoadCrafted$", "-test.v")
-			cmd.Env = append(os.Environ(), craftedEnv+"="+c.name)
+			// Under the race detector, a process sleeps a second as it
+			// exits, unless told not to.
+			cmd.Env = append(os.Environ(), craftedEnv+"="+c.name, "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")
 			out, err := cmd.CombinedOutput()
 			if ctx.Err() != nil {
 				t.Fatalf("Load did not finish in 20s")

@@ -318,10 +318,10 @@ func scalar(n *yaml.Node, where *pointer) (any, error) {
 			return json.Number(n.Value), nil
 		}
 		// YAML's other spellings: 0x1F, 0o17, 1_000, +5.
-		i, ok := new(big.Int), len(n.Value) <= maxNumber
-		if ok {
-			_, ok = i.SetString(strings.ReplaceAll(strings.TrimPrefix(n.Value, "+"), "_", ""), 0)
+		if len(n.Value) > maxNumber {
+			return nil, errorf(n, where, "a number of %d characters in YAML's own spelling (0x, 0o, _) is longer than mcpdoor reads (%d); write it as JSON does", len(n.Value), maxNumber)
 		}
+		i, ok := new(big.Int).SetString(strings.ReplaceAll(strings.TrimPrefix(n.Value, "+"), "_", ""), 0)
 		if !ok {
 			return nil, errorf(n, where, "%q is not a number JSON can hold", n.Value)
 		}
