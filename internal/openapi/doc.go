@@ -25,5 +25,15 @@
 //     is not application/json (or +json), or whose schema is not an
 //     object's, leaves the operation without an input schema, with the
 //     reason.
+//   - Load's work is bounded by what it builds, not by the document's
+//     size alone: a document of up to 4 MiB whose YAML aliases, merge keys
+//     or $refs would expand without end reads in a fraction of a second.
+//     Past a bound, an operation is left without an input schema, with
+//     the bound it exceeds as the reason (the request body's or the whole
+//     document's: values, schemas, bytes of keys and strings), or Load
+//     stops with an *Error naming it (keys in paths, keys copied by merge
+//     keys, the document's size). So is a schema that a validator would
+//     apply to the same value without end, or that would take too long
+//     to check its defaults against.
 //   - Load never panics, whatever the bytes (it is fuzzed).
 package openapi

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"go.yaml.in/yaml/v3"
@@ -87,42 +88,58 @@ var supportedVersion = regexp.MustCompile(`^3\.[01](\.\d+)?(-.+)?$`)
 // not serve as a tool (a body that is not JSON, a $ref to another file) is
 // kept, with NoInput saying why.
 func Load(data []byte) (*Document, error) {
+	if len(data) > maxDocument {
+		return nil, &Error{Problem: fmt.Sprintf("the document is %d bytes; mcpdoor reads documents of up to %d bytes (%d MiB)", len(data), maxDocument, maxDocument>>20)}
+	}
 	root, err := parse(data)
 	if err != nil {
 		return nil, err
 	}
-	if deref(root).Kind != yaml.MappingNode {
-		return nil, errorf(root, "", "the document must be a mapping (an OpenAPI object), got %s", describe(root))
+	r := &reader{
+		root:    root,
+		doc:     new(Document),
+		left:    budget{documentValues, documentSchemas, documentBytes},
+		keys:    maxKeys,
+		merged:  maxMerged,
+		maps:    make(map[*yaml.Node][]pair),
+		open:    make(map[*yaml.Node]bool),
+		tainted: make(map[*yaml.Node]bool),
+		targets: make(map[string]*yaml.Node),
+		index:   make(map[*yaml.Node]map[string]*yaml.Node),
+		leaves:  make(map[*yaml.Node]*decoded),
 	}
-	top, err := pairs(root, "#")
+	if deref(root).Kind != yaml.MappingNode {
+		return nil, errorf(root, nil, "the document must be a mapping (an OpenAPI object), got %s", describe(root))
+	}
+	doc, top := r.doc, at("#")
+	tps, err := r.pairs(root, top)
 	if err != nil {
 		return nil, err
 	}
-	doc := new(Document)
-	switch v := get(top, "openapi"); {
+	switch v := get(tps, "openapi"); {
 	case v != nil:
-		if doc.Version, err = str(v, "#/openapi"); err != nil {
+		if doc.Version, err = str(v, top.child("openapi")); err != nil {
 			return nil, err
 		}
 		if !supportedVersion.MatchString(doc.Version) {
-			return nil, errorf(v, "#/openapi", "version %q is not supported; want 3.0.x or 3.1.x", doc.Version)
+			return nil, errorf(v, top.child("openapi"), "version %q is not supported; want 3.0.x or 3.1.x", doc.Version)
 		}
-	case get(top, "swagger") != nil:
-		return nil, errorf(get(top, "swagger"), "#/swagger", "Swagger 2.0 is not supported; convert the document to OpenAPI 3")
+	case get(tps, "swagger") != nil:
+		return nil, errorf(get(tps, "swagger"), top.child("swagger"), "Swagger 2.0 is not supported; convert the document to OpenAPI 3")
 	default:
-		return nil, errorf(root, "#", "no openapi field: this is not an OpenAPI document")
+		return nil, errorf(root, top, "no openapi field: this is not an OpenAPI document")
 	}
-	r := &reader{root: root, v30: strings.HasPrefix(doc.Version, "3.0."), doc: doc, budget: documentBudget}
-	paths := get(top, "paths")
+	r.v30 = strings.HasPrefix(doc.Version, "3.0.")
+	paths := get(tps, "paths")
 	if paths == nil || deref(paths).ShortTag() == "!!null" {
 		return doc, nil
 	}
-	pps, err := pairs(paths, "#/paths")
+	pps, err := r.pairs(paths, top.child("paths"))
 	if err != nil {
 		return nil, err
 	}
 	for _, pp := range pps {
-		if err := r.pathItem(pp); err != nil {
+		if err := r.pathItem(pp, top.child("paths").child(pp.key)); err != nil {
 			return nil, err
 		}
 	}
@@ -134,27 +151,38 @@ type reader struct {
 	root   *yaml.Node
 	v30    bool
 	doc    *Document
-	budget int // values the document's schemas may still visit
+	left   budget // what the document's schemas may still cost
+	keys   int    // keys the document may still read outside schemas
+	merged int    // keys its merge keys may still copy
+
+	maps    map[*yaml.Node][]pair                // the pairs of each mapping read so far
+	open    map[*yaml.Node]bool                  // the mappings whose merge keys pairs is following
+	tainted map[*yaml.Node]bool                  // mappings whose pairs depend on where merging started
+	targets map[string]*yaml.Node                // each $ref read so far → what it points to
+	index   map[*yaml.Node]map[string]*yaml.Node // the mappings $refs look into, by key
+	leaves  map[*yaml.Node]*decoded              // each schema's keywords without subschemas, decoded
 }
 
-func (r *reader) pathItem(pp pair) error {
-	where := "#/paths/" + escape(pp.key)
+func (r *reader) pathItem(pp pair, where *pointer) error {
 	if !strings.HasPrefix(pp.key, "/") {
-		return &Error{Line: pp.kline, Where: where, Problem: fmt.Sprintf("the path %q must start with /", pp.key)}
+		return &Error{Line: pp.kline, Where: where.String(), Problem: fmt.Sprintf("the path %q must start with /", pp.key)}
 	}
 	item, where, err := r.follow(pp.value, where, 0)
 	if err != nil {
 		return err
 	}
-	ips, err := pairs(item, where)
+	ips, err := r.pairs(item, where)
 	if err != nil {
+		return err
+	}
+	if err := r.readKeys(len(ips), item, where); err != nil {
 		return err
 	}
 	for _, ip := range ips {
 		if !methods[ip.key] {
 			continue
 		}
-		op, err := r.operation(strings.ToUpper(ip.key), pp.key, ip, where+"/"+ip.key)
+		op, err := r.operation(strings.ToUpper(ip.key), pp.key, ip, where.child(ip.key))
 		if err != nil {
 			return err
 		}
@@ -165,47 +193,50 @@ func (r *reader) pathItem(pp pair) error {
 
 // follow returns the object n is, or the one its $ref points to (path
 // items, request bodies), with the pointer where it is.
-func (r *reader) follow(n *yaml.Node, where string, depth int) (*yaml.Node, string, error) {
+func (r *reader) follow(n *yaml.Node, where *pointer, depth int) (*yaml.Node, *pointer, error) {
 	n = deref(n)
 	if n == nil || n.Kind != yaml.MappingNode {
-		return nil, "", errorf(n, where, "want a mapping, got %s", describe(n))
+		return nil, nil, errorf(n, where, "want a mapping, got %s", describe(n))
 	}
-	ps, err := pairs(n, where)
+	ps, err := r.pairs(n, where)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
+	}
+	if err := r.readKeys(len(ps), n, where); err != nil {
+		return nil, nil, err
 	}
 	refNode := get(ps, "$ref")
 	if refNode == nil {
 		return n, where, nil
 	}
-	ref, err := str(refNode, where+"/$ref")
+	ref, err := str(refNode, where.child("$ref"))
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	if !strings.HasPrefix(ref, "#") {
-		return nil, "", errorf(refNode, where, "the $ref %q points outside the document; bundle the document into one file", ref)
+		return nil, nil, errorf(refNode, where, "the $ref %q points outside the document; bundle the document into one file", ref)
 	}
 	if depth > 32 {
-		return nil, "", errorf(refNode, where, "the $ref %q is part of a loop of $refs", ref)
+		return nil, nil, errorf(refNode, where, "the $ref %q is part of a loop of $refs", ref)
 	}
-	target, err := lookup(r.root, ref)
+	target, err := r.lookup(ref, refNode, where)
 	if err != nil {
-		return nil, "", errorf(refNode, where, "the $ref %q is not a JSON pointer: %v", ref, err)
+		return nil, nil, err
 	}
-	if target == nil {
-		return nil, "", errorf(refNode, where, "the $ref %q points to nothing", ref)
-	}
-	return r.follow(target, ref, depth+1)
+	return r.follow(target, at(ref), depth+1)
 }
 
-func (r *reader) operation(method, path string, p pair, where string) (*Operation, error) {
+func (r *reader) operation(method, path string, p pair, where *pointer) (*Operation, error) {
 	op := &Operation{Method: method, Path: path, Line: p.kline}
-	ps, err := pairs(p.value, where)
+	ps, err := r.pairs(p.value, where)
 	if err != nil {
 		return nil, err
 	}
+	if err := r.readKeys(len(ps), p.value, where); err != nil {
+		return nil, err
+	}
 	for _, p := range ps {
-		at := where + "/" + escape(p.key)
+		at := where.child(p.key)
 		switch p.key {
 		case "operationId":
 			op.ID, err = str(p.value, at)
@@ -227,7 +258,7 @@ func (r *reader) operation(method, path string, p pair, where string) (*Operatio
 			op.Exclude, err = boolean(p.value, at)
 		default:
 			if strings.HasPrefix(p.key, "x-mcp-") {
-				r.doc.Warnings = append(r.doc.Warnings, (&Error{Line: p.kline, Where: at,
+				r.doc.Warnings = append(r.doc.Warnings, (&Error{Line: p.kline, Where: at.String(),
 					Problem: "unknown extension, ignored; mcpdoor reads x-mcp-read-only, x-mcp-destructive, x-mcp-idempotent, x-mcp-open-world, x-mcp-title and x-mcp-exclude"}).Error())
 			}
 		}
@@ -240,11 +271,11 @@ func (r *reader) operation(method, path string, p pair, where string) (*Operatio
 		op.Input = noArguments()
 		return op, nil
 	}
-	op.Input, op.NoInput, err = r.body(body, where+"/requestBody")
+	op.Input, op.NoInput, err = r.body(body, where.child("requestBody"))
 	return op, err
 }
 
-func boolPtr(n *yaml.Node, where string) (*bool, error) {
+func boolPtr(n *yaml.Node, where *pointer) (*bool, error) {
 	b, err := boolean(n, where)
 	if err != nil {
 		return nil, err
@@ -253,12 +284,12 @@ func boolPtr(n *yaml.Node, where string) (*bool, error) {
 }
 
 // body returns a request body's input schema, or why it has none.
-func (r *reader) body(n *yaml.Node, where string) (*jsonschema.Schema, string, error) {
+func (r *reader) body(n *yaml.Node, where *pointer) (*jsonschema.Schema, string, error) {
 	n, where, err := r.follow(n, where, 0)
 	if err != nil {
 		return nil, "", err
 	}
-	ps, err := pairs(n, where)
+	ps, err := r.pairs(n, where)
 	if err != nil {
 		return nil, "", err
 	}
@@ -266,9 +297,12 @@ func (r *reader) body(n *yaml.Node, where string) (*jsonschema.Schema, string, e
 	if content == nil {
 		return &jsonschema.Schema{Type: "object"}, "", nil
 	}
-	where += "/content"
-	cps, err := pairs(content, where)
+	where = where.child("content")
+	cps, err := r.pairs(content, where)
 	if err != nil {
+		return nil, "", err
+	}
+	if err := r.readKeys(len(cps), content, where); err != nil {
 		return nil, "", err
 	}
 	var media *pair
@@ -291,16 +325,19 @@ func (r *reader) body(n *yaml.Node, where string) (*jsonschema.Schema, string, e
 		}
 		return nil, fmt.Sprintf("the request body is %s; only an application/json (or +json) body can carry a tool's arguments", strings.Join(others, ", ")), nil
 	}
-	where += "/" + escape(media.key)
-	mps, err := pairs(media.value, where)
+	where = where.child(media.key)
+	mps, err := r.pairs(media.value, where)
 	if err != nil {
+		return nil, "", err
+	}
+	if err := r.readKeys(len(mps), media.value, where); err != nil {
 		return nil, "", err
 	}
 	schema := get(mps, "schema")
 	if schema == nil {
 		return &jsonschema.Schema{Type: "object"}, "", nil
 	}
-	s, err := inputSchema(r.root, r.v30, schema, where+"/schema", &r.budget)
+	s, err := r.inputSchema(schema, where.child("schema"))
 	if u := (*unsupported)(nil); errors.As(err, &u) {
 		return nil, u.msg, nil
 	}
@@ -311,9 +348,25 @@ func (r *reader) body(n *yaml.Node, where string) (*jsonschema.Schema, string, e
 		return nil, why, nil
 	}
 	if _, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
-		return nil, "the request body's schema does not resolve: " + err.Error(), nil
+		return nil, "the request body's schema does not resolve: " + clip(err.Error(), maxReason), nil
 	}
 	return s, "", nil
+}
+
+// maxReason bounds the bytes of a resolver's error kept in a reason: it
+// can name every branch of an anyOf and print the value for each.
+const maxReason = 500
+
+// clip returns s cut to at most n bytes, on a character boundary, with
+// "..." if cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }
 
 // noArguments is the input schema of an operation without a request body:

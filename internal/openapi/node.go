@@ -3,11 +3,9 @@ package openapi
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -40,9 +38,9 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// errorf returns an *Error about the value n at the pointer where.
-func errorf(n *yaml.Node, where, format string, args ...any) *Error {
-	e := &Error{Where: where, Problem: fmt.Sprintf(format, args...)}
+// errorf returns an *Error about the value n at the place where.
+func errorf(n *yaml.Node, where *pointer, format string, args ...any) *Error {
+	e := &Error{Where: where.String(), Problem: fmt.Sprintf(format, args...)}
 	if n != nil {
 		e.Line = n.Line
 	}
@@ -88,20 +86,29 @@ type pair struct {
 
 // pairs returns the entries of the mapping n, in order, with YAML merge
 // keys (<<) applied. A key given twice is an error.
-func pairs(n *yaml.Node, where string) ([]pair, error) {
-	return mappingPairs(n, where, make(map[*yaml.Node]bool))
-}
-
-// mappingPairs is pairs, merging each mapping once at most: merge keys
-// that name the same mapping over and over (<<: [*a, *a], each of them
-// merging two more...) would otherwise take exponential time.
-func mappingPairs(n *yaml.Node, where string, merged map[*yaml.Node]bool) ([]pair, error) {
+//
+// A mapping's entries are found once and kept: a document names the same
+// mapping many times over (YAML aliases, $refs to one component), and
+// finding the entries of a wide one again each time would take time in
+// proportion to the uses times the width. The keys that merge keys copy
+// count against the document's budget: a chain of mappings each merging
+// the one before would copy n²/2 keys.
+func (r *reader) pairs(n *yaml.Node, where *pointer) ([]pair, error) {
 	n = deref(n)
+	if ps, ok := r.maps[n]; ok {
+		return ps, nil
+	}
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil, errorf(n, where, "want a mapping, got %s", describe(n))
 	}
-	merged[n] = true
-	var out, extra []pair
+	if len(r.open) > maxDepth {
+		return nil, errorf(n, where, "merge keys (<<) nested more than %d levels deep", maxDepth)
+	}
+	r.open[n] = true
+	defer delete(r.open, n)
+	out := make([]pair, 0, len(n.Content)/2)
+	var merged [][]pair // the pairs of each mapping merged, in order
+	cyclic := false     // a merge key names a mapping that merges this one
 	seen := make(map[string]bool, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := deref(n.Content[i]), n.Content[i+1]
@@ -111,18 +118,22 @@ func mappingPairs(n *yaml.Node, where string, merged map[*yaml.Node]bool) ([]pai
 		if k.ShortTag() == "!!merge" {
 			// One mapping, or a list of them, the first one winning.
 			from := []*yaml.Node{v}
-			if v := deref(v); v.Kind == yaml.SequenceNode {
+			if v := deref(v); v != nil && v.Kind == yaml.SequenceNode {
 				from = v.Content
 			}
 			for _, m := range from {
-				if merged[deref(m)] {
+				if r.open[deref(m)] {
+					cyclic = true
 					continue
 				}
-				ps, err := mappingPairs(m, where, merged)
+				ps, err := r.pairs(m, where)
 				if err != nil {
 					return nil, err
 				}
-				extra = append(extra, ps...)
+				if err := r.mergeKeys(len(ps), k, where); err != nil {
+					return nil, err
+				}
+				merged = append(merged, ps)
 			}
 			continue
 		}
@@ -132,11 +143,22 @@ func mappingPairs(n *yaml.Node, where string, merged map[*yaml.Node]bool) ([]pai
 		seen[k.Value] = true
 		out = append(out, pair{k.Value, k.Line, v})
 	}
-	for _, p := range extra { // explicit keys win over merged ones
-		if !seen[p.key] {
-			seen[p.key] = true
-			out = append(out, p)
+	for _, ps := range merged { // explicit keys win over merged ones
+		for _, p := range ps {
+			if !seen[p.key] {
+				seen[p.key] = true
+				out = append(out, p)
+			}
 		}
+	}
+	if cyclic {
+		// What this mapping merges depends on where the merging started:
+		// not kept.
+		for m := range r.open {
+			r.tainted[m] = true
+		}
+	} else if !r.tainted[n] {
+		r.maps[n] = out
 	}
 	return out, nil
 }
@@ -174,7 +196,7 @@ func describe(n *yaml.Node) string {
 }
 
 // str returns the string value of n, or an error naming where.
-func str(n *yaml.Node, where string) (string, error) {
+func str(n *yaml.Node, where *pointer) (string, error) {
 	n = deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
 		return "", errorf(n, where, "want a string, got %s", describe(n))
@@ -183,7 +205,7 @@ func str(n *yaml.Node, where string) (string, error) {
 }
 
 // boolean returns the boolean value of n, or an error naming where.
-func boolean(n *yaml.Node, where string) (bool, error) {
+func boolean(n *yaml.Node, where *pointer) (bool, error) {
 	n = deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
 		return false, errorf(n, where, "want a boolean, got %s", describe(n))
@@ -205,23 +227,24 @@ const maxDepth = 256
 
 // tooDeep is the error for a value nested deeper than maxDepth.
 // The pointer is cut short: a cycle repeats itself.
-func tooDeep(n *yaml.Node, where string) error {
-	if len(where) > 100 {
-		where = where[:100] + "..."
+func tooDeep(n *yaml.Node, where *pointer) error {
+	e := errorf(n, where, "nested more than %d levels deep (is it a YAML alias inside the node it names?)", maxDepth)
+	if len(e.Where) > 100 {
+		e.Where = e.Where[:100] + "..."
 	}
-	return errorf(n, where, "nested more than %d levels deep (is it a YAML alias inside the node it names?)", maxDepth)
+	return e
 }
 
 // value converts n to the Go value encoding/json would decode it to, with
-// numbers as json.Number. budget bounds the nodes visited, so that YAML
+// numbers as json.Number, taking what it visits from the budget: YAML
 // aliases cannot expand without end.
-func value(n *yaml.Node, where string, budget *int) (any, error) {
-	return nestedValue(n, where, budget, 0)
+func (c *converter) value(n *yaml.Node, where *pointer) (any, error) {
+	return c.nestedValue(n, where, 0)
 }
 
-func nestedValue(n *yaml.Node, where string, budget *int, depth int) (any, error) {
+func (c *converter) nestedValue(n *yaml.Node, where *pointer, depth int) (any, error) {
 	n = deref(n)
-	if *budget--; *budget < 0 {
+	if !c.spend(1, len(n.Value)+1) {
 		return nil, errTooBig
 	}
 	if depth > maxDepth {
@@ -229,22 +252,25 @@ func nestedValue(n *yaml.Node, where string, budget *int, depth int) (any, error
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
-		ps, err := pairs(n, where)
+		ps, err := c.r.pairs(n, where)
 		if err != nil {
 			return nil, err
 		}
+		if !c.spend(0, keyBytes(ps)) {
+			return nil, errTooBig
+		}
 		m := make(map[string]any, len(ps))
 		for _, p := range ps {
-			if m[p.key], err = nestedValue(p.value, where+"/"+escape(p.key), budget, depth+1); err != nil {
+			if m[p.key], err = c.element(p.value, where, p.key, -1, depth+1); err != nil {
 				return nil, err
 			}
 		}
 		return m, nil
 	case yaml.SequenceNode:
 		list := make([]any, len(n.Content))
-		for i, c := range n.Content {
+		for i, e := range n.Content {
 			var err error
-			if list[i], err = nestedValue(c, where+"/"+strconv.Itoa(i), budget, depth+1); err != nil {
+			if list[i], err = c.element(e, where, "", i, depth+1); err != nil {
 				return nil, err
 			}
 		}
@@ -255,8 +281,33 @@ func nestedValue(n *yaml.Node, where string, budget *int, depth int) (any, error
 	return nil, errorf(n, where, "unexpected YAML node")
 }
 
+// element is nestedValue for the value n of the key (or at the index ≥ 0)
+// in the value at up. Most values are scalars, and a scalar's place is
+// made only if the scalar is at fault: a value costs no more than its
+// conversion, however deep.
+func (c *converter) element(n *yaml.Node, up *pointer, key string, index, depth int) (any, error) {
+	n = deref(n)
+	if n.Kind != yaml.ScalarNode || depth > maxDepth {
+		return c.nestedValue(n, &pointer{up: up, key: key, index: index}, depth)
+	}
+	if !c.spend(1, len(n.Value)+1) {
+		return nil, errTooBig
+	}
+	v, err := scalar(n, nil)
+	if err != nil {
+		return scalar(n, &pointer{up: up, key: key, index: index}) // the error again, with the place
+	}
+	return v, nil
+}
+
+// maxNumber bounds the length of a number YAML spells in a way JSON does
+// not (0x1F, 1_000): converting a long one to decimal takes more than
+// linear time, and a number of this many digits is no number a schema
+// needs.
+const maxNumber = 400
+
 // scalar converts a scalar node to a JSON value.
-func scalar(n *yaml.Node, where string) (any, error) {
+func scalar(n *yaml.Node, where *pointer) (any, error) {
 	switch n.ShortTag() {
 	case "!!null":
 		return nil, nil
@@ -267,6 +318,9 @@ func scalar(n *yaml.Node, where string) (any, error) {
 			return json.Number(n.Value), nil
 		}
 		// YAML's other spellings: 0x1F, 0o17, 1_000, +5.
+		if len(n.Value) > maxNumber {
+			return nil, errorf(n, where, "a number of %d characters in YAML's own spelling (0x, 0o, _) is longer than mcpdoor reads (%d); write it as JSON does", len(n.Value), maxNumber)
+		}
 		i, ok := new(big.Int).SetString(strings.ReplaceAll(strings.TrimPrefix(n.Value, "+"), "_", ""), 0)
 		if !ok {
 			return nil, errorf(n, where, "%q is not a number JSON can hold", n.Value)
@@ -290,50 +344,4 @@ func scalar(n *yaml.Node, where string) (any, error) {
 		return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), nil
 	}
 	return n.Value, nil // strings, timestamps, binary: as written
-}
-
-// errTooBig stops a conversion that visits too many nodes.
-var errTooBig = errors.New("too many nodes")
-
-// escape escapes a JSON pointer segment.
-func escape(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
-}
-
-// lookup resolves a local $ref ("#/components/schemas/Pet") in the
-// document root and returns the node it points to, or nil.
-func lookup(root *yaml.Node, ref string) (*yaml.Node, error) {
-	frag, err := url.PathUnescape(strings.TrimPrefix(ref, "#"))
-	if err != nil {
-		return nil, err
-	}
-	if frag == "" {
-		return root, nil
-	}
-	if !strings.HasPrefix(frag, "/") {
-		return nil, errors.New("not a JSON pointer")
-	}
-	n := root
-	for _, seg := range strings.Split(frag[1:], "/") {
-		seg = strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
-		switch n = deref(n); n.Kind {
-		case yaml.MappingNode:
-			ps, err := pairs(n, "")
-			if err != nil {
-				return nil, nil
-			}
-			if n = get(ps, seg); n == nil {
-				return nil, nil
-			}
-		case yaml.SequenceNode:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(n.Content) {
-				return nil, nil
-			}
-			n = n.Content[i]
-		default:
-			return nil, nil
-		}
-	}
-	return deref(n), nil
 }

@@ -1,28 +1,13 @@
 package openapi
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"go.yaml.in/yaml/v3"
-)
-
-// Bounds on the work of converting schemas. Inlining a component at each of
-// its uses can grow a schema exponentially (A uses B twice, B uses C
-// twice...); past inlineBudget values an operation's components go to $defs
-// instead, which is linear in the document's size. maxNodes bounds that
-// too, against YAML aliases, and documentBudget bounds the whole document's
-// schemas.
-const (
-	inlineBudget   = 5000
-	maxNodes       = 200000
-	documentBudget = 2000000
 )
 
 // Keywords that hold subschemas, by shape.
@@ -59,48 +44,78 @@ func (u *unsupported) Error() string { return u.msg }
 // converter turns the OpenAPI schemas of one operation into one
 // self-contained JSON Schema 2020-12.
 type converter struct {
-	root   *yaml.Node // the document
-	v30    bool       // OpenAPI 3.0: nullable, boolean exclusiveMinimum, $ref siblings ignored
-	inline bool       // inline $refs (false: every $ref goes to $defs)
-	budget int        // values it may still visit
-	stack  []string   // the $ref targets being inlined, to spot cycles
-	depth  int        // how deep convert is
+	r      *reader  // the document
+	inline bool     // inline $refs (false: every $ref goes to $defs)
+	left   budget   // what it may still cost
+	stack  []string // the $ref targets being inlined, to spot cycles
+	depth  int      // how deep convert is
+	path   int      // the length of the JSON pointer, in the tool's schema, of the schema convert is at
 	defs   map[string]*jsonschema.Schema
 	names  map[string]string // $ref target → its name in $defs
+	suffix map[string]int    // a name in $defs → the next suffix to try for it
+}
+
+// sub converts the subschema n at where, whose JSON pointer in the tool's
+// schema is step bytes longer than that of the schema that holds it.
+func (c *converter) sub(n *yaml.Node, where *pointer, step int) (*jsonschema.Schema, error) {
+	c.path += step
+	s, err := c.convert(n, where)
+	c.path -= step
+	return s, err
+}
+
+// digits is the number of decimal digits of i ≥ 0.
+func digits(i int) int {
+	n := 1
+	for ; i >= 10; i /= 10 {
+		n++
+	}
+	return n
+}
+
+// spend takes values and bytes from the converter's budget, and reports
+// whether it covered them.
+func (c *converter) spend(values, bytes int) bool {
+	return c.left.take(budget{values: values, bytes: bytes})
 }
 
 // inputSchema converts the request body schema n, at where, to a tool's
-// input schema, taking the values it visits from the document's budget.
-func inputSchema(root *yaml.Node, v30 bool, n *yaml.Node, where string, budget *int) (*jsonschema.Schema, error) {
-	attempt := func(inline bool, limit int) (*converter, *jsonschema.Schema, error) {
-		limit = min(limit, *budget)
-		c := &converter{root: root, v30: v30, inline: inline, budget: limit}
+// input schema, taking what it costs from the document's budget.
+func (r *reader) inputSchema(n *yaml.Node, where *pointer) (*jsonschema.Schema, error) {
+	attempt := func(inline bool, limit budget) (*converter, *jsonschema.Schema, error) {
+		limit = r.left.within(limit)
+		c := &converter{r: r, inline: inline, left: limit}
 		s, err := c.convert(n, where)
-		*budget -= limit - max(c.budget, 0)
+		r.left.take(limit.spent(c.left))
 		return c, s, err
 	}
-	c, s, err := attempt(true, inlineBudget)
+	c, s, err := attempt(true, budget{inlineValues, inlineValues, inlineBytes})
 	if errors.Is(err, errTooBig) {
-		c, s, err = attempt(false, maxNodes)
+		c, s, err = attempt(false, budget{maxValues, maxSchemas, maxBytes})
 	}
 	switch {
-	case errors.Is(err, errTooBig) && *budget <= 0:
-		return nil, &unsupported{fmt.Sprintf("the document's schemas are too large: more than %d values once YAML aliases are expanded", documentBudget)}
 	case errors.Is(err, errTooBig):
-		return nil, &unsupported{fmt.Sprintf("the request body's schema is too large: more than %d values once YAML aliases are expanded", maxNodes)}
+		return nil, &unsupported{tooBig(c.left, r.left)}
 	case err != nil:
 		return nil, err
 	}
 	if len(c.defs) > 0 {
 		s.Defs = c.defs
 	}
+	refs := make(map[string]string, len(c.names))
+	for key, name := range c.names {
+		refs[name] = "#" + key
+	}
+	if why := validationCost(s, refs); why != "" {
+		return nil, &unsupported{why}
+	}
 	return s, nil
 }
 
 // convert converts the schema n at the pointer where.
-func (c *converter) convert(n *yaml.Node, where string) (*jsonschema.Schema, error) {
+func (c *converter) convert(n *yaml.Node, where *pointer) (*jsonschema.Schema, error) {
 	n = deref(n)
-	if c.budget--; c.budget < 0 {
+	if !c.left.take(budget{values: 1, schemas: 1, bytes: c.path + len(n.Value) + 1}) {
 		return nil, errTooBig
 	}
 	if c.depth++; c.depth > maxDepth {
@@ -120,34 +135,39 @@ func (c *converter) convert(n *yaml.Node, where string) (*jsonschema.Schema, err
 	if n.Kind != yaml.MappingNode {
 		return nil, errorf(n, where, "a schema must be a mapping or a boolean, got %s", describe(n))
 	}
-	ps, err := pairs(n, where)
+	ps, err := c.r.pairs(n, where)
 	if err != nil {
 		return nil, err
+	}
+	if !c.spend(0, keyBytes(ps)) {
+		return nil, errTooBig
 	}
 	if ref := get(ps, "$ref"); ref != nil {
 		return c.refSiblings(ps, ref, where)
 	}
 
-	leaf := make(map[string]any)
+	known := c.r.leaves[n] // the keywords without subschemas, decoded at an earlier use of n
 	var (
+		leaf                       map[string]any
+		cost                       budget // what decoding them cost
 		nullable, exclMin, exclMax bool
 		example                    any
 		hasExample                 bool
 		order                      []string
-		sub                        = make(map[string]any) // keyword → *Schema, []*Schema or map[string]*Schema
+		sub                        []keyword
 	)
 	for _, p := range ps {
-		at := where + "/" + escape(p.key)
+		at := where.child(p.key)
 		switch k := p.key; {
 		case dropped[k] || strings.HasPrefix(k, "x-"):
 		case k == "$dynamicRef" || k == "$recursiveRef":
-			return nil, &unsupported{fmt.Sprintf("%s: %s is not supported", at, k)}
-		case k == "nullable" && c.v30:
+			return nil, &unsupported{fmt.Sprintf("%s: %s is not supported", at.String(), k)}
+		case k == "nullable" && c.r.v30:
 			if nullable, err = boolean(p.value, at); err != nil {
 				return nil, err
 			}
 		case k == "example":
-			if example, err = value(p.value, at, &c.budget); err != nil {
+			if example, err = c.value(p.value, at); err != nil {
 				return nil, err
 			}
 			hasExample = true
@@ -166,9 +186,11 @@ func (c *converter) convert(n *yaml.Node, where string) (*jsonschema.Schema, err
 			if k == "items" && v.Kind == yaml.SequenceNode {
 				return nil, errorf(v, at, "items must be a schema (a list of schemas is prefixItems in JSON Schema 2020-12)")
 			}
-			if sub[k], err = c.convert(v, at); err != nil {
+			sv, err := c.sub(v, at, len(k)+1)
+			if err != nil {
 				return nil, err
 			}
+			sub = append(sub, keyword{k, sv})
 		case slices.Contains(schemaList, k):
 			v := deref(p.value)
 			if v.Kind != yaml.SequenceNode {
@@ -176,39 +198,59 @@ func (c *converter) convert(n *yaml.Node, where string) (*jsonschema.Schema, err
 			}
 			list := make([]*jsonschema.Schema, len(v.Content))
 			for i, e := range v.Content {
-				if list[i], err = c.convert(e, at+"/"+strconv.Itoa(i)); err != nil {
+				if list[i], err = c.sub(e, at.elem(i), len(k)+2+digits(i)); err != nil {
 					return nil, err
 				}
 			}
-			sub[k] = list
+			sub = append(sub, keyword{k, list})
 		case slices.Contains(schemaMap, k):
-			mps, err := pairs(p.value, at)
+			mps, err := c.r.pairs(p.value, at)
 			if err != nil {
 				return nil, err
 			}
+			if !c.spend(0, keyBytes(mps)) {
+				return nil, errTooBig
+			}
 			m := make(map[string]*jsonschema.Schema, len(mps))
 			for _, mp := range mps {
-				if m[mp.key], err = c.convert(mp.value, at+"/"+escape(mp.key)); err != nil {
+				if m[mp.key], err = c.sub(mp.value, at.child(mp.key), len(k)+2+len(mp.key)); err != nil {
 					return nil, err
 				}
 				if k == "properties" {
 					order = append(order, mp.key)
 				}
 			}
-			sub[k] = m
+			sub = append(sub, keyword{k, m})
 		default:
-			if leaf[k], err = value(p.value, at, &c.budget); err != nil {
+			if known != nil {
+				continue
+			}
+			if leaf == nil {
+				leaf = make(map[string]any)
+			}
+			before := c.left
+			if leaf[k], err = c.value(p.value, at); err != nil {
 				return nil, err
 			}
+			cost.values += before.values - c.left.values
+			cost.bytes += before.bytes - c.left.bytes // values build no schemas
 		}
 	}
 
-	s, err := leafSchema(leaf, n, where)
-	if err != nil {
-		return nil, err
+	var s *jsonschema.Schema
+	if known != nil {
+		if !c.left.take(known.cost) {
+			return nil, errTooBig
+		}
+		s = known.schema()
+	} else {
+		if s, err = leafSchema(leaf, n, where); err != nil {
+			return nil, err
+		}
+		c.r.leaves[n] = &decoded{leaf: *s, cost: cost}
 	}
-	for k, v := range sub {
-		setSub(s, k, v)
+	for _, kv := range sub {
+		setSub(s, kv.name, kv.value)
 	}
 	if len(order) > 0 {
 		s.PropertyOrder = order
@@ -226,7 +268,7 @@ func (c *converter) convert(n *yaml.Node, where string) (*jsonschema.Schema, err
 		case s.Type != "":
 			s.Types, s.Type = []string{s.Type, "null"}, ""
 		case s.Types != nil && !slices.Contains(s.Types, "null"):
-			s.Types = append(s.Types, "null")
+			s.Types = append(slices.Clip(s.Types), "null") // s.Types may be another schema's too
 		}
 	}
 	if hasExample && s.Examples == nil {
@@ -236,95 +278,63 @@ func (c *converter) convert(n *yaml.Node, where string) (*jsonschema.Schema, err
 	return s, nil
 }
 
-// leafSchema decodes the keywords that hold no subschema with
-// jsonschema-go's own decoder, so that they mean what they mean there.
-func leafSchema(leaf map[string]any, n *yaml.Node, where string) (*jsonschema.Schema, error) {
-	b, err := json.Marshal(leaf)
-	if err != nil {
-		return nil, errorf(n, where, "%v", err)
-	}
-	s := new(jsonschema.Schema)
-	if err := json.Unmarshal(b, s); err != nil {
-		return nil, errorf(n, where, "not a valid schema: %s", schemaError(err))
-	}
-	if err := checkLeaf(s); err != nil {
-		return nil, errorf(n, where, "not a valid schema: %v", err)
-	}
-	return s, nil
-}
-
-// goTypeName matches the Go type names in encoding/json's errors.
-var goTypeName = regexp.MustCompile(`(Go (struct field|value) .*)?of type ([\[\]\w.*]+)`)
-
-// schemaError rewords encoding/json's errors about jsonschema.Schema's
-// fields in terms of the document.
-func schemaError(err error) string {
-	var te *json.UnmarshalTypeError
-	if !errors.As(err, &te) {
-		return goTypeName.ReplaceAllString(err.Error(), "")
-	}
-	want := te.Type.String()
-	switch {
-	case strings.HasPrefix(want, "[]"):
-		want = "a list"
-	case strings.Contains(want, "map"):
-		want = "a mapping"
-	case strings.Contains(want, "float") || strings.Contains(want, "int"):
-		want = "a number"
-	case strings.Contains(want, "bool"):
-		want = "a boolean"
-	case strings.Contains(want, "string"):
-		want = "a string"
-	}
-	got := map[string]string{"array": "a list", "object": "a mapping", "bool": "a boolean", "number": "a number", "string": "a string"}[te.Value]
-	if got == "" {
-		got = te.Value
-	}
-	msg := fmt.Sprintf("want %s, got %s", want, got)
-	if field := te.Field[strings.LastIndex(te.Field, ".")+1:]; field != "" {
-		msg = field + ": " + msg
-	}
-	return msg
-}
-
-// checkLeaf checks what jsonschema-go's decoder lets through but its
-// resolver or validator would trip on.
-func checkLeaf(s *jsonschema.Schema) error {
-	if s.Types != nil && len(s.Types) == 0 {
-		return errors.New("type is an empty list")
-	}
-	for _, t := range slices.Concat(s.Types, []string{s.Type}) {
-		switch t {
-		case "", "null", "boolean", "object", "array", "number", "string", "integer":
-		default:
-			return fmt.Errorf("type %q is not a JSON Schema type", t)
-		}
-	}
-	if len(s.Types) == 1 {
-		s.Type, s.Types = s.Types[0], nil
-	}
-	return nil
+// A keyword is a subschema keyword and its value: *Schema, []*Schema or
+// map[string]*Schema.
+type keyword struct {
+	name  string
+	value any
 }
 
 // setSub sets the subschema keyword k of s.
 func setSub(s *jsonschema.Schema, k string, v any) {
 	switch v := v.(type) {
 	case *jsonschema.Schema:
-		*map[string]**jsonschema.Schema{
-			"items": &s.Items, "additionalProperties": &s.AdditionalProperties, "not": &s.Not,
-			"contains": &s.Contains, "if": &s.If, "then": &s.Then, "else": &s.Else,
-			"propertyNames": &s.PropertyNames, "unevaluatedItems": &s.UnevaluatedItems,
-			"unevaluatedProperties": &s.UnevaluatedProperties, "additionalItems": &s.AdditionalItems,
-			"contentSchema": &s.ContentSchema,
-		}[k] = v
+		switch k {
+		case "items":
+			s.Items = v
+		case "additionalProperties":
+			s.AdditionalProperties = v
+		case "not":
+			s.Not = v
+		case "contains":
+			s.Contains = v
+		case "if":
+			s.If = v
+		case "then":
+			s.Then = v
+		case "else":
+			s.Else = v
+		case "propertyNames":
+			s.PropertyNames = v
+		case "unevaluatedItems":
+			s.UnevaluatedItems = v
+		case "unevaluatedProperties":
+			s.UnevaluatedProperties = v
+		case "additionalItems":
+			s.AdditionalItems = v
+		case "contentSchema":
+			s.ContentSchema = v
+		}
 	case []*jsonschema.Schema:
-		*map[string]*[]*jsonschema.Schema{
-			"allOf": &s.AllOf, "anyOf": &s.AnyOf, "oneOf": &s.OneOf, "prefixItems": &s.PrefixItems,
-		}[k] = v
+		switch k {
+		case "allOf":
+			s.AllOf = v
+		case "anyOf":
+			s.AnyOf = v
+		case "oneOf":
+			s.OneOf = v
+		case "prefixItems":
+			s.PrefixItems = v
+		}
 	case map[string]*jsonschema.Schema:
-		*map[string]*map[string]*jsonschema.Schema{
-			"properties": &s.Properties, "patternProperties": &s.PatternProperties, "dependentSchemas": &s.DependentSchemas,
-		}[k] = v
+		switch k {
+		case "properties":
+			s.Properties = v
+		case "patternProperties":
+			s.PatternProperties = v
+		case "dependentSchemas":
+			s.DependentSchemas = v
+		}
 	}
 }
 
@@ -334,7 +344,8 @@ func dropReadOnly(s *jsonschema.Schema) {
 	for name, p := range s.Properties {
 		if p.ReadOnly {
 			delete(s.Properties, name)
-			s.Required = slices.DeleteFunc(s.Required, func(r string) bool { return r == name })
+			// s.Required may be another schema's too: not changed in place.
+			s.Required = slices.DeleteFunc(slices.Clone(s.Required), func(r string) bool { return r == name })
 			s.PropertyOrder = slices.DeleteFunc(s.PropertyOrder, func(r string) bool { return r == name })
 		}
 	}
