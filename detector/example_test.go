@@ -34,7 +34,8 @@ func ExampleInspect() {
 	r.Post("/{tool}", handler)
 	r.Post("/seed_session", handler)
 
-	rep, err := detector.Inspect(r, nil)
+	// seed_session is a route of NeMo Gym's rollout contract, never a tool.
+	rep, err := detector.Inspect(r, &detector.Options{Reserved: []string{"seed_session"}})
 	if err != nil {
 		panic(err)
 	}

@@ -90,3 +90,37 @@ func isTransparent(name string, extra []string) bool {
 	}
 	return false
 }
+
+// frontSafe lists the middlewares, besides the Transparent ones, that do no
+// harm in front of an MCP endpoint: they neither end a request early nor
+// hold it back.
+var frontSafe = []string{
+	"github.com/go-chi/chi/v5/middleware.RealIP",
+	"github.com/go-chi/chi/v5/middleware.RequestID",
+}
+
+// Harmless reports whether the middleware called name is known to do no
+// harm to the requests of an MCP endpoint it runs in front of: a logger, a
+// recoverer, a request id, mcpdoor's session middleware. A timeout, a
+// throttle, a body limit, auth or unknown code may cut or refuse them.
+func Harmless(name string) bool {
+	return slices.Contains(Transparent, name) || slices.Contains(frontSafe, name)
+}
+
+// HasMiddleware reports whether some route of the report, or the router
+// itself, has the middleware called name (or, as for
+// Options.Transparent, one of the closures its function returns).
+func (rep *Report) HasMiddleware(name string) bool {
+	has := func(names []string) bool {
+		return slices.ContainsFunc(names, func(n string) bool { return isTransparent(n, []string{name}) })
+	}
+	if has(rep.RootMiddlewareNames) {
+		return true
+	}
+	for i := range rep.Routes {
+		if has(rep.Routes[i].MiddlewareNames) {
+			return true
+		}
+	}
+	return false
+}

@@ -3,20 +3,12 @@ package detector
 import (
 	"fmt"
 	"regexp"
-	"slices"
 )
 
 // MaxNameLen is the longest tool name mcpdoor exposes.
 const MaxNameLen = 64
 
 var nameRule = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-
-// Reserved lists the names that are never tools: the routes of the rollout
-// contract (/seed_session, /verify, /aggregate_metrics) and the MCP endpoint.
-var Reserved = []string{"aggregate_metrics", "mcp", "seed_session", "verify"}
-
-// IsReserved reports whether name is one of the Reserved names.
-func IsReserved(name string) bool { return slices.Contains(Reserved, name) }
 
 // ValidName reports why name cannot be a tool name, or nil when it can: a
 // name matches ^[A-Za-z0-9_-]+$ and has at most MaxNameLen characters. A name

@@ -1,8 +1,11 @@
 package detector
 
 import (
+	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/go-chi/chi/v5"
 )
 
 func TestValidName(t *testing.T) {
@@ -45,21 +48,27 @@ func TestValidName(t *testing.T) {
 	}
 }
 
-func TestIsReserved(t *testing.T) {
-	cases := map[string]bool{
-		"seed_session":      true,
-		"verify":            true,
-		"aggregate_metrics": true,
-		"mcp":               true,
-		"/verify":           false, // names, not paths
-		"Verify":            false,
-		"mcp_tool":          false,
-		"verify_answer":     false,
-		"":                  false,
+// TestReservedByOptions: a name is reserved only when Options.Reserved
+// lists it, or it is the MCP endpoint's.
+func TestReservedByOptions(t *testing.T) {
+	r := chi.NewRouter()
+	for _, p := range []string{"/seed_session", "/verify", "/mcp_tool", "/rpc"} {
+		r.Post(p, func(http.ResponseWriter, *http.Request) {})
 	}
-	for name, want := range cases {
-		if got := IsReserved(name); got != want {
-			t.Errorf("IsReserved(%q) = %v, want %v", name, got, want)
+	for _, c := range []struct {
+		opts *Options
+		want string
+	}{
+		{nil, "mcp_tool rpc seed_session verify"},
+		{&Options{Reserved: []string{"seed_session", "verify"}}, "mcp_tool rpc"},
+		{&Options{MCPPath: "/rpc"}, "mcp_tool seed_session verify"},
+	} {
+		rep, err := Inspect(r, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(names(rep.Tools()), " "); got != c.want {
+			t.Errorf("%+v: tools %q, want %q", c.opts, got, c.want)
 		}
 	}
 }

@@ -18,8 +18,8 @@ const (
 	Tool Kind = iota + 1
 	// CatchAll: POST /{param}, a dispatcher that backs tools declared in code.
 	CatchAll
-	// ReservedRoute: /seed_session, /verify, /aggregate_metrics: the rollout
-	// contract's routes, never tools.
+	// ReservedRoute: a route whose name Options.Reserved lists (the MCP
+	// endpoint's, a protocol's own routes): never a tool.
 	ReservedRoute
 	// Skipped: a wildcard route or mounted handler, POST /: no tool name.
 	Skipped
@@ -105,6 +105,11 @@ type Options struct {
 	Transparent []string
 	// MCPPath is where the MCP endpoint will be mounted. Default "/mcp".
 	MCPPath string
+	// Reserved lists route names that are never tools, such as the routes
+	// of a protocol the server follows besides its tools (NeMo Gym's
+	// /seed_session and /verify). A POST route of such a name is a
+	// ReservedRoute. MCPPath's name is always reserved.
+	Reserved []string
 }
 
 // A Report is what Inspect found.
@@ -133,6 +138,7 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 	if o.MCPPath == "" {
 		o.MCPPath = "/mcp"
 	}
+	o.Reserved = append(slices.Clip(o.Reserved), strings.TrimPrefix(o.MCPPath, "/"))
 	rep := &Report{}
 	for _, mw := range r.Middlewares() {
 		rep.RootMiddlewareNames = append(rep.RootMiddlewareNames, FuncName(mw))
@@ -239,7 +245,7 @@ func classify(rt *Route, o Options) {
 		rt.Kind = Skipped
 		rt.Reasons = []string{"a wildcard route or mounted handler has no tool name"}
 		return
-	case IsReserved(strings.TrimPrefix(p, "/")):
+	case slices.Contains(o.Reserved, strings.TrimPrefix(p, "/")):
 		rt.Kind = ReservedRoute
 		rt.Name = strings.TrimPrefix(p, "/")
 		return
@@ -266,7 +272,7 @@ func classify(rt *Route, o Options) {
 			reason += " (a nested route)"
 		}
 		rt.Reasons = []string{reason}
-		rt.Fix = fmt.Sprintf("serve the tool at a top-level path such as /%s, or drop the route from MCP with mcp.exclude: [%q] or the Tools hook", suggestName(rt.Name), rt.Name)
+		rt.Fix = fmt.Sprintf("serve the tool at a top-level path such as /%s, or keep the route off MCP with mcp.exclude: [%q]", suggestName(rt.Name), rt.Name)
 	}
 }
 

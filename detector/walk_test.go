@@ -258,9 +258,9 @@ func TestInspectSubRouters(t *testing.T) {
 		{"/grouped", "grouped", Replay, []string{pkg + "mwA", pkg + "mwB"}, ""},
 		{"/inline", "inline", Replay, []string{pkg + "mwA", pkg + "mwC"}, ""},
 		{"/v1/routed", "v1/routed", Refused, []string{pkg + "mwA", pkg + "mwD"},
-			`mcpdoor: POST /v1/routed: tool name "v1/routed" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /v1_routed, or drop the route from MCP with mcp.exclude: ["v1/routed"] or the Tools hook`},
+			`mcpdoor: POST /v1/routed: tool name "v1/routed" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /v1_routed, or keep the route off MCP with mcp.exclude: ["v1/routed"]`},
 		{"/api/lookup", "api/lookup", Refused, []string{pkg + "mwA", pkg + "mwE"},
-			`mcpdoor: POST /api/lookup: tool name "api/lookup" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /api_lookup, or drop the route from MCP with mcp.exclude: ["api/lookup"] or the Tools hook`},
+			`mcpdoor: POST /api/lookup: tool name "api/lookup" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /api_lookup, or keep the route off MCP with mcp.exclude: ["api/lookup"]`},
 	}
 	for _, c := range cases {
 		t.Run(c.pattern, func(t *testing.T) {
@@ -514,21 +514,21 @@ func TestInspectNames(t *testing.T) {
 		refusal string // "" for a valid tool
 	}{
 		{"nested", func(r chi.Router) { r.Post("/a/b", ok) }, "/a/b",
-			`mcpdoor: POST /a/b: tool name "a/b" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /a_b, or drop the route from MCP with mcp.exclude: ["a/b"] or the Tools hook`},
+			`mcpdoor: POST /a/b: tool name "a/b" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /a_b, or keep the route off MCP with mcp.exclude: ["a/b"]`},
 		{"nested with a parameter", func(r chi.Router) { r.Post("/items/{id}", ok) }, "/items/{id}",
-			`mcpdoor: POST /items/{id}: tool name "items/{id}" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /items_id, or drop the route from MCP with mcp.exclude: ["items/{id}"] or the Tools hook`},
+			`mcpdoor: POST /items/{id}: tool name "items/{id}" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /items_id, or keep the route off MCP with mcp.exclude: ["items/{id}"]`},
 		{"trailing slash", func(r chi.Router) { r.Route("/x", func(r chi.Router) { r.Post("/", ok) }) }, "/x/",
-			`mcpdoor: POST /x/: tool name "x/" does not match ^[A-Za-z0-9_-]+$ (a trailing slash); fix: serve the tool at a top-level path such as /x, or drop the route from MCP with mcp.exclude: ["x/"] or the Tools hook`},
+			`mcpdoor: POST /x/: tool name "x/" does not match ^[A-Za-z0-9_-]+$ (a trailing slash); fix: serve the tool at a top-level path such as /x, or keep the route off MCP with mcp.exclude: ["x/"]`},
 		{"dot", func(r chi.Router) { r.Post("/get.weather", ok) }, "/get.weather",
-			`mcpdoor: POST /get.weather: tool name "get.weather" does not match ^[A-Za-z0-9_-]+$; fix: serve the tool at a top-level path such as /get_weather, or drop the route from MCP with mcp.exclude: ["get.weather"] or the Tools hook`},
+			`mcpdoor: POST /get.weather: tool name "get.weather" does not match ^[A-Za-z0-9_-]+$; fix: serve the tool at a top-level path such as /get_weather, or keep the route off MCP with mcp.exclude: ["get.weather"]`},
 		{"percent", func(r chi.Router) { r.Post("/a%2Fb", ok) }, "/a%2Fb",
-			`mcpdoor: POST /a%2Fb: tool name "a%2Fb" does not match ^[A-Za-z0-9_-]+$; fix: serve the tool at a top-level path such as /a_2Fb, or drop the route from MCP with mcp.exclude: ["a%2Fb"] or the Tools hook`},
+			`mcpdoor: POST /a%2Fb: tool name "a%2Fb" does not match ^[A-Za-z0-9_-]+$; fix: serve the tool at a top-level path such as /a_2Fb, or keep the route off MCP with mcp.exclude: ["a%2Fb"]`},
 		{"65 characters", func(r chi.Router) { r.Post("/"+long, ok) }, "/" + long,
-			`mcpdoor: POST /` + long + `: tool name "` + long + `" has 65 characters, more than 64; fix: serve the tool at a top-level path such as /` + long[:64] + `, or drop the route from MCP with mcp.exclude: ["` + long + `"] or the Tools hook`},
+			`mcpdoor: POST /` + long + `: tool name "` + long + `" has 65 characters, more than 64; fix: serve the tool at a top-level path such as /` + long[:64] + `, or keep the route off MCP with mcp.exclude: ["` + long + `"]`},
 		{"64 characters", func(r chi.Router) { r.Post("/"+long[:64], ok) }, "/" + long[:64], ""},
 		{"dash and underscore", func(r chi.Router) { r.Post("/get-weather_v2", ok) }, "/get-weather_v2", ""},
 		{"a name refusal drops the replay reasons", func(r chi.Router) { r.With(authMiddleware).Post("/a/b", ok) }, "/a/b",
-			`mcpdoor: POST /a/b: tool name "a/b" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /a_b, or drop the route from MCP with mcp.exclude: ["a/b"] or the Tools hook`},
+			`mcpdoor: POST /a/b: tool name "a/b" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /a_b, or keep the route off MCP with mcp.exclude: ["a/b"]`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -551,8 +551,9 @@ func TestInspectNames(t *testing.T) {
 	}
 }
 
-// TestInspectNotTools: reserved, root, wildcard and mounted routes are
-// reported but are not tools; other methods are not reported at all.
+// TestInspectNotTools: reserved (Options.Reserved), root, wildcard and
+// mounted routes are reported but are not tools; other methods are not
+// reported at all.
 func TestInspectNotTools(t *testing.T) {
 	r := chi.NewRouter()
 	r.Post("/seed_session", ok)
@@ -564,7 +565,7 @@ func TestInspectNotTools(t *testing.T) {
 	r.Get("/health", ok)
 	r.Put("/put_only", ok)
 	r.Post("/tool", ok)
-	rep := inspect(t, r, nil)
+	rep := inspect(t, r, &Options{Reserved: []string{"aggregate_metrics", "seed_session", "verify"}})
 
 	type row struct {
 		pattern, name string

@@ -1,0 +1,196 @@
+package autoexpose
+
+import (
+	"crypto/rand"
+	"errors"
+	"net/http"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/rollout"
+)
+
+// The session a tool call runs in is decided once, here, and both the rate
+// limiter and dispatch use it:
+//
+//   - a call with a valid token (the rollout contract's) runs in the token's
+//     session, whatever cookie or context its HTTP request carries;
+//   - a tokenless call on a stateful door runs in its MCP session's
+//     session, fixed at that MCP session's first tokenless call: the session
+//     of that request's valid session cookie, or else a new session (on an
+//     exclusive door, the door's local session, so that an agent that
+//     reconnects finds its state again);
+//   - a tokenless call on a stateless door runs in the session of its
+//     request's valid session cookie, or else in the door's local session;
+//   - a call over stdio runs in the door's local session.
+//
+// A session middleware in front of the MCP endpoint puts a session in every
+// endpoint request's context, a new one for each request without a valid
+// cookie; that session is never a call's.
+
+// A caller is who makes a tools/call: the session the call runs in, and the
+// HTTP request that carried the call (nil over stdio).
+type caller struct {
+	sid string
+	req *http.Request
+}
+
+// admit returns who makes a call, or the isError result that refuses it: a
+// call whose HTTP request has ended, or a call the rollout contract refuses
+// (no token, an invalid one, a tool the token does not list).
+func (c *calls) admit(t *tool, req *mcp.CallToolRequest) (caller, *mcp.CallToolResult) {
+	header := headerOf(req)
+	httpReq := c.inflight.lookup(header)
+	if httpReq == nil && header.Get(requestRefHeader) != "" {
+		c.log.Warn("mcpdoor: tool call not run: its HTTP request ended before the call could start (the client closed the connection)", "tool", t.Name)
+		return caller{}, requestEnded(t)
+	}
+	var sid string
+	if c.contract != nil {
+		var err error
+		if sid, err = c.contract.Admit(header, t.Name); err != nil {
+			var r *rollout.Refusal
+			errors.As(err, &r)
+			return caller{}, t.fail(r.Text, ErrorInfo{Code: ErrorCode(r.Code), Message: r.Message, Status: r.Status, Effect: EffectNotApplied})
+		}
+	}
+	if sid == "" {
+		sid = c.tokenlessSession(req.Session, httpReq)
+	}
+	return caller{sid: sid, req: httpReq}, nil
+}
+
+// requestEnded is the isError result of a call whose HTTP request ended
+// before the call started. Nobody may be there to read it, but a client
+// that is gets a reason, and the handler is not run without its request.
+func requestEnded(t *tool) *mcp.CallToolResult {
+	return t.fail("The HTTP request that carried this tool call ended before the call started, so it was not run. Call the tool again.",
+		ErrorInfo{
+			Code:    CodeRequestEnded,
+			Message: "the client's HTTP request ended before the call started",
+			Status:  499, // Client Closed Request, as proxies log it
+			Effect:  EffectNotApplied,
+		})
+}
+
+// tokenlessSession returns the session of a tokenless call that came in MCP
+// session ss with HTTP request httpReq.
+func (c *calls) tokenlessSession(ss *mcp.ServerSession, httpReq *http.Request) string {
+	if httpReq == nil {
+		return c.localSID
+	}
+	cookieSID, err := c.sessions.Read(httpReq)
+	if c.byMCPSession == nil || ss == nil || ss.ID() == "" {
+		if err == nil {
+			return cookieSID
+		}
+		return c.localSID
+	}
+	return c.byMCPSession.sid(ss.ID(), func() string {
+		switch {
+		case err == nil:
+			return cookieSID
+		case c.byMCPSession.exclusive:
+			return c.localSID
+		default:
+			return rand.Text()
+		}
+	}, c.liveSessions)
+}
+
+// identity returns who a request that may open an MCP session comes from,
+// for the exclusive slot's takeover rule: the session its valid token
+// names, else the session its valid cookie names, else the door's one local
+// session (every client with neither is the same local user). A request
+// whose token does not verify is nobody (""), and takes nothing over.
+func (c *calls) identity(r *http.Request) string {
+	if c.contract != nil {
+		if sid, ok := c.contract.Session(r.Header); ok {
+			return sid
+		}
+	}
+	if sid, err := c.sessions.Read(r); err == nil {
+		return sid
+	}
+	return c.localSID
+}
+
+// liveSessions returns the ids of the live MCP sessions.
+func (c *calls) liveSessions() map[string]bool {
+	live := make(map[string]bool)
+	for ss := range c.server.Sessions() {
+		live[ss.ID()] = true
+	}
+	return live
+}
+
+// mcpSessionSIDs remembers the session of each MCP session's tokenless
+// calls, on a stateful door. It runs no goroutine: the entries of ended
+// MCP sessions are dropped when the map has doubled since it was last
+// pruned, so it holds at most about twice as many entries as there are
+// live MCP sessions (and at least minPrune). It is safe for concurrent use.
+type mcpSessionSIDs struct {
+	exclusive bool
+
+	mu      sync.Mutex
+	sids    map[string]string // MCP session id → session id
+	pruneAt int
+}
+
+// minPrune is the size below which mcpSessionSIDs is never pruned.
+const minPrune = 64
+
+// newMCPSessionSIDs returns the memory a door with m's session policy
+// needs: nil for a stateless door.
+func newMCPSessionSIDs(m *MCPConfig) *mcpSessionSIDs {
+	if !m.stateful() {
+		return nil
+	}
+	return &mcpSessionSIDs{exclusive: m.Exclusive, sids: make(map[string]string), pruneAt: minPrune}
+}
+
+// sid returns the session of MCP session id: the one recorded, or else
+// first(), which is recorded. live lists the MCP sessions still live.
+func (s *mcpSessionSIDs) sid(id string, first func() string, live func() map[string]bool) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sid, ok := s.sids[id]; ok {
+		return sid
+	}
+	if len(s.sids) >= s.pruneAt {
+		alive := live()
+		for k := range s.sids {
+			if !alive[k] {
+				delete(s.sids, k)
+			}
+		}
+		s.pruneAt = max(2*len(s.sids), minPrune)
+	}
+	sid := first()
+	s.sids[id] = sid
+	return sid
+}
+
+// size is the number of MCP sessions remembered.
+func (s *mcpSessionSIDs) size() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sids)
+}
+
+// withoutNewSession keeps the MCP endpoint from handing out sessions. A
+// session middleware in front of it makes a new session for each request
+// without a valid session cookie and sets that session's cookie on the
+// response; a client's cookie jar would then carry it into the client's
+// next tokenless calls, which would run in a session no call chose. Such a
+// cookie is dropped. A request's valid session cookie, which the middleware
+// sets again, is kept.
+func (c *calls) withoutNewSession(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := c.sessions.Read(r); err != nil {
+			c.sessions.DropCookie(w.Header())
+		}
+		next.ServeHTTP(w, r)
+	})
+}
