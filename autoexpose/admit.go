@@ -178,19 +178,3 @@ func (s *mcpSessionSIDs) size() int {
 	defer s.mu.Unlock()
 	return len(s.sids)
 }
-
-// withoutNewSession keeps the MCP endpoint from handing out sessions. A
-// session middleware in front of it makes a new session for each request
-// without a valid session cookie and sets that session's cookie on the
-// response; a client's cookie jar would then carry it into the client's
-// next tokenless calls, which would run in a session no call chose. Such a
-// cookie is dropped. A request's valid session cookie, which the middleware
-// sets again, is kept.
-func (c *calls) withoutNewSession(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, err := c.sessions.Read(r); err != nil {
-			c.sessions.DropCookie(w.Header())
-		}
-		next.ServeHTTP(w, r)
-	})
-}

@@ -11,6 +11,9 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/rollout"
+	"github.com/mcpdoor/mcpdoor/token"
 )
 
 // TestRequestEnded: a call that came over HTTP (it carries the request
@@ -22,7 +25,7 @@ func TestRequestEnded(t *testing.T) {
 		r.Post("/count", func(w http.ResponseWriter, r *http.Request) { ran++ })
 	})
 	var log bytes.Buffer
-	cfg := enabled(MCPConfig{SessionSecret: Secrets{"a test secret of at least 32 bytes long"}})
+	cfg := enabled(MCPConfig{SessionSecret: []string{"a test secret of at least 32 bytes long"}})
 	cfg.Logger = slog.New(slog.NewTextHandler(&log, nil))
 	d, err := Install(r, cfg)
 	if err != nil {
@@ -32,7 +35,7 @@ func TestRequestEnded(t *testing.T) {
 		Params: &mcp.CallToolParamsRaw{Name: "count", Arguments: json.RawMessage(`{}`)},
 		Extra:  &mcp.RequestExtra{Header: http.Header{requestRefHeader: {"ended"}}},
 	}
-	b, _ := json.Marshal(d.call(t.Context(), d.tools["count"], req))
+	b, _ := json.Marshal(d.calls.call(t.Context(), d.tools["count"], req))
 	const want = `{"content":[{"type":"text","text":"The HTTP request that carried this tool call ended before the call started, so it was not run. Call the tool again."}],` +
 		`"structuredContent":{"error":{"code":"request_ended","message":"the client's HTTP request ended before the call started","status":499,"effect":"not_applied"}},"isError":true}`
 	if string(b) != want {
@@ -50,8 +53,8 @@ func TestRequestEnded(t *testing.T) {
 // door, MCP session and cookie.
 func TestTokenlessSessionRules(t *testing.T) {
 	door := func(m MCPConfig) *Door {
-		m.SessionSecret = Secrets{"a test secret of at least 32 bytes long"}
-		m.RequireToken = Bool(false)
+		m.SessionSecret = []string{"a test secret of at least 32 bytes long"}
+		m.Rollout.AllowTokenless = true
 		d, err := Install(rolloutRouter(func(r chi.Router) { r.Post("/ok", ok) }), enabled(m))
 		if err != nil {
 			t.Fatal(err)
@@ -61,7 +64,7 @@ func TestTokenlessSessionRules(t *testing.T) {
 	request := func(d *Door, cookieSID string) *http.Request {
 		r, _ := http.NewRequest(http.MethodPost, "/mcp", nil)
 		if cookieSID != "" {
-			c, _ := d.sessions.Cookie(cookieSID)
+			c, _ := d.calls.sessions.Cookie(cookieSID)
 			r.AddCookie(c)
 		}
 		return r
@@ -69,16 +72,16 @@ func TestTokenlessSessionRules(t *testing.T) {
 
 	t.Run("stdio", func(t *testing.T) {
 		d := door(MCPConfig{})
-		if got := d.tokenlessSession(nil, nil); got != d.localSID {
+		if got := d.calls.tokenlessSession(nil, nil); got != d.calls.localSID {
 			t.Errorf("got %q, want the local session", got)
 		}
 	})
 	t.Run("stateless", func(t *testing.T) {
 		d := door(MCPConfig{})
-		if got := d.tokenlessSession(nil, request(d, "")); got != d.localSID {
+		if got := d.calls.tokenlessSession(nil, request(d, "")); got != d.calls.localSID {
 			t.Errorf("no cookie: %q, want the local session", got)
 		}
-		if got := d.tokenlessSession(nil, request(d, "y")); got != "y" {
+		if got := d.calls.tokenlessSession(nil, request(d, "y")); got != "y" {
 			t.Errorf("cookie of y: %q", got)
 		}
 	})
@@ -135,30 +138,79 @@ func TestMCPSessionSIDs(t *testing.T) {
 	}
 }
 
-func TestDropCookie(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		in   []string
-		want []string
-	}{
-		{"none", nil, nil},
-		{"only the session's", []string{"mcpdoor_session=v; Path=/"}, nil},
-		{"others kept, in order", []string{"a=1", "mcpdoor_session=v; Path=/", "b=2"}, []string{"a=1", "b=2"}},
-		{"a prefix is another name", []string{"mcpdoor_session2=v"}, []string{"mcpdoor_session2=v"}},
-		{"unparsable kept", []string{"garbage"}, []string{"garbage"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			h := http.Header{}
-			for _, v := range tc.in {
-				h.Add("Set-Cookie", v)
-			}
-			dropCookie(h, "mcpdoor_session")
-			if got := h.Values("Set-Cookie"); fmt.Sprint(got) != fmt.Sprint(tc.want) {
-				t.Errorf("got %q, want %q", got, tc.want)
-			}
-			if _, ok := h["Set-Cookie"]; ok && len(tc.want) == 0 {
-				t.Error("an empty Set-Cookie entry is left")
-			}
-		})
+// admitDoor installs a door over one tool, for calls with or without a
+// token, and returns it with a valid token for the session s1 that lists
+// the tool.
+func admitDoor(tb testing.TB, tokenless bool) (*Door, *tool, string) {
+	tb.Helper()
+	r := rolloutRouter(func(r chi.Router) { r.Method("POST", "/get_weather", Handler(getWeather)) })
+	cfg := enabled(MCPConfig{SessionSecret: []string{"a benchmark secret of at least 32 bytes"}, Rollout: rollout.Config{AllowTokenless: tokenless}})
+	d, err := Install(r, cfg)
+	if err != nil {
+		tb.Fatal(err)
 	}
+	tok, err := token.NewCodec("test", d.calls.sessions.Keys(), 0).Mint(token.Payload{SID: "s1", Tools: []string{"get_weather"}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d, d.tools["get_weather"], tok
+}
+
+// callWith is a tools/call of get_weather sent with header.
+func callWith(header http.Header) *mcp.CallToolRequest {
+	return &mcp.CallToolRequest{
+		Params: &mcp.CallToolParamsRaw{Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)},
+		Extra:  &mcp.RequestExtra{Header: header},
+	}
+}
+
+// TestAdmit: the rollout contract's token decides the session; a missing
+// token is refused unless tokenless calls are allowed, and then the call
+// runs in the local session.
+func TestAdmit(t *testing.T) {
+	d, tl, tok := admitDoor(t, false)
+	withToken := http.Header{}
+	withToken.Set(rollout.DefaultTokenHeader, tok)
+	if who, refused := d.calls.admit(tl, callWith(withToken)); refused != nil || who.sid != "s1" {
+		t.Errorf("valid token: %+v %v", who, refused)
+	}
+	b, _ := json.Marshal(func() any { _, r := d.calls.admit(tl, callWith(http.Header{})); return r }())
+	// get_weather has an output schema: the envelope is in _meta.
+	const missing = `{"_meta":{"mcpdoor/error":{"error":{"code":"missing_token","message":"no session token","status":401,"effect":"not_applied"}}},` +
+		`"content":[{"type":"text","text":"Missing X-NeMo-Gym-Session-Token for MCP tool call."}],"isError":true}`
+	if string(b) != missing {
+		t.Errorf("no token:\n  %s\nwant\n  %s", b, missing)
+	}
+	d2, tl2, _ := admitDoor(t, true)
+	if who, refused := d2.calls.admit(tl2, callWith(http.Header{})); refused != nil || who.sid != d2.calls.localSID {
+		t.Errorf("tokenless local call: %+v %v", who, refused)
+	}
+}
+
+// BenchmarkAdmit measures what the token check adds to every tools/call: the
+// token is verified each time (HMAC and JSON), with no cache. "none" is a
+// tokenless call (allow_tokenless), the check's floor.
+func BenchmarkAdmit(b *testing.B) {
+	d, tl, tok := admitDoor(b, false)
+	h := http.Header{}
+	h.Set(rollout.DefaultTokenHeader, tok)
+	withToken := callWith(h)
+	b.Run("token", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, refused := d.calls.admit(tl, withToken); refused != nil {
+				b.Fatal(refused)
+			}
+		}
+	})
+	d2, tl2, _ := admitDoor(b, true)
+	none := callWith(http.Header{})
+	b.Run("none", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, refused := d2.calls.admit(tl2, none); refused != nil {
+				b.Fatal(refused)
+			}
+		}
+	})
 }

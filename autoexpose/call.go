@@ -2,66 +2,59 @@ package autoexpose
 
 import (
 	"context"
-	"fmt"
-	"net/http"
+	"log/slog"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/rollout"
 	"github.com/mcpdoor/mcpdoor/session"
 )
 
-// call serves one tools/call: identify the caller (identity.go: the token
-// checks, and the session the call runs in), apply the limits (see
-// limits.go), validate the arguments, dispatch them to the tool's route in
-// the caller's session, and map the response.
-func (d *Door) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
-	who, refused := d.identify(t, req)
+// calls holds what every tool call needs, whatever its tool.
+type calls struct {
+	log *slog.Logger
+	// contract is the rollout contract, the admission point of tokens; nil
+	// when it is off, and every call is tokenless.
+	contract     *rollout.Contract
+	sessions     *session.Manager
+	localSID     string          // the session of tokenless calls that name no other
+	byMCPSession *mcpSessionSIDs // stateful doors: each MCP session's tokenless session
+	server       *mcp.Server     // whose live sessions byMCPSession keeps
+	inflight     inflight        // the HTTP requests carrying calls
+	forward      []string        // mcp.forward_headers, canonical
+	maxBody      int64           // mcp.max_body_bytes
+	limiter      *rateLimiter    // nil: no mcp.rate_limit
+	timeout      time.Duration   // mcp.call_timeout; 0: none
+}
+
+// call serves one tools/call, a step a file:
+//
+//  1. admit: who calls, in which session; the rollout contract's token
+//     checks (admit.go);
+//  2. the session's rate limit (ratelimit.go);
+//  3. the arguments: their size, and the tool's input schema (arguments.go);
+//  4. dispatch to the route, directly or replayed through the router,
+//     within the call timeout (dispatch.go);
+//  5. the route's answer as an MCP result (result.go).
+//
+// Each step refuses with an isError result (errors.go); the route runs only
+// if all of them pass.
+func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	who, refused := c.admit(t, req)
 	if refused != nil {
 		return refused
 	}
-	if limited := d.rateLimited(t, who.sid); limited != nil {
-		return limited
+	if refused := c.rateLimit(t, who.sid); refused != nil {
+		return refused
 	}
-
-	args := []byte(req.Params.Arguments)
-	if len(args) == 0 || string(args) == "null" {
-		args = []byte("{}") // MCP clients omit the arguments of a tool that takes none
+	args, refused := c.arguments(t, req.Params.Arguments)
+	if refused != nil {
+		return refused
 	}
-	if big := d.tooLarge(t, args); big != nil {
-		return big
-	}
-	if ae := t.checkArgs(args); ae != nil {
-		body := ae.body()
-		return t.fail(
-			fmt.Sprintf("HTTP %d from POST %s: %s", http.StatusUnprocessableEntity, t.path, body),
-			ErrorInfo{Code: statusCode(http.StatusUnprocessableEntity), Message: string(body), Status: http.StatusUnprocessableEntity, Effect: EffectNotApplied})
-	}
-
-	c := &replay.Call{Path: t.path, Body: args, Header: make(http.Header, 1+len(d.forward)), Host: "localhost"}
-	c.Header.Set("Content-Type", "application/json")
-	forward(c.Header, headerOf(req), d.forward)
-	if who.req != nil {
-		c.Host, c.RemoteAddr, c.TLS = who.req.Host, who.req.RemoteAddr, who.req.TLS
-		ctx = withRolloutID(ctx, rolloutIDFrom(who.req.Context())) // a call made under the rollout prefix
-		// The tool's context ends with the SDK's request; make it end with
-		// the client's connection too.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		defer context.AfterFunc(who.req.Context(), cancel)()
-	}
-	// The call runs in the caller's session, in place of any session the
-	// context holds (a session middleware in front of the endpoint put the
-	// endpoint request's own there). A session middleware on a replayed
-	// route keeps the session its request's context carries; a direct call
-	// skips the middleware, and gets what it would have put there.
-	ctx = session.NewContext(ctx, who.sid)
-	ctx = withMCPCall(ctx, req, t.Name)
-
-	resp := d.dispatch(ctx, t, c)
+	resp := c.dispatch(ctx, t, who, req, args)
 	if resp == nil {
-		return d.timedOut(t)
+		return c.timedOut(t)
 	}
 	return t.result(resp)
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/rollout"
 )
 
 // FuzzArguments drives the path from a tool call's arguments to the route's
@@ -21,8 +23,9 @@ import (
 //   - an echo route behind a permissive schema is called exactly when the
 //     arguments are a JSON object, sees exactly those bytes, and its 2xx
 //     answer comes back unchanged;
-//   - anything else is a 422 whose body names what is wrong;
-//   - a typed route answers its schema's 422 or its result.
+//   - anything else is refused before the route runs, saying what is
+//     wrong;
+//   - a typed route answers its result, or the same refusal.
 func FuzzArguments(f *testing.F) {
 	var (
 		mu   sync.Mutex
@@ -39,13 +42,13 @@ func FuzzArguments(f *testing.F) {
 		})
 		r.Method(http.MethodPost, "/typed", Handler(getWeather))
 	})
-	d, err := Install(r, enabled(MCPConfig{SessionSecret: Secrets{"a fuzzing secret of at least 32 bytes"}, RequireToken: Bool(false)}))
+	d, err := Install(r, enabled(MCPConfig{SessionSecret: []string{"a fuzzing secret of at least 32 bytes"}, Rollout: rollout.Config{AllowTokenless: true}}))
 	if err != nil {
 		f.Fatal(err)
 	}
 	echo, typed := d.tools["echo"], d.tools["typed"]
 	callWith := func(tl *tool, args []byte) *mcp.CallToolResult {
-		return d.call(context.Background(), tl, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tl.Name, Arguments: json.RawMessage(args)}})
+		return d.calls.call(context.Background(), tl, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tl.Name, Arguments: json.RawMessage(args)}})
 	}
 	f.Fuzz(func(t *testing.T, args []byte) {
 		sent := args
@@ -95,22 +98,25 @@ func FuzzArguments(f *testing.F) {
 	})
 }
 
-// check422 fails unless res is the 422 of arguments that fail the schema,
-// with a detail that says something.
+// check422 fails unless res is mcpdoor's refusal of arguments that fail
+// the schema: the route was not called, and the result says what is wrong,
+// for a model and for a program.
 func check422(t *testing.T, path string, res *mcp.CallToolResult) {
 	t.Helper()
-	prefix := "HTTP 422 from POST " + path + ": "
-	body, ok := strings.CutPrefix(text(res), prefix)
-	if !res.IsError || !ok {
-		t.Fatalf("%s: want a 422, got %s", path, text(res))
+	name := strings.TrimPrefix(path, "/")
+	prefix := "Invalid arguments for " + name + " (checked against its input schema; POST " + path + " was not called): "
+	detail, ok := strings.CutPrefix(text(res), prefix)
+	if !res.IsError || !ok || detail == "" {
+		t.Fatalf("%s: want the refusal of invalid arguments, got %s", path, text(res))
 	}
-	var e struct {
-		Error  string   `json:"error"`
-		Fields []string `json:"fields"`
-		Detail string   `json:"detail"`
+	var env struct{ Error ErrorInfo }
+	b, _ := json.Marshal(res.StructuredContent)
+	if meta, ok := res.Meta[errorMetaKey]; ok {
+		b, _ = json.Marshal(meta)
 	}
-	if err := json.Unmarshal([]byte(body), &e); err != nil || e.Error != "invalid arguments" || e.Detail == "" || e.Fields == nil {
-		t.Fatalf("%s: the 422 body %s does not say what is wrong", path, body)
+	if err := json.Unmarshal(b, &env); err != nil || env.Error.Code != CodeInvalidArguments || env.Error.Message != detail ||
+		env.Error.Status != 422 || env.Error.Effect != EffectNotApplied {
+		t.Fatalf("%s: the envelope %s does not say what is wrong", path, b)
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpdoor/mcpdoor/rollout"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -19,15 +21,12 @@ name: example_mcp_weather
 expose_tools_over_mcp: true
 mcp:
   path: /mcp
-  tools: [get_weather]
+  include: [get_weather]
   exclude: [end_session]
   dispatch: strict
   transparent_middleware: [example.com/app/mw.Trace]
   forward_headers: [authorization, X-Tenant]
   session_secret: ["a new secret that is at least 32 bytes", "an old secret that is at least 32 bytes"]
-  token_ttl: 1h
-  rollout: false
-  require_token: false
   stateful: true
   exclusive: true
   idle_timeout: 90s
@@ -36,23 +35,26 @@ mcp:
   rate_limit: {per_session: 2.5, burst: 5}
   call_timeout: 30s
   max_body_bytes: 1048576
-  max_verify_bytes: 134217728
   degrade: http-only
+  annotations: {get_weather: {read_only: true, title: Weather}}
+  rollout:
+    disable: true
+    allow_tokenless: true
+    token_header: X-Rollout-Token
+    token_ttl: 1h
+    max_verify_bytes: 134217728
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := MCPConfig{
 		Path:                  "/mcp",
-		Tools:                 []string{"get_weather"},
+		Include:               []string{"get_weather"},
 		Exclude:               []string{"end_session"},
 		Dispatch:              "strict",
 		TransparentMiddleware: []string{"example.com/app/mw.Trace"},
 		ForwardHeaders:        []string{"authorization", "X-Tenant"},
-		SessionSecret:         Secrets{"a new secret that is at least 32 bytes", "an old secret that is at least 32 bytes"},
-		TokenTTL:              time.Hour,
-		Rollout:               Bool(false),
-		RequireToken:          Bool(false),
+		SessionSecret:         []string{"a new secret that is at least 32 bytes", "an old secret that is at least 32 bytes"},
 		Stateful:              true,
 		Exclusive:             true,
 		IdleTimeout:           90 * time.Second,
@@ -61,8 +63,15 @@ mcp:
 		RateLimit:             RateLimit{PerSession: 2.5, Burst: 5},
 		CallTimeout:           30 * time.Second,
 		MaxBodyBytes:          1 << 20,
-		MaxVerifyBytes:        128 << 20,
 		Degrade:               "http-only",
+		Annotations:           map[string]Annotations{"get_weather": {ReadOnly: ptr(true), Title: "Weather"}},
+		Rollout: rollout.Config{
+			Disable:        true,
+			AllowTokenless: true,
+			TokenHeader:    "X-Rollout-Token",
+			TokenTTL:       time.Hour,
+			MaxVerifyBytes: 128 << 20,
+		},
 	}
 	if cfg.Name != "example_mcp_weather" || !cfg.ExposeToolsOverMCP || !reflect.DeepEqual(cfg.MCP, want) {
 		t.Errorf("got %+v\nwant %+v", cfg.MCP, want)
@@ -73,14 +82,14 @@ mcp:
 }
 
 func TestConfigDefaults(t *testing.T) {
-	for _, doc := range []string{"", "mcp: {token_ttl: 0}", "name: x\n", "name: x\nexpose_tools_over_mcp: true\nmcp:\n"} {
+	for _, doc := range []string{"", "mcp: {idle_timeout: 0}", "name: x\n", "name: x\nexpose_tools_over_mcp: true\nmcp:\n"} {
 		cfg, err := ParseConfig([]byte(doc))
 		if err != nil {
 			t.Fatalf("%q: %v", doc, err)
 		}
 		m := &cfg.MCP
-		if m.path() != "/mcp" || !m.rollout() || !m.requireToken() || m.maxBodyBytes() != 4<<20 || m.maxVerifyBytes() != 64<<20 ||
-			m.tokenHeader() != "X-NeMo-Gym-Session-Token" || !reflect.DeepEqual(m.forwardHeaders(), []string{"Authorization"}) {
+		if m.path() != "/mcp" || m.maxBodyBytes() != 4<<20 || m.idleTimeout() != 600*time.Second || m.stateful() ||
+			!m.Rollout.IsZero() || !reflect.DeepEqual(m.forwardHeaders(), []string{"Authorization"}) {
 			t.Errorf("%q: defaults wrong: %+v", doc, m)
 		}
 	}
@@ -100,7 +109,10 @@ func TestConfigErrors(t *testing.T) {
 		{"mcp:\n  rate_limit: {per_sesion: 1}", "line 2: unknown key mcp.rate_limit.per_sesion"},
 		{"expose_tools_over_mcp: yes please", "line 1: expose_tools_over_mcp: "},
 		{"mcp:\n  idle_timeout: 600", "line 2: mcp.idle_timeout: 600 has no unit; write a duration such as 600s"},
-		{"mcp:\n  idle_timeout: soon", "autoexpose: config: line 2: mcp.idle_timeout: cannot unmarshal !!str `soon` into time.Duration"},
+		{"mcp:\n  idle_timeout: soon", "mcpdoor: config: line 2: mcp.idle_timeout: cannot unmarshal !!str `soon` into time.Duration"},
+		{"mcp:\n  rollout: false", "line 2: mcp.rollout must be a mapping"},
+		{"mcp:\n  tools: [a]", "line 2: unknown key mcp.tools"},
+		{"mcp:\n  rollout: {require_token: false}", "line 2: unknown key mcp.rollout.require_token"},
 		{"mcp:\n  max_body_bytes: lots", "line 2: mcp.max_body_bytes: "},
 		{"mcp:\n  session_secret: {a: b}", "line 2: mcp.session_secret: want a string or a list of strings"},
 		{"mcp: [1, 2]", "line 1: mcp must be a mapping"},
@@ -113,10 +125,11 @@ func TestConfigErrors(t *testing.T) {
 		{on + "mcp: {forward_headers: [\"bad header\"]}", `mcp.forward_headers: "bad header" is not a header name`},
 		{on + "mcp: {session_secret: abcdefghijklmnopqrstuvwxyz0123456789, session_secret_env: X}", "mcp.session_secret: set session_secret or session_secret_env, not both"},
 		{on + "mcp: {idle_timeout: -1s}", "mcp.idle_timeout: -1s is negative"},
-		{on + "mcp: {token_ttl: 500ms}", "mcp.token_ttl: 500ms is under a second"},
+		{on + "mcp: {rollout: {token_ttl: 500ms}}", "mcp.rollout.token_ttl: 500ms is under a second"},
+		{on + "mcp: {rollout: {token_header: \"a b\"}}", `mcp.rollout.token_header: "a b" is not a header name`},
 		{on + "mcp: {max_body_bytes: -1}", "mcp.max_body_bytes: -1 is negative"},
-		{on + "mcp: {max_verify_bytes: -1}", "mcp.max_verify_bytes: -1 is negative"},
-		{"mcp:\n  max_verify_bytes: 64MiB", "line 2: mcp.max_verify_bytes: "},
+		{on + "mcp: {rollout: {max_verify_bytes: -1}}", "mcp.rollout.max_verify_bytes: -1 is negative"},
+		{"mcp:\n  rollout:\n    max_verify_bytes: 64MiB", "line 3: mcp.rollout.max_verify_bytes: "},
 		{on + "mcp: {rate_limit: {per_session: -1}}", "mcp.rate_limit.per_session: -1 is negative"},
 		{on + "mcp: {rate_limit: {per_session: .inf}}", "mcp.rate_limit.per_session: +Inf is not a number of calls per second; 0 turns the limit off"},
 		{on + "mcp: {rate_limit: {burst: 5}}", "mcp.rate_limit.burst: is set but per_session is not; set per_session (calls per second) to limit calls"},
@@ -139,8 +152,8 @@ func TestConfigOuter(t *testing.T) {
 		{"", ""},
 		{"auto", ""},
 		{"replay", ""},
-		{"direct", "autoexpose: config: mcp.dispatch: direct cannot go with Config.Outer, through which every call replays; use auto or replay"},
-		{"strict", "autoexpose: config: mcp.dispatch: strict cannot go with Config.Outer, through which every call replays; use auto or replay"},
+		{"direct", "mcpdoor: config: mcp.dispatch: direct cannot go with Config.Outer, through which every call replays; use auto or replay"},
+		{"strict", "mcpdoor: config: mcp.dispatch: strict cannot go with Config.Outer, through which every call replays; use auto or replay"},
 	} {
 		cfg := enabled(MCPConfig{Dispatch: c.dispatch})
 		cfg.Outer = http.NotFoundHandler()
@@ -190,11 +203,11 @@ func TestSessionSecretEnv(t *testing.T) {
 	}
 	t.Setenv("MCPDOOR_TEST_SECRET", "short")
 	cfg = Config{MCP: MCPConfig{SessionSecretEnv: "MCPDOOR_TEST_SECRET"}}
-	if _, err := cfg.UseSessions(); err == nil || err.Error() != "autoexpose: config: mcp.session_secret_env: secret 1 of 1: secret is shorter than 32 bytes (it has 5)" {
+	if _, err := cfg.UseSessions(); err == nil || err.Error() != "mcpdoor: config: mcp.session_secret_env: secret 1 of 1: secret is shorter than 32 bytes (it has 5)" {
 		t.Fatalf("got %v", err)
 	}
 	cfg = Config{MCP: MCPConfig{SessionSecretEnv: "MCPDOOR_TEST_UNSET"}}
-	if _, err := cfg.UseSessions(); err == nil || err.Error() != "autoexpose: config: mcp.session_secret_env: environment variable MCPDOOR_TEST_UNSET is not set" {
+	if _, err := cfg.UseSessions(); err == nil || err.Error() != "mcpdoor: config: mcp.session_secret_env: environment variable MCPDOOR_TEST_UNSET is not set" {
 		t.Fatalf("got %v", err)
 	}
 }

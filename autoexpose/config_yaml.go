@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -15,43 +14,24 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Secrets is one secret or a list of them, the signing one first.
-type Secrets []string
-
-// UnmarshalYAML accepts a string or a list of strings.
-func (s *Secrets) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind == yaml.ScalarNode {
-		*s = Secrets{n.Value}
-		return nil
-	}
-	var list []string
-	if err := n.Decode(&list); err != nil {
-		return errors.New("want a string or a list of strings")
-	}
-	*s = list
-	return nil
-}
-
-// LoadConfig reads a YAML config file. See ParseConfig. A relative
-// mcp.openapi path is made relative to the file's directory.
+// LoadConfig reads a YAML config file; see ParseConfig.
 func LoadConfig(path string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Config{}, fmt.Errorf("autoexpose: %w", err)
+		return Config{}, fmt.Errorf("mcpdoor: %w", err)
 	}
 	cfg, err := ParseConfig(data)
 	if err != nil {
 		return Config{}, fmt.Errorf("%s: %w", path, err)
 	}
-	if p := cfg.MCP.OpenAPI; p != "" && !filepath.IsAbs(p) {
-		cfg.MCP.OpenAPI = filepath.Join(filepath.Dir(path), p)
-	}
 	return cfg, nil
 }
 
-// ParseConfig reads a YAML config. An unknown key, or a value of the wrong
-// type, is an error that names the key; so is an invalid setting (see
-// Validate).
+// ParseConfig reads a YAML config: the keys of Config and MCPConfig, by
+// their yaml tags (name, expose_tools_over_mcp, mcp.path, mcp.rollout.*,
+// ...). An unknown key, or a value of the wrong type, is an error that names
+// the key; so is an invalid setting (see Validate). A duration needs a unit
+// (600s, 1m), and mcp.session_secret takes one string or a list.
 func ParseConfig(data []byte) (Config, error) {
 	var cfg Config
 	var doc yaml.Node
@@ -59,10 +39,10 @@ func ParseConfig(data []byte) (Config, error) {
 		if errors.Is(err, io.EOF) {
 			return cfg, nil // an empty file is the zero config
 		}
-		return cfg, fmt.Errorf("autoexpose: config: %w", err)
+		return cfg, fmt.Errorf("mcpdoor: config: %w", err)
 	}
 	if err := decodeStrict(doc.Content[0], reflect.ValueOf(&cfg).Elem(), ""); err != nil {
-		return Config{}, fmt.Errorf("autoexpose: config: %w", err)
+		return Config{}, fmt.Errorf("mcpdoor: config: %w", err)
 	}
 	if err := cfg.Validate(); err != nil {
 		return Config{}, err
@@ -92,7 +72,7 @@ func decodeStrict(node *yaml.Node, v reflect.Value, prefix string) error {
 			return fmt.Errorf("line %d: unknown key %s", key.Line, name)
 		}
 		f := v.Field(idx)
-		if f.Kind() == reflect.Struct && !f.Addr().Type().Implements(unmarshalerType) {
+		if f.Kind() == reflect.Struct {
 			if err := decodeStrict(val, f, name+"."); err != nil {
 				return err
 			}
@@ -104,6 +84,16 @@ func decodeStrict(node *yaml.Node, v reflect.Value, prefix string) error {
 			}
 			f.SetInt(0)
 			continue
+		}
+		if key.Value == "session_secret" && f.Type() == stringsType {
+			// One secret, or a list of them (rotation).
+			switch {
+			case val.Kind == yaml.ScalarNode && val.Tag == "!!str":
+				f.Set(reflect.ValueOf([]string{val.Value}))
+				continue
+			case val.Kind != yaml.SequenceNode:
+				return fmt.Errorf("line %d: %s: want a string or a list of strings", val.Line, name)
+			}
 		}
 		if err := val.Decode(f.Addr().Interface()); err != nil {
 			var te *yaml.TypeError
@@ -121,9 +111,9 @@ func decodeStrict(node *yaml.Node, v reflect.Value, prefix string) error {
 }
 
 var (
-	unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
-	durationType    = reflect.TypeFor[time.Duration]()
-	lineRef         = regexp.MustCompile(`^line \d+: `)
+	stringsType  = reflect.TypeFor[[]string]()
+	durationType = reflect.TypeFor[time.Duration]()
+	lineRef      = regexp.MustCompile(`^line \d+: `)
 )
 
 // yamlFields maps the YAML keys of struct type t to field indexes, inlined

@@ -31,8 +31,6 @@ func FuzzEndpoint(f *testing.F) {
 name: fuzz
 expose_tools_over_mcp: true
 mcp:
-  rollout: false
-  require_token: false
   session_secret: "a fuzzing secret of at least 32 bytes"
 `))
 	if err != nil {

@@ -70,9 +70,9 @@ func ExampleInstall_refusal() {
 	_, err := autoexpose.Install(r, autoexpose.Config{
 		Name:               "users",
 		ExposeToolsOverMCP: true,
-		MCP:                autoexpose.MCPConfig{Rollout: autoexpose.Bool(false)},
+		MCP:                autoexpose.MCPConfig{},
 	})
 	fmt.Println(err)
 	// Output:
-	// mcpdoor: POST /users/update: tool name "users/update" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /users_update, or drop the route from MCP with mcp.exclude: ["users/update"] or the Tools hook
+	// mcpdoor: POST /users/update: tool name "users/update" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /users_update, or keep the route off MCP with mcp.exclude: ["users/update"]
 }

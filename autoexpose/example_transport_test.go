@@ -19,8 +19,6 @@ func ExampleServeStdio() {
 	cfg, err := autoexpose.ParseConfig([]byte(`
 name: weather
 expose_tools_over_mcp: true
-mcp:
-  rollout: false
 `))
 	if err != nil {
 		log.Fatal(err)
@@ -43,7 +41,6 @@ func ExampleDoor_Close() {
 name: weather
 expose_tools_over_mcp: true
 mcp:
-  rollout: false
   stateful: true
 `))
 	if err != nil {

@@ -11,9 +11,9 @@ import (
 	"time"
 )
 
-// ExclusiveErrorCode is the JSON-RPC error code of the 409 that an
+// exclusiveErrorCode is the JSON-RPC error code of the 409 that an
 // exclusive server answers to a new session while another one is live.
-const ExclusiveErrorCode = -32000
+const exclusiveErrorCode = -32000
 
 // An exclusive server (mcp.exclusive) admits one live MCP session, the
 // slot's holder.
@@ -35,7 +35,7 @@ const ExclusiveErrorCode = -32000
 //
 // While a session is live, a POST without a session gets HTTP 409 and a
 // JSON-RPC error that says what to do (exclusiveMessage), unless it comes
-// from the holder's own rollout: a POST whose identity (Door.identity) is
+// from the holder's own rollout: a POST whose identity (calls.identity) is
 // the one the holder's session was opened with, while that session handles
 // no request (an open GET stream is not a request), closes the holder's
 // session and takes the slot. So an agent whose client exited without
@@ -70,31 +70,16 @@ func (d *Door) end(id string) {
 	}
 }
 
-// identity returns who a POST that may open a session comes from, for the
-// takeover rule: the rollout session its valid token names, else the
-// session its valid cookie names, else the Door's one local session (every
-// client with neither is the same local user). A request whose token does
-// not verify is nobody (""), and takes nothing over.
-func (d *Door) identity(r *http.Request) string {
-	if raw := r.Header.Get(d.tokenHeader); raw != "" {
-		p, err := d.codec.Verify(raw)
-		if err != nil {
-			return ""
-		}
-		return p.SID
-	}
-	if sid, err := d.sessions.Read(r); err == nil {
-		return sid
-	}
-	return d.localSID
-}
-
 // exclusiveMessage is the 409's message: what happened, and what to do.
+// tokenHeader is the rollout contract's token header, "" when it is off.
 func exclusiveMessage(idle time.Duration, tokenHeader string) string {
+	same := "The same rollout (the same " + tokenHeader + ", or the same session cookie)"
+	if tokenHeader == "" {
+		same = "The same client (the same session cookie, or none, as this one)"
+	}
 	return fmt.Sprintf("this MCP server is exclusive and another session is live; retry once that session ends "+
 		"(its client sends DELETE with its Mcp-Session-Id) or has been idle for %s (mcp.idle_timeout). "+
-		"The same rollout (the same %s, or the same session cookie) may reconnect at any time: "+
-		"it takes the session over unless one of its calls is running", seconds(idle), tokenHeader)
+		"%s may reconnect at any time: it takes the session over unless one of its calls is running", seconds(idle), same)
 }
 
 // A slot is the one session an exclusive server admits, and who holds it.
@@ -217,5 +202,5 @@ func (s *slot) wrap(next http.Handler) http.Handler {
 
 // writeExclusive answers 409 with a JSON-RPC error for the request id.
 func writeExclusive(w http.ResponseWriter, id json.RawMessage, message string) {
-	writeRPCError(w, http.StatusConflict, id, ExclusiveErrorCode, message)
+	writeRPCError(w, http.StatusConflict, id, exclusiveErrorCode, message)
 }

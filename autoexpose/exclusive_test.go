@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/mcpdoor/mcpdoor/token"
+	"github.com/mcpdoor/mcpdoor/rollout"
 )
 
 // TestExclusiveBody: the 409's body for each kind of request id, and the
@@ -24,10 +24,7 @@ func TestExclusiveBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer door.Close()
-	tok, err := door.codec.Mint(token.Payload{SID: "rollout-a"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := mint(t, door, "rollout-a", nil)
 	post := func(body string, header ...string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
@@ -40,7 +37,7 @@ func TestExclusiveBody(t *testing.T) {
 		return w
 	}
 	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
-	if w := post(initialize, DefaultTokenHeader, tok); w.Code != 200 {
+	if w := post(initialize, rollout.DefaultTokenHeader, tok); w.Code != 200 {
 		t.Fatalf("initialize: %d %s", w.Code, w.Body)
 	}
 	const msg = "this MCP server is exclusive and another session is live; retry once that session ends " +
@@ -75,8 +72,8 @@ func TestIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer door.Close()
-	tok, _ := door.codec.Mint(token.Payload{SID: "rollout-a"})
-	cookie, _ := door.sessions.Cookie("cookie-session")
+	tok := mint(t, door, "rollout-a", nil)
+	cookie, _ := door.calls.sessions.Cookie("cookie-session")
 	for _, c := range []struct {
 		name   string
 		token  string
@@ -86,20 +83,20 @@ func TestIdentity(t *testing.T) {
 		{"token", tok, nil, "rollout-a"},
 		{"token and cookie", tok, cookie, "rollout-a"},
 		{"cookie", "", cookie, "cookie-session"},
-		{"neither", "", nil, door.localSID},
+		{"neither", "", nil, door.calls.localSID},
 		{"invalid token", "garbage", nil, ""},
 		{"invalid token and cookie", "garbage", cookie, ""},
-		{"forged cookie", "", &http.Cookie{Name: cookie.Name, Value: "forged"}, door.localSID},
+		{"forged cookie", "", &http.Cookie{Name: cookie.Name, Value: "forged"}, door.calls.localSID},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			req := httptest.NewRequest("POST", "/mcp", nil)
 			if c.token != "" {
-				req.Header.Set(DefaultTokenHeader, c.token)
+				req.Header.Set(rollout.DefaultTokenHeader, c.token)
 			}
 			if c.cookie != nil {
 				req.AddCookie(c.cookie)
 			}
-			if got := door.identity(req); got != c.want {
+			if got := door.calls.identity(req); got != c.want {
 				t.Errorf("identity %q, want %q", got, c.want)
 			}
 		})
@@ -131,7 +128,7 @@ func TestSlotWaits(t *testing.T) {
 				alive:    func(id string) bool { return id == "s1" && len(ended) == 0 },
 				end:      func(id string) { ended = append(ended, id) },
 				identify: func(r *http.Request) string { return r.Header.Get("Who") },
-				message:  "busy", maxBody: DefaultMaxBodyBytes, wait: c.wait,
+				message:  "busy", maxBody: defaultMaxBodyBytes, wait: c.wait,
 			}
 			h := s.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Header.Get("Who") == "a" && r.Header.Get("First") != "" {
@@ -238,7 +235,7 @@ func FuzzExclusiveBody(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	s := &slot{alive: func(string) bool { return true }, identify: func(*http.Request) string { return "someone else" },
-		message: "busy", maxBody: DefaultMaxBodyBytes, holder: "live", owner: "its rollout"}
+		message: "busy", maxBody: defaultMaxBodyBytes, holder: "live", owner: "its rollout"}
 	h := s.wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		panic("a request without a session reached the go-sdk while the slot was taken")
 	}))
@@ -251,7 +248,7 @@ func FuzzExclusiveBody(f *testing.F) {
 			Error   rpcError        `json:"error"`
 		}
 		if w.Code != http.StatusConflict || json.Unmarshal(w.Body.Bytes(), &got) != nil || got.JSONRPC != "2.0" ||
-			got.Error != (rpcError{ExclusiveErrorCode, "busy"}) {
+			got.Error != (rpcError{exclusiveErrorCode, "busy"}) {
 			t.Fatalf("%d %s", w.Code, w.Body)
 		}
 		var sent struct {

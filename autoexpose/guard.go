@@ -24,17 +24,26 @@ import (
 // not refused for lack of one. Only the MCP endpoint is guarded; the HTTP
 // door's routes never see the guard.
 //
-// mcpdoor owns this check instead of the go-sdk's localhost protection,
-// which it disables, because the SDK's cannot be told about allowed_hosts.
+// The requests that can change something (POST, DELETE) go through
+// net/http's CrossOriginProtection, which also reads a browser's
+// Sec-Fetch-Site header, with mcp.allowed_origins trusted; a GET (a session's
+// stream of server messages) has its Origin compared here. mcpdoor owns the
+// Host check instead of the go-sdk's localhost protection, which it
+// disables, because the SDK's cannot be told about allowed_hosts.
 type guard struct {
+	cop     *http.CrossOriginProtection
 	origins map[string]bool // normalized, from mcp.allowed_origins
 	hosts   map[string]bool // lower case, from mcp.allowed_hosts
 }
 
 func newGuard(m *MCPConfig) *guard {
-	g := &guard{origins: make(map[string]bool), hosts: make(map[string]bool)}
+	g := &guard{cop: http.NewCrossOriginProtection(), origins: make(map[string]bool), hosts: make(map[string]bool)}
 	for _, o := range m.AllowedOrigins {
 		g.origins[normalizeOrigin(o)] = true
+		if normalizeOrigin(o) != "null" {
+			// validateGuard has refused what AddTrustedOrigin would.
+			g.cop.AddTrustedOrigin(strings.TrimSuffix(strings.TrimSpace(o), "/"))
+		}
 	}
 	for _, h := range m.AllowedHosts {
 		g.hosts[strings.ToLower(h)] = true
@@ -60,10 +69,21 @@ func (g *guard) refuse(r *http.Request) string {
 			return fmt.Sprintf("forbidden: Host %q is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)", r.Host)
 		}
 	}
-	if origin := r.Header.Get("Origin"); origin != "" && !g.originAllowed(origin, r.Host) {
-		return fmt.Sprintf("forbidden: Origin %q is not this server's origin (see mcp.allowed_origins)", origin)
+	origin := r.Header.Get("Origin")
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		if origin == "" || g.originAllowed(origin, r.Host) {
+			return ""
+		}
+	default:
+		if g.cop.Check(r) == nil || origin != "" && g.originAllowed(origin, r.Host) {
+			return ""
+		}
 	}
-	return ""
+	if origin == "" {
+		return fmt.Sprintf("forbidden: a cross-site request (Sec-Fetch-Site: %s) from a browser page (see mcp.allowed_origins)", r.Header.Get("Sec-Fetch-Site"))
+	}
+	return fmt.Sprintf("forbidden: Origin %q is not this server's origin (see mcp.allowed_origins)", origin)
 }
 
 // hostAllowed reports whether host (a Host header) is in allowed_hosts: by

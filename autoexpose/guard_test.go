@@ -35,35 +35,42 @@ func TestGuard(t *testing.T) {
 		name, host, origin string
 		status             int
 		body               string
+		site               string // Sec-Fetch-Site
 	}{
-		{"no Origin", "", "", 200, pong},
-		{"same origin", "", "http://" + self, 200, pong},
-		{"same origin over a TLS proxy", "", "https://" + self, 200, pong},
-		{"same origin, other case", "LOCALHOST:" + port, "http://localhost:" + port, 200, pong},
-		{"allowed origin", "", "https://app.example.com", 200, pong},
+		{"no Origin", "", "", 200, pong, ""},
+		{"same origin", "", "http://" + self, 200, pong, ""},
+		{"same origin over a TLS proxy", "", "https://" + self, 200, pong, ""},
+		{"same origin, other case", "LOCALHOST:" + port, "http://localhost:" + port, 200, pong, ""},
+		{"allowed origin", "", "https://app.example.com", 200, pong, ""},
 		{"foreign origin", "", "https://evil.example",
-			403, "forbidden: Origin \"https://evil.example\" is not this server's origin (see mcp.allowed_origins)\n"},
+			403, "forbidden: Origin \"https://evil.example\" is not this server's origin (see mcp.allowed_origins)\n", ""},
 		{"foreign origin on our port", "", "http://evil.example:" + port,
-			403, "forbidden: Origin \"http://evil.example:" + port + "\" is not this server's origin (see mcp.allowed_origins)\n"},
+			403, "forbidden: Origin \"http://evil.example:" + port + "\" is not this server's origin (see mcp.allowed_origins)\n", ""},
 		{"null origin", "", "null",
-			403, "forbidden: Origin \"null\" is not this server's origin (see mcp.allowed_origins)\n"},
-		{"origin with a path", "", "http://" + self + "/x",
-			403, "forbidden: Origin \"http://" + self + "/x\" is not this server's origin (see mcp.allowed_origins)\n"},
-		{"localhost", "localhost:" + port, "", 200, pong},
-		{"localhost without a port", "localhost", "", 200, pong},
-		{"127.0.0.2", "127.0.0.2:" + port, "", 200, pong},
-		{"::1", "[::1]:" + port, "", 200, pong},
+			403, "forbidden: Origin \"null\" is not this server's origin (see mcp.allowed_origins)\n", ""},
+		// net/http's CrossOriginProtection compares the Origin's host alone.
+		{"origin with a path", "", "http://" + self + "/x", 200, pong, ""},
+		{"a browser's same-origin request", "", "", 200, pong, "same-origin"},
+		{"a browser's cross-site request", "", "https://evil.example",
+			403, "forbidden: Origin \"https://evil.example\" is not this server's origin (see mcp.allowed_origins)\n", "cross-site"},
+		{"a browser's cross-site request without Origin", "", "",
+			403, "forbidden: a cross-site request (Sec-Fetch-Site: cross-site) from a browser page (see mcp.allowed_origins)\n", "cross-site"},
+		{"a browser's request from an allowed origin", "", "https://app.example.com", 200, pong, "cross-site"},
+		{"localhost", "localhost:" + port, "", 200, pong, ""},
+		{"localhost without a port", "localhost", "", 200, pong, ""},
+		{"127.0.0.2", "127.0.0.2:" + port, "", 200, pong, ""},
+		{"::1", "[::1]:" + port, "", 200, pong, ""},
 		{"foreign Host", "evil.example.com:" + port, "",
-			403, "forbidden: Host \"evil.example.com:" + port + "\" is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)\n"},
+			403, "forbidden: Host \"evil.example.com:" + port + "\" is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)\n", ""},
 		{"rebound Host and its own Origin", "evil.example.com", "http://evil.example.com",
-			403, "forbidden: Host \"evil.example.com\" is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)\n"},
+			403, "forbidden: Host \"evil.example.com\" is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)\n", ""},
 		{"private IP Host", "192.168.1.10:" + port, "",
-			403, "forbidden: Host \"192.168.1.10:" + port + "\" is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)\n"},
-		{"allowed host, any port", "Weather.Internal:" + port, "", 200, pong},
-		{"allowed host and its origin", "weather.internal", "http://weather.internal", 200, pong},
-		{"allowed host:port", "proxy.internal:8443", "", 200, pong},
+			403, "forbidden: Host \"192.168.1.10:" + port + "\" is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)\n", ""},
+		{"allowed host, any port", "Weather.Internal:" + port, "", 200, pong, ""},
+		{"allowed host and its origin", "weather.internal", "http://weather.internal", 200, pong, ""},
+		{"allowed host:port", "proxy.internal:8443", "", 200, pong, ""},
 		{"allowed host, other port", "proxy.internal:9000", "",
-			403, "forbidden: Host \"proxy.internal:9000\" is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)\n"},
+			403, "forbidden: Host \"proxy.internal:9000\" is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)\n", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -76,12 +83,24 @@ func TestGuard(t *testing.T) {
 			if c.origin != "" {
 				req.Header.Set("Origin", c.origin)
 			}
+			if c.site != "" {
+				req.Header.Set("Sec-Fetch-Site", c.site)
+			}
 			status, body := do(t, req)
 			if status != c.status || body != c.body {
 				t.Errorf("got %d %q\nwant %d %q", status, body, c.status, c.body)
 			}
 		})
 	}
+	t.Run("a GET's Origin", func(t *testing.T) {
+		for origin, want := range map[string]int{"https://evil.example": 403, "http://" + self: 405} {
+			req, _ := http.NewRequest("GET", srv.URL+"/mcp", nil)
+			req.Header.Set("Origin", origin)
+			if status, body := do(t, req); status != want {
+				t.Errorf("GET with Origin %s: %d %q, want %d", origin, status, body, want)
+			}
+		}
+	})
 	t.Run("the HTTP door is not guarded", func(t *testing.T) {
 		req, _ := http.NewRequest("POST", srv.URL+"/t", strings.NewReader(`{}`))
 		req.Host = "evil.example.com"

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"reflect"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,8 +28,10 @@ import (
 // Over HTTP it reads the JSON body, validates it against In's schema
 // (answering 422 with the offending fields, or 400 for a body that is not
 // JSON), decodes it into In, calls fn, and writes Out as JSON with status 200.
-// An error from fn is answered with the status an *HTTPError carries, or 500
-// with a generic body (the error goes to the log).
+// An error from fn is answered with the status and message Error gave it, or
+// 500 with a generic body (the error goes to the log: Config.Logger once
+// Install has seen the route, slog.Default before). The body is read up to
+// mcp.max_body_bytes once Install has seen the route, 4 MiB before.
 //
 // Install advertises In's schema as the tool's input schema and, when Out is
 // an object, Out's schema as its output schema. Field descriptions come from
@@ -38,18 +41,18 @@ import (
 func Handler[In, Out any](fn func(ctx context.Context, r *http.Request, in In) (Out, error), opts ...HandlerOption) http.Handler {
 	in := SchemaFor[In]()
 	if in.Type != "object" {
-		panic(fmt.Sprintf("autoexpose: Handler: input type %s has schema type %q; a tool's input must be a JSON object (a struct or a map)", reflect.TypeFor[In](), in.Type))
+		panic(fmt.Sprintf("mcpdoor: Handler: input type %s has schema type %q; a tool's input must be a JSON object (a struct or a map)", reflect.TypeFor[In](), in.Type))
 	}
 	cs, err := compiledInput(reflect.TypeFor[In](), in)
 	if err != nil {
-		panic(fmt.Sprintf("autoexpose: Handler: input type %s: %v", reflect.TypeFor[In](), err))
+		panic(fmt.Sprintf("mcpdoor: Handler: input type %s: %v", reflect.TypeFor[In](), err))
 	}
 	h := &typedHandler[In, Out]{fn: fn, info: typedInfo{input: in, resolved: cs}}
 	if out, err := typeschema.Output[Out](); err == nil && out.Type == "object" {
 		h.info.output = out
 	}
 	for _, o := range opts {
-		o(&h.info)
+		o.apply(&h.info)
 	}
 	return h
 }
@@ -74,18 +77,19 @@ func compiledInput(t reflect.Type, s *jsonschema.Schema) (*argcheck.Schema, erro
 	return cs, nil
 }
 
-// A HandlerOption sets what a typed handler tells MCP clients about its tool.
-type HandlerOption func(*typedInfo)
+// A HandlerOption sets what a typed handler tells MCP clients about its
+// tool: Describe or Annotate.
+type HandlerOption struct{ apply func(*typedInfo) }
 
 // Describe sets the tool's description.
 func Describe(description string) HandlerOption {
-	return func(t *typedInfo) { t.description = description }
+	return HandlerOption{func(t *typedInfo) { t.description = description }}
 }
 
 // Annotate sets the tool's MCP annotations (readOnlyHint, destructiveHint,
 // idempotentHint, openWorldHint, title).
 func Annotate(a mcp.ToolAnnotations) HandlerOption {
-	return func(t *typedInfo) { t.annotations = &a }
+	return HandlerOption{func(t *typedInfo) { t.annotations = &a }}
 }
 
 // typedInfo is what a typed handler carries for the detector's harvest.
@@ -95,6 +99,32 @@ type typedInfo struct {
 	input       *jsonschema.Schema
 	resolved    *argcheck.Schema
 	output      *jsonschema.Schema
+
+	// What Install sets for the route it serves: mcp.max_body_bytes and
+	// Config.Logger. Atomic, since a handler may serve before an Install.
+	maxBody atomic.Int64
+	log     atomic.Pointer[slog.Logger]
+}
+
+// configure gives a typed handler the limit and logger of the door that
+// serves its route.
+func (t *typedInfo) configure(maxBody int64, log *slog.Logger) {
+	t.maxBody.Store(maxBody)
+	t.log.Store(log)
+}
+
+func (t *typedInfo) limit() int64 {
+	if n := t.maxBody.Load(); n > 0 {
+		return n
+	}
+	return defaultMaxBodyBytes
+}
+
+func (t *typedInfo) logger() *slog.Logger {
+	if l := t.log.Load(); l != nil {
+		return l
+	}
+	return slog.Default()
 }
 
 // typedTool is implemented by handlers made with Handler.
@@ -110,7 +140,7 @@ type typedHandler[In, Out any] struct {
 func (h *typedHandler[In, Out]) typedInfo() *typedInfo { return &h.info }
 
 func (h *typedHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, DefaultMaxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.info.limit()))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -120,58 +150,64 @@ func (h *typedHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request
 		writeJSONError(w, http.StatusBadRequest, "reading request body: "+err.Error())
 		return
 	}
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		if !json.Valid(body) {
-			writeJSONError(w, http.StatusBadRequest, "request body is not valid JSON")
+	// A tool call's arguments were checked against this schema already,
+	// by the MCP door.
+	if !alreadyChecked(r.Context(), h.info.resolved, body) {
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			if !json.Valid(body) {
+				writeJSONError(w, http.StatusBadRequest, "request body is not valid JSON")
+				return
+			}
+			// Valid JSON that does not decode (a number out of range) fails
+			// as arguments do on the MCP door.
+			writeJSON(w, http.StatusUnprocessableEntity, notJSON(err).body())
 			return
 		}
-		// Valid JSON that does not decode (a number out of range) fails as
-		// arguments do on the MCP door.
-		writeJSON(w, http.StatusUnprocessableEntity, notJSON(err).body())
-		return
-	}
-	if ae := checkValue(h.info.resolved, v); ae != nil {
-		writeJSON(w, http.StatusUnprocessableEntity, ae.body())
-		return
+		if ae := checkValue(h.info.resolved, v); ae != nil {
+			writeJSON(w, http.StatusUnprocessableEntity, ae.body())
+			return
+		}
 	}
 	var in In
 	if err := json.Unmarshal(body, &in); err != nil {
-		writeJSON(w, http.StatusUnprocessableEntity, (&ArgumentError{Detail: err.Error()}).body())
+		writeJSON(w, http.StatusUnprocessableEntity, (&argError{Detail: err.Error()}).body())
 		return
 	}
 	out, err := h.fn(r.Context(), r, in)
 	if err != nil {
-		var he *HTTPError
+		var he *httpError
 		if errors.As(err, &he) {
-			writeJSONError(w, he.Status, he.Message)
+			writeJSONError(w, he.status, he.message)
 			return
 		}
-		slog.ErrorContext(r.Context(), "mcpdoor: handler error", "path", r.URL.Path, "err", err)
+		h.info.logger().ErrorContext(r.Context(), "mcpdoor: handler error", "path", r.URL.Path, "err", err)
 		writeJSONError(w, http.StatusInternalServerError, "internal server error")
 		return
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
-		slog.ErrorContext(r.Context(), "mcpdoor: encoding a handler's result", "path", r.URL.Path, "err", err)
+		h.info.logger().ErrorContext(r.Context(), "mcpdoor: encoding a handler's result", "path", r.URL.Path, "err", err)
 		writeJSONError(w, http.StatusInternalServerError, "internal server error")
 		return
 	}
 	writeJSON(w, http.StatusOK, b)
 }
 
-// HTTPError is an error a typed handler returns to answer with a status
-// other than 500; its Message is the client-facing text.
-type HTTPError struct {
-	Status  int
-	Message string
+// httpError is an error a typed handler returns to answer with a status
+// other than 500 (see Error).
+type httpError struct {
+	status  int
+	message string
 }
 
-func (e *HTTPError) Error() string { return fmt.Sprintf("%d %s", e.Status, e.Message) }
+func (e *httpError) Error() string { return fmt.Sprintf("%d %s", e.status, e.message) }
 
-// Error returns an *HTTPError with the given status and message.
+// Error returns an error that a typed handler (Handler) returns to answer
+// with status and a JSON body {"error": message}, instead of a 500; an MCP
+// client gets it as an isError result whose message is message.
 func Error(status int, message string) error {
-	return &HTTPError{Status: status, Message: message}
+	return &httpError{status: status, message: message}
 }
 
 func writeJSONError(w http.ResponseWriter, status int, msg string) {

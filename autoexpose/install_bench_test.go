@@ -42,7 +42,7 @@ func generatedRouter(n int) chi.Router {
 // and of 1,000 tool routes (walk, verdicts, schemas, the MCP server). The
 // time should grow in proportion to the route count.
 func BenchmarkInstall(b *testing.B) {
-	cfg := enabled(MCPConfig{SessionSecret: Secrets{"a benchmark secret of at least 32 bytes"}})
+	cfg := enabled(MCPConfig{SessionSecret: []string{"a benchmark secret of at least 32 bytes"}})
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	for _, n := range []int{100, 1000} {
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {

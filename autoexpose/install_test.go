@@ -12,6 +12,9 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/mcpdoor/mcpdoor/rollout"
+	"github.com/mcpdoor/mcpdoor/token"
 )
 
 type weatherIn struct {
@@ -62,16 +65,17 @@ func TestInstallRefusals(t *testing.T) {
 		}, MCPConfig{}, false,
 			[]string{"mcpdoor: POST /{name:[a-z]+}, POST /{tool}: more than one parameterized catch-all route; mcpdoor cannot tell which one backs the catch-all tools; fix: keep one POST /{tool} dispatcher"}},
 		{"nested route", func(r chi.Router) { r.Post("/a/b", ok) }, MCPConfig{}, false,
-			[]string{`mcpdoor: POST /a/b: tool name "a/b" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /a_b, or drop the route from MCP with mcp.exclude: ["a/b"] or the Tools hook`}},
+			[]string{`mcpdoor: POST /a/b: tool name "a/b" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /a_b, or keep the route off MCP with mcp.exclude: ["a/b"]`}},
 		{"long name", func(r chi.Router) { r.Post("/"+strings.Repeat("x", 65), ok) }, MCPConfig{}, false,
 			[]string{`tool name "` + strings.Repeat("x", 65) + `" has 65 characters, more than 64`}},
 		{"strict refuses a replay route", func(r chi.Router) { r.With(customMiddleware).Post("/t", ok) }, MCPConfig{Dispatch: "strict"}, false,
 			[]string{"mcpdoor: POST /t: middleware github.com/mcpdoor/mcpdoor/autoexpose.customMiddleware is not known to be transparent; fix: declare the middleware in mcp.transparent_middleware if a request may skip it, or set mcp.dispatch: auto to replay the route through the router"}},
-		{"missing seed and verify", func(r chi.Router) { r.Post("/t", ok) }, MCPConfig{}, true,
-			[]string{
-				"mcpdoor: a rollout server needs a POST /seed_session route (its response carries the MCP session token to the agent); fix: add the route, or set mcp.rollout: false for a plain API without /seed_session and /verify",
-				"mcpdoor: a rollout server needs a POST /verify route (its tool-call names are normalized for scoring); fix: add the route, or set mcp.rollout: false for a plain API without /seed_session and /verify",
-			}},
+		{"seed without verify", func(r chi.Router) { r.Post("/t", ok); r.Post("/seed_session", ok) }, MCPConfig{}, true,
+			[]string{"mcpdoor: the router serves POST /seed_session but not POST /verify, so NeMo Gym's rollout contract is half there (POST /verify: its tool-call names are normalized for scoring); fix: add POST /verify, or set mcp.rollout.disable: true to serve POST /seed_session as a plain route"}},
+		{"verify without seed", func(r chi.Router) { r.Post("/t", ok); r.Post("/verify", ok) }, MCPConfig{}, true,
+			[]string{"mcpdoor: the router serves POST /verify but not POST /seed_session, so NeMo Gym's rollout contract is half there (POST /seed_session: its response carries the MCP session token to the agent); fix: add POST /seed_session, or set mcp.rollout.disable: true to serve POST /verify as a plain route"}},
+		{"rollout settings without its routes", func(r chi.Router) { r.Post("/t", ok) }, MCPConfig{Rollout: rollout.Config{AllowTokenless: true}}, true,
+			[]string{"mcpdoor: mcp.rollout is configured, but the router serves neither POST /seed_session nor POST /verify, the routes of NeMo Gym's rollout contract; fix: add both routes, or remove the mcp.rollout settings"}},
 		{"every problem at once", func(r chi.Router) { r.Post("/a/b", ok); r.Post("/mcp", ok) }, MCPConfig{}, false,
 			[]string{"mcpdoor: POST /mcp: the server already serves /mcp", "mcpdoor: POST /a/b: tool name"}},
 	}
@@ -102,11 +106,21 @@ func TestInstallRefusals(t *testing.T) {
 }
 
 func TestInstallAccepts(t *testing.T) {
-	t.Run("rollout false needs no seed or verify", func(t *testing.T) {
+	t.Run("a plain API needs no seed or verify", func(t *testing.T) {
 		r := chi.NewRouter()
 		r.Post("/t", ok)
-		if _, err := Install(r, enabled(MCPConfig{Rollout: Bool(false)})); err != nil {
+		if _, err := Install(r, enabled(MCPConfig{})); err != nil {
 			t.Fatal(err)
+		}
+	})
+	t.Run("rollout.disable makes seed and verify plain tools", func(t *testing.T) {
+		r := rolloutRouter(func(r chi.Router) { r.Post("/t", ok) })
+		door, err := Install(r, enabled(MCPConfig{Rollout: rollout.Config{Disable: true}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if names := toolNames(door); names != "seed_session t verify" {
+			t.Errorf("tools %s", names)
 		}
 	})
 	t.Run("excluded nested route", func(t *testing.T) {
@@ -135,13 +149,13 @@ func TestInstallAccepts(t *testing.T) {
 			t.Errorf("verdict %s", v)
 		}
 	})
-	t.Run("allow-list narrows MCP only", func(t *testing.T) {
+	t.Run("mcp.include narrows MCP only", func(t *testing.T) {
 		r := rolloutRouter(func(r chi.Router) {
 			r.Post("/get_weather", ok)
 			r.Post("/get_news", ok)
 			r.Post("/finance__get_quote", ok)
 		})
-		door, err := Install(r, enabled(MCPConfig{Tools: []string{"get_weather", "get_quote"}}))
+		door, err := Install(r, enabled(MCPConfig{Include: []string{"get_weather", "get_quote"}}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,6 +207,7 @@ func TestReport(t *testing.T) {
 		r.Post("/end_session", ok)
 		r.Post("/{tool}", ok)
 	})
+	// (The catch-all dispatcher serves no tool, and the log says so.)
 	cfg := enabled(MCPConfig{Exclude: []string{"end_session"}})
 	cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: dropTime}))
 	door, err := Install(r, cfg)
@@ -243,4 +258,17 @@ func TestMount(t *testing.T) {
 			t.Errorf("POST %s: %d %q", path, w.Code, w.Body)
 		}
 	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// mint returns a session token of d's server for session sid, listing
+// tools (nil: every tool).
+func mint(tb testing.TB, d *Door, sid string, tools []string) string {
+	tb.Helper()
+	tok, err := token.NewCodec(d.name, d.calls.sessions.Keys(), 0).Mint(token.Payload{SID: sid, Tools: tools})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tok
 }

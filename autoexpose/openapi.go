@@ -3,7 +3,6 @@ package autoexpose
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -12,23 +11,14 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 )
 
-// loadOpenAPI reads the OpenAPI document cfg names: Config.OpenAPI, or the
-// file at mcp.openapi. It returns nil without one.
+// loadOpenAPI reads Config.OpenAPI. It returns nil without one.
 func loadOpenAPI(cfg *Config) (*openapi.Document, error) {
-	data, key := cfg.OpenAPI, "Config.OpenAPI"
-	if data == nil && cfg.MCP.OpenAPI != "" {
-		var err error
-		if data, err = os.ReadFile(cfg.MCP.OpenAPI); err != nil {
-			return nil, fmt.Errorf("autoexpose: config: mcp.openapi: %w", err)
-		}
-		key = "mcp.openapi (" + cfg.MCP.OpenAPI + ")"
-	}
-	if data == nil {
+	if cfg.OpenAPI == nil {
 		return nil, nil
 	}
-	doc, err := openapi.Load(data)
+	doc, err := openapi.Load(cfg.OpenAPI)
 	if err != nil {
-		return nil, fmt.Errorf("autoexpose: %s: %w", key, err)
+		return nil, fmt.Errorf("mcpdoor: Config.OpenAPI: %w", err)
 	}
 	return doc, nil
 }
@@ -83,37 +73,24 @@ func excludedByOpenAPI(doc *openapi.Document, t Tool) bool {
 }
 
 // unserved returns a report row for each POST operation of the document
-// that no route of the router serves, and logs a warning for each: the
-// document and the router disagree.
-func (d *Door) unserved(doc *openapi.Document, rep *detector.Report) {
+// that no route of the router serves, and logs a warning for each (and for
+// each of the document's own warnings): the document and the router
+// disagree.
+func (b *builder) unserved(doc *openapi.Document, rep *detector.Report) {
 	if doc == nil {
 		return
 	}
 	for _, w := range doc.Warnings {
-		d.log.Warn("mcpdoor: " + w)
+		b.log.Warn("mcpdoor: " + w)
 	}
 	for _, op := range doc.Operations {
 		if op.Method != http.MethodPost || op.Exclude || rep.Route(op.Path) != nil {
 			continue
 		}
 		reason := fmt.Sprintf("the OpenAPI document describes it (line %d), but no route serves it", op.Line)
-		d.report = append(d.report, ReportRow{Route: "POST " + op.Path, Verdict: "unserved", Reason: reason})
-		d.log.Warn("mcpdoor: "+reason, "route", "POST "+op.Path)
+		b.report = append(b.report, ReportRow{Route: "POST " + op.Path, Verdict: "unserved", Reason: reason})
+		b.log.Warn("mcpdoor: "+reason, "route", "POST "+op.Path)
 	}
-}
-
-// openAPITools returns a tool for each POST operation of an OpenAPI
-// document (JSON or YAML) that is not marked x-mcp-exclude, in the
-// document's order: for Wrap, which serves a plain http.Handler without a
-// route table, each tool as a replay of POST <path>. See documentTools; for
-// a Config, loadOpenAPI then documentTools reads Config.OpenAPI or the
-// mcp.openapi file alike.
-func openAPITools(data []byte) ([]Tool, error) {
-	doc, err := openapi.Load(data)
-	if err != nil {
-		return nil, fmt.Errorf("autoexpose: %w", err)
-	}
-	return documentTools(doc), nil
 }
 
 // documentTools returns a tool for each POST operation of doc that is not
@@ -143,9 +120,7 @@ func documentTools(doc *openapi.Document) []Tool {
 			Verdict:      detector.Replay,
 		}
 		fromOpenAPI(&t, op)
-		if t.Description == "" {
-			t.Description = t.Route
-		}
+		finishTool(&t)
 		if op.NoInput != "" {
 			t.note = "openapi: " + op.NoInput
 		}

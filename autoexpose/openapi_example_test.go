@@ -19,7 +19,7 @@ func ExampleConfig_openAPI() {
 	cfg := autoexpose.Config{
 		Name:               "shop",
 		ExposeToolsOverMCP: true,
-		MCP:                autoexpose.MCPConfig{Rollout: autoexpose.Bool(false), SessionSecret: autoexpose.Secrets{"an example secret of at least 32 bytes"}},
+		MCP:                autoexpose.MCPConfig{SessionSecret: []string{"an example secret of at least 32 bytes"}},
 		Logger:             slog.New(slog.DiscardHandler),
 		OpenAPI: []byte(`openapi: 3.1.0
 info: {title: shop, version: "1"}

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/mcpdoor/mcpdoor/internal/openapi"
 )
 
 // shopDoc describes a shop's routes. /order has a typed handler, /note a
@@ -82,7 +82,7 @@ func shopRouter() chi.Router {
 }
 
 func shopConfig(logs *bytes.Buffer) Config {
-	cfg := enabled(MCPConfig{Rollout: Bool(false)})
+	cfg := enabled(MCPConfig{})
 	cfg.OpenAPI = []byte(shopDoc)
 	cfg.Declared = map[string]Declaration{"note": {Input: SchemaFor[struct {
 		Body string `json:"body"`
@@ -101,7 +101,8 @@ func TestOpenAPITools(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]struct {
-		source, description, input, annotations string
+		source                          SchemaSource
+		description, input, annotations string
 	}{
 		"add_item": {SourceOpenAPI, "Add an item to the cart",
 			`{"type":"object","properties":{"sku":{"type":"string"},"quantity":{"type":["integer","null"],"minimum":1}},"required":["sku"]}`,
@@ -172,7 +173,7 @@ upload    POST /upload    direct    permissive  openapi: the request body is ima
 func TestOpenAPIExcludeNested(t *testing.T) {
 	r := chi.NewRouter()
 	r.Post("/admin/purge", ok)
-	cfg := enabled(MCPConfig{Rollout: Bool(false)})
+	cfg := enabled(MCPConfig{})
 	if _, err := Install(r, cfg); err == nil {
 		t.Fatal("a nested route was not refused")
 	}
@@ -191,7 +192,7 @@ func TestOpenAPIExcludeNested(t *testing.T) {
 // TestOpenAPIAnnotationsYAML: mcp.annotations set over the document's.
 func TestOpenAPIAnnotationsYAML(t *testing.T) {
 	cfg := shopConfig(nil)
-	cfg.MCP.Annotations = map[string]Annotations{"add_item": {Idempotent: Bool(true), Title: "Add"}}
+	cfg.MCP.Annotations = map[string]Annotations{"add_item": {Idempotent: ptr(true), Title: "Add"}}
 	door, err := Install(shopRouter(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -208,69 +209,31 @@ func TestOpenAPIAnnotationsYAML(t *testing.T) {
 // TestOpenAPIErrors: a document Install cannot use fails it, naming the
 // document and the place.
 func TestOpenAPIErrors(t *testing.T) {
-	dir := t.TempDir()
-	cases := []struct {
-		name string
-		set  func(*Config)
-		want string
-	}{
-		{"malformed", func(c *Config) {
-			c.OpenAPI = []byte("openapi: 3.1.0\npaths:\n  /add_item:\n    post:\n      requestBody: {$ref: '#/nope'}\n")
-		},
-			`autoexpose: Config.OpenAPI: openapi: line 5: #/paths/~1add_item/post/requestBody: the $ref "#/nope" points to nothing`},
-		{"no file", func(c *Config) { c.MCP.OpenAPI = filepath.Join(dir, "missing.yaml") },
-			"autoexpose: config: mcp.openapi: open " + filepath.Join(dir, "missing.yaml") + ": no such file or directory"},
-		{"both", func(c *Config) { c.OpenAPI = []byte(shopDoc); c.MCP.OpenAPI = "openapi.yaml" },
-			"autoexpose: config: mcp.openapi: set mcp.openapi or Config.OpenAPI, not both"},
+	cfg := enabled(MCPConfig{})
+	cfg.OpenAPI = []byte("openapi: 3.1.0\npaths:\n  /add_item:\n    post:\n      requestBody: {$ref: '#/nope'}\n")
+	_, err := Install(shopRouter(), cfg)
+	const want = `mcpdoor: Config.OpenAPI: openapi: line 5: #/paths/~1add_item/post/requestBody: the $ref "#/nope" points to nothing`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			cfg := enabled(MCPConfig{Rollout: Bool(false)})
-			c.set(&cfg)
-			_, err := Install(shopRouter(), cfg)
-			if err == nil || err.Error() != c.want {
-				t.Errorf("got %v\nwant %s", err, c.want)
-			}
-		})
-	}
-}
-
-// TestOpenAPIFile: mcp.openapi names a file relative to the config file.
-func TestOpenAPIFile(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "api"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "api", "openapi.yaml"), []byte(shopDoc), 0o644)
-	os.WriteFile(filepath.Join(dir, "server.yaml"), []byte("name: shop\nexpose_tools_over_mcp: true\nmcp:\n  rollout: false\n  openapi: api/openapi.yaml\n"), 0o644)
-	cfg, err := LoadConfig(filepath.Join(dir, "server.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := filepath.Join(dir, "api", "openapi.yaml"); cfg.MCP.OpenAPI != want {
-		t.Errorf("mcp.openapi = %q, want %q", cfg.MCP.OpenAPI, want)
-	}
-	cfg.Logger = slog.New(slog.DiscardHandler)
-	door, err := Install(shopRouter(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tl := door.Tools()[0]; tl.Name != "add_item" || tl.SchemaSource != SourceOpenAPI {
-		t.Errorf("first tool %s from %s", tl.Name, tl.SchemaSource)
+	cfg.OpenAPI = []byte("swagger: '2.0'")
+	_, err = Install(shopRouter(), cfg)
+	if err == nil || err.Error() != "mcpdoor: Config.OpenAPI: openapi: line 1: #/swagger: Swagger 2.0 is not supported; convert the document to OpenAPI 3" {
+		t.Errorf("got %v", err)
 	}
 }
 
 // TestOpenAPIToolsForWrap: the document's POST operations as tools, for a
 // handler without a route table.
 func TestOpenAPIToolsForWrap(t *testing.T) {
-	tools, err := openAPITools([]byte(shopDoc))
+	doc, err := openapi.Load([]byte(shopDoc))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, tl := range tools {
+	for _, tl := range documentTools(doc) {
 		input, _ := json.Marshal(tl.InputSchema)
-		got = append(got, strings.Join([]string{tl.Name, tl.Route, tl.SchemaSource, tl.Description, string(input), tl.note}, " | "))
+		got = append(got, strings.Join([]string{tl.Name, tl.Route, string(tl.SchemaSource), tl.Description, string(input), tl.note}, " | "))
 		if tl.route != nil {
 			t.Errorf("%s has a route", tl.Name)
 		}
@@ -285,8 +248,5 @@ func TestOpenAPIToolsForWrap(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("tools:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	if _, err := openAPITools([]byte("swagger: '2.0'")); err == nil || err.Error() != "autoexpose: openapi: line 1: #/swagger: Swagger 2.0 is not supported; convert the document to OpenAPI 3" {
-		t.Errorf("got %v", err)
 	}
 }

@@ -61,7 +61,7 @@ func Progress(ctx context.Context, progress, total float64, message string) erro
 		Message:       message,
 	})
 	if err != nil {
-		return fmt.Errorf("autoexpose: progress: %w", err)
+		return fmt.Errorf("mcpdoor: progress: %w", err)
 	}
 	return nil
 }
@@ -89,7 +89,7 @@ var logLevels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error"
 func Log(ctx context.Context, level string, data any) error {
 	lvl := mcp.LoggingLevel(level) //lint:ignore SA1019 see logLevels
 	if !slices.Contains(logLevels, lvl) {
-		return fmt.Errorf("autoexpose: log: unknown level %q (want debug, info, notice, warning, error, critical, alert or emergency)", level)
+		return fmt.Errorf("mcpdoor: log: unknown level %q (want debug, info, notice, warning, error, critical, alert or emergency)", level)
 	}
 	c := mcpCallFrom(ctx)
 	if c == nil {
@@ -98,7 +98,7 @@ func Log(ctx context.Context, level string, data any) error {
 	//lint:ignore SA1019 logging stays in the protocol for the deprecation window, and clients use it
 	err := c.session.Log(ctx, &mcp.LoggingMessageParams{Level: lvl, Logger: c.tool, Data: data})
 	if err != nil {
-		return fmt.Errorf("autoexpose: log: %w", err)
+		return fmt.Errorf("mcpdoor: log: %w", err)
 	}
 	return nil
 }

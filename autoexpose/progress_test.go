@@ -25,7 +25,7 @@ func TestProgressHTTPDoor(t *testing.T) {
 	if errs[0] != nil || errs[1] != nil {
 		t.Errorf("Progress, Log: %v, %v; want nil, nil", errs[0], errs[1])
 	}
-	const want = `autoexpose: log: unknown level "verbose" (want debug, info, notice, warning, error, critical, alert or emergency)`
+	const want = `mcpdoor: log: unknown level "verbose" (want debug, info, notice, warning, error, critical, alert or emergency)`
 	if errs[2] == nil || errs[2].Error() != want {
 		t.Errorf("Log with an unknown level: %v, want %s", errs[2], want)
 	}

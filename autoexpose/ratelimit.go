@@ -2,13 +2,38 @@ package autoexpose
 
 import (
 	"cmp"
+	"fmt"
 	"math"
+	"net/http"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/time/rate"
 )
+
+// rateLimit returns the isError result refusing a call from session sid
+// over mcp.rate_limit, or nil when the call may go on. Only MCP calls
+// count; the HTTP door is not limited.
+func (c *calls) rateLimit(t *tool, sid string) *mcp.CallToolResult {
+	if c.limiter == nil {
+		return nil
+	}
+	ok, wait := c.limiter.allow(sid)
+	if ok {
+		return nil
+	}
+	wait = retryHint(wait)
+	return t.fail(fmt.Sprintf("Rate limit exceeded for this session; retry in %s.", wait),
+		ErrorInfo{
+			Code:         CodeRateLimited,
+			Message:      "the session has made more calls than mcp.rate_limit allows",
+			Status:       http.StatusTooManyRequests,
+			Effect:       EffectNotApplied,
+			RetryAfterMs: wait.Milliseconds(),
+		})
+}
 
 // maxBuckets bounds the rate limiter's memory: the number of sessions it
 // remembers. Beyond it, the sessions closest to a full bucket are forgotten

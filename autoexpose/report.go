@@ -18,8 +18,8 @@ type ReportRow struct {
 	// route's kind (catch-all, reserved, skipped) for the others.
 	Verdict string
 	Reason  string
-	// Schema is where an exposed tool's schema came from (SourceTyped, ...).
-	Schema string
+	// Schema is where an exposed tool's input schema came from.
+	Schema SchemaSource
 }
 
 // compareRows orders the report: tools by name, then the other routes by
@@ -45,7 +45,7 @@ func (d *Door) Report() []ReportRow { return d.report }
 func (d *Door) WriteReport(w io.Writer) error {
 	rows := [][]string{{"TOOL", "ROUTE", "VERDICT", "SCHEMA", "REASON"}}
 	for _, r := range d.report {
-		rows = append(rows, []string{r.Tool, r.Route, r.Verdict, r.Schema, r.Reason})
+		rows = append(rows, []string{r.Tool, r.Route, r.Verdict, string(r.Schema), r.Reason})
 	}
 	return table.Write(w, rows)
 }

@@ -2,19 +2,45 @@ package autoexpose
 
 import (
 	"encoding/json"
+	"fmt"
+	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mcpdoor/mcpdoor/internal/argcheck"
+	"github.com/mcpdoor/mcpdoor/internal/typeschema"
 )
 
-// Where a tool's schema came from, as the startup report says.
+// A SchemaSource says where a tool's input schema came from, as the
+// startup report shows it.
+type SchemaSource string
+
 const (
-	SourceDeclared   = "declared"
-	SourceTyped      = "typed"
-	SourceOpenAPI    = "openapi"
-	SourcePermissive = "permissive"
+	// SourceDeclared: Config.Declared or Config.CatchAll.
+	SourceDeclared SchemaSource = "declared"
+	// SourceTyped: the route's typed handler (Handler).
+	SourceTyped SchemaSource = "typed"
+	// SourceOpenAPI: the route's operation in Config.OpenAPI.
+	SourceOpenAPI SchemaSource = "openapi"
+	// SourcePermissive: nothing described the tool's input; any JSON
+	// object is accepted, and the route checks it.
+	SourcePermissive SchemaSource = "permissive"
 )
+
+// SchemaFor returns the JSON schema of the arguments a T is decoded from,
+// as the MCP SDK derives it (json and jsonschema struct tags), except that a
+// slice is an "array" and never null unless it is behind a pointer: a
+// required []string field requires an array, and *[]string also admits
+// null. As an output schema it is too strict for a value holding a nil
+// slice, which encoding/json writes as null. It panics if T has no schema
+// (a channel, a func), a setup mistake.
+func SchemaFor[T any]() *jsonschema.Schema {
+	s, err := typeschema.Input[T]()
+	if err != nil {
+		panic(fmt.Sprintf("mcpdoor: SchemaFor[%s]: %v", reflect.TypeFor[T](), err))
+	}
+	return s
+}
 
 // permissiveSchema accepts any JSON object: the input schema of a tool whose
 // handler carries none and for which none is declared.
@@ -60,70 +86,4 @@ func (r *resolver) of(s *jsonschema.Schema) (*argcheck.Schema, error) {
 	}
 	r.byPointer[s] = cs
 	return cs, nil
-}
-
-// ArgumentError is the answer to arguments that fail a tool's input schema:
-// an HTTP 422 whose JSON body names the fields, the same over both doors.
-// When several things are wrong, it names every missing required field
-// first; failing that, every unknown field; then a value of the wrong type;
-// then any other broken keyword, the first field in sorted order.
-type ArgumentError struct {
-	// Fields are the offending fields, as dotted paths ("city",
-	// "address.zip", "tags[]" for an item of tags, "scores.ada" for a key of
-	// the map scores); empty when the arguments as a whole are wrong.
-	Fields []string `json:"fields"`
-	// Detail says what is wrong, in words a model can act on.
-	Detail string `json:"detail"`
-}
-
-func (e *ArgumentError) Error() string { return "invalid arguments: " + e.Detail }
-
-// body is the JSON body of the 422 response.
-func (e *ArgumentError) body() []byte {
-	b, _ := json.Marshal(struct {
-		Error  string   `json:"error"`
-		Fields []string `json:"fields"`
-		Detail string   `json:"detail"`
-	}{"invalid arguments", e.fieldsOrEmpty(), e.Detail})
-	return b
-}
-
-func (e *ArgumentError) fieldsOrEmpty() []string {
-	if e.Fields == nil {
-		return []string{}
-	}
-	return e.Fields
-}
-
-// checkArgs checks a call's arguments against the tool's input schema. A
-// typed handler called directly checks them itself, against the same schema
-// and with the same 422, so they are checked here only when they are not
-// JSON at all (which MCP cannot carry, but a caller of Door.call could).
-func (t *tool) checkArgs(args []byte) *ArgumentError {
-	if t.selfChecking && json.Valid(args) {
-		return nil
-	}
-	return validateArgs(t.resolved, args)
-}
-
-// validateArgs checks JSON arguments against a compiled input schema.
-func validateArgs(cs *argcheck.Schema, args []byte) *ArgumentError {
-	var v any
-	if err := json.Unmarshal(args, &v); err != nil {
-		return notJSON(err)
-	}
-	return checkValue(cs, v)
-}
-
-// notJSON is the ArgumentError of arguments that do not decode.
-func notJSON(err error) *ArgumentError {
-	return &ArgumentError{Detail: "arguments are not valid JSON: " + err.Error()}
-}
-
-// checkValue checks decoded JSON arguments against a compiled input schema.
-func checkValue(cs *argcheck.Schema, v any) *ArgumentError {
-	if f := cs.Check(v); f != nil {
-		return &ArgumentError{Fields: f.Fields, Detail: f.Detail}
-	}
-	return nil
 }

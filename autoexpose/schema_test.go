@@ -104,7 +104,7 @@ func TestInstallSchemaErrors(t *testing.T) {
 			if err := json.Unmarshal([]byte(c.schema), &s); err != nil {
 				t.Fatal(err)
 			}
-			cfg := enabled(MCPConfig{Rollout: Bool(false)})
+			cfg := enabled(MCPConfig{})
 			cfg.Declared = map[string]Declaration{"note": {Input: &s}}
 			_, err := Install(rolloutRouter(func(r chi.Router) { r.Post("/note", ok) }), cfg)
 			if err == nil || err.Error() != c.want {

@@ -19,20 +19,20 @@ func (d *Door) newServer() *mcp.Server {
 	for _, name := range d.names {
 		t := d.tools[name]
 		s.AddTool(t.mcpTool(), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return d.call(ctx, t, req), nil
+			return d.calls.call(ctx, t, req), nil
 		})
 	}
 	s.AddReceivingMiddleware(d.middleware)
 	return s
 }
 
-// newHandler serves the Streamable HTTP transport: stateless, or with
-// sessions that close after idle_timeout without a request (see policy.go).
-func (d *Door) newHandler(m *MCPConfig) http.Handler {
+// transport serves the Streamable HTTP transport: stateless, or with
+// sessions that close after idle_timeout without a request (see endpoint.go).
+func (d *Door) transport(m *MCPConfig) http.Handler {
 	opts := &mcp.StreamableHTTPOptions{
 		Stateless:           !m.stateful(),
 		MaxRequestBodyBytes: m.maxBodyBytes(),
-		// The guard (origin.go) checks Host, with mcp.allowed_hosts.
+		// The guard (guard.go) checks Host, with mcp.allowed_hosts.
 		DisableLocalhostProtection: true,
 	}
 	if m.stateful() {
@@ -111,4 +111,25 @@ func (d *Door) unknownTool(name string) error {
 		Code:    jsonrpc.CodeInvalidParams,
 		Message: fmt.Sprintf("unknown tool %q; available tools: %s", name, strings.Join(d.names, ", ")),
 	}
+}
+
+// listFor narrows a tools/list result to what the caller's session token
+// allows (see rollout.Contract.Visible): no token, or an invalid one, sees
+// every tool.
+func (d *Door) listFor(header http.Header, res *mcp.ListToolsResult) *mcp.ListToolsResult {
+	if d.calls.contract == nil {
+		return res
+	}
+	visible := d.calls.contract.Visible(header)
+	if visible == nil {
+		return res
+	}
+	narrowed := *res
+	narrowed.Tools = make([]*mcp.Tool, 0, len(res.Tools))
+	for _, t := range res.Tools {
+		if visible(t.Name) {
+			narrowed.Tools = append(narrowed.Tools, t)
+		}
+	}
+	return &narrowed
 }

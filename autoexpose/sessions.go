@@ -42,7 +42,7 @@ func (m *MCPConfig) keys() (keys token.Keys, random bool, err error) {
 		key = "mcp.session_secret_env"
 		v, ok := os.LookupEnv(m.SessionSecretEnv)
 		if !ok || strings.TrimSpace(v) == "" {
-			return token.Keys{}, false, fmt.Errorf("autoexpose: config: %s: environment variable %s is not set", key, m.SessionSecretEnv)
+			return token.Keys{}, false, fmt.Errorf("mcpdoor: config: %s: environment variable %s is not set", key, m.SessionSecretEnv)
 		}
 		secrets = strings.Split(v, ",")
 	}
@@ -55,7 +55,17 @@ func (m *MCPConfig) keys() (keys token.Keys, random bool, err error) {
 	}
 	keys, err = token.NewKeys(raw...)
 	if err != nil {
-		return token.Keys{}, false, fmt.Errorf("autoexpose: config: %s: %w", key, err)
+		return token.Keys{}, false, fmt.Errorf("mcpdoor: config: %s: %w", key, err)
 	}
 	return keys, false, nil
+}
+
+// sessionManager is the Door's session manager: the config's, or one of its
+// own for a server without sessions, so that tokens still name a session.
+func sessionManager(cfg *Config) (*session.Manager, error) {
+	if cfg.Sessions != nil {
+		return cfg.Sessions, nil
+	}
+	c := *cfg
+	return c.UseSessions()
 }

@@ -15,8 +15,7 @@ import (
 // output, for one local client that starts the server itself (Claude Code
 // after "claude mcp add weather -- ./weather -stdio", an IDE): the same
 // tools, schemas, dispatch and results as Install, in one implicit session,
-// with no session token needed (mcp.require_token defaults to false here;
-// true is refused, since stdio carries no header for a token). It does not
+// with no session token needed (stdio carries no header for a token). It does not
 // change r: nothing is mounted or wrapped, and the HTTP routes are not
 // served. A process runs one ServeStdio at a time.
 //
@@ -36,23 +35,25 @@ import (
 // it is closed: no portable way interrupts a read of a blocking stdin.
 func ServeStdio(ctx context.Context, r chi.Router, cfg Config) error {
 	if !cfg.ExposeToolsOverMCP {
-		return errors.New("autoexpose: ServeStdio: expose_tools_over_mcp is false; there is nothing to serve")
+		return errors.New("mcpdoor: ServeStdio: expose_tools_over_mcp is false; there is nothing to serve")
 	}
-	if cfg.MCP.RequireToken != nil && *cfg.MCP.RequireToken {
-		return errors.New("autoexpose: config: mcp.require_token: true cannot be met over stdio, which carries no header for a session token; remove the key or set it to false")
+	b, err := newBuilder(&cfg)
+	if err != nil {
+		return err
 	}
-	cfg.MCP.RequireToken = Bool(false)
-	d, err := build(r, cfg)
+	// Stdio carries no header for a session token: every call is the local
+	// client's, in one implicit session.
+	b.stdio = true
+	d, _, err := b.build(r)
 	if err != nil {
 		return err
 	}
 	out, restore, err := redirectStdout()
 	if err != nil {
-		return fmt.Errorf("autoexpose: ServeStdio: %w", err)
+		return fmt.Errorf("mcpdoor: ServeStdio: %w", err)
 	}
 	defer restore()
-	d.logRoutes()
-	d.log.Info("mcpdoor: serving MCP over stdio", "server", d.name, "tools", len(d.names))
+	d.announce("over stdio")
 	return d.serveIO(ctx, io.NopCloser(os.Stdin), out)
 }
 
@@ -75,7 +76,7 @@ func (d *Door) serveIO(ctx context.Context, in io.ReadCloser, out io.Writer) err
 		return ctx.Err()
 	}
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
-		return fmt.Errorf("autoexpose: stdio: %w", err)
+		return fmt.Errorf("mcpdoor: stdio: %w", err)
 	}
 	return nil
 }

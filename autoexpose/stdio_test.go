@@ -14,17 +14,28 @@ import (
 	"go.uber.org/goleak"
 )
 
+// stdioDoor builds the Door ServeStdio would serve, for r and cfg.
+func stdioDoor(t *testing.T, r chi.Router, cfg Config) *Door {
+	t.Helper()
+	b, err := newBuilder(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.stdio = true
+	d, _, err := b.build(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // TestServeIO: the stdio session serves the same tools as the HTTP door,
 // tokenless, and ends cleanly with its input (nil) or with its context
 // (the context's error), leaving no goroutine behind.
 func TestServeIO(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	r := rolloutRouter(func(r chi.Router) { r.Method("POST", "/get_weather", Handler(getWeather)) })
-	cfg := enabled(MCPConfig{RequireToken: Bool(false)})
-	d, err := build(r, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := stdioDoor(t, r, enabled(MCPConfig{}))
 	for _, end := range []string{"input", "context"} {
 		t.Run(end, func(t *testing.T) {
 			inR, inW := io.Pipe()
@@ -72,9 +83,7 @@ func TestServeStdioRefuses(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{"flag off", Config{}, "autoexpose: ServeStdio: expose_tools_over_mcp is false; there is nothing to serve"},
-		{"require_token", enabled(MCPConfig{RequireToken: Bool(true)}),
-			"autoexpose: config: mcp.require_token: true cannot be met over stdio, which carries no header for a session token; remove the key or set it to false"},
+		{"flag off", Config{}, "mcpdoor: ServeStdio: expose_tools_over_mcp is false; there is nothing to serve"},
 		{"a refused route", enabled(MCPConfig{}), `mcpdoor: POST /a/b: tool name "a/b" does not match`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -102,10 +111,7 @@ func TestServeIOCancelsCalls(t *testing.T) {
 			}
 		})
 	})
-	d, err := build(r, enabled(MCPConfig{RequireToken: Bool(false)}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := stdioDoor(t, r, enabled(MCPConfig{}))
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())

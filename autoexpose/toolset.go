@@ -2,75 +2,60 @@ package autoexpose
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 )
 
-// CatchAll is the router's catch-all dispatcher, a POST /{param} route that
-// serves many tools by name. It is not a tool itself: the Tools hook appends
-// the tools it backs with Tool.
-type CatchAll struct {
+// A dispatcher is the router's catch-all route, POST /{param}, which serves
+// the tools of Config.CatchAll by name; for Wrap, the wrapped handler.
+type dispatcher struct {
 	route *detector.Route
-	// wrapped: the whole handler given to Wrap, rather than a route.
-	wrapped bool
 	// router is the router the dispatcher is a route of (nil for Wrap):
 	// where Install looks for other routes a tool name would shadow.
 	router chi.Routes
 }
 
-// Pattern returns the dispatcher's route pattern, such as "/{tool}".
-func (c *CatchAll) Pattern() string { return c.route.Pattern }
-
-// Tool returns a tool that the catch-all serves: a call is dispatched as
-// POST /<name> to the dispatcher's route, with its path parameter set to name,
-// directly or through the router like any other route. name must satisfy
-// the tool name rule (Install checks), so it can never reach another route.
-// A nil CatchAll (the router has none) returns a tool that Install refuses.
-func (c *CatchAll) Tool(name string, input *jsonschema.Schema, description string) Tool {
-	t := Tool{Name: name, Description: description, InputSchema: input, SchemaSource: SourceDeclared}
-	if c == nil {
-		return t
-	}
-	t.route = c.route
-	t.Route, t.Verdict, t.Reasons = c.route.Method+" "+c.route.Pattern, c.route.Verdict, c.route.Reasons
-	if input == nil {
-		t.InputSchema, t.SchemaSource = permissiveSchema(), SourcePermissive
-	}
-	return t
-}
-
-// toolset decides the exposed tools: the harvested ones, through the Tools
-// hook, narrowed by mcp.exclude, the OpenAPI document's x-mcp-exclude and
-// mcp.tools, with the YAML's annotations; then checks the result. It returns
-// the tools that passed, and every refusal.
-func (d *Door) toolset(harvested []Tool, catchall *CatchAll, cfg *Config, doc *openapi.Document) ([]Tool, []error) {
-	tools := harvested
-	if cfg.Tools != nil {
-		tools = cfg.Tools(slices.Clone(harvested), catchall)
-		for _, h := range harvested {
-			if !slices.ContainsFunc(tools, func(t Tool) bool { return t.route == h.route && t.Name == h.Name }) {
-				d.report = append(d.report, ReportRow{Tool: h.Name, Route: h.Route, Verdict: "excluded", Reason: "dropped by the Tools hook"})
-			}
+// toolset decides the exposed tools: the harvested route tools and the
+// catch-all tools of Config.CatchAll, less those mcp.exclude, the OpenAPI
+// document's x-mcp-exclude or mcp.include keep off MCP, with the YAML's
+// annotations over them. It refuses (in b.errs) every tool that cannot be
+// served, and every entry of Config.Declared, Config.CatchAll,
+// mcp.include, mcp.exclude and mcp.annotations that names no tool: a typo
+// must not leave a tool exposed, or silently hide one.
+func (b *builder) toolset(harvested []Tool, disp *dispatcher, doc *openapi.Document) []Tool {
+	cfg, m := b.cfg, &b.cfg.MCP
+	tools := slices.Clone(harvested)
+	switch {
+	case disp != nil:
+		tools = append(tools, catchAllTools(disp.route, cfg.CatchAll)...)
+		if len(cfg.CatchAll) == 0 && disp.router != nil {
+			b.log.Warn("mcpdoor: the catch-all dispatcher serves no MCP tool; its tools stay HTTP-only (declare them in Config.CatchAll)",
+				"route", "POST "+disp.route.Pattern)
 		}
+	case len(cfg.CatchAll) > 0:
+		b.errs = append(b.errs, &detector.RefusedError{
+			Reason: fmt.Sprintf("Config.CatchAll declares %s, but the router has no catch-all dispatcher (a POST /{tool} route) to serve them",
+				quoted(slices.Sorted(maps.Keys(cfg.CatchAll)))),
+			Fix: "add the dispatcher route, or serve each tool at a route of its own (POST /<name>) and describe it in Config.Declared",
+		})
 	}
+	b.unknownNames(harvested, tools)
 
-	m := &cfg.MCP
 	var kept []Tool
 	for _, t := range tools {
 		switch {
-		case matches(t.Name, m.Exclude):
-			d.report = append(d.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "mcp.exclude"})
+		case slices.ContainsFunc(m.Exclude, func(e string) bool { return matches(t.Name, e) }):
+			b.report = append(b.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "mcp.exclude"})
 		case excludedByOpenAPI(doc, t):
-			d.report = append(d.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "x-mcp-exclude"})
-		case len(m.Tools) > 0 && !matches(t.Name, m.Tools):
-			d.report = append(d.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "not in mcp.tools"})
+			b.report = append(b.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "x-mcp-exclude"})
+		case len(m.Include) > 0 && !slices.ContainsFunc(m.Include, func(e string) bool { return matches(t.Name, e) }):
+			b.report = append(b.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "not in mcp.include"})
 		default:
 			if a, ok := m.Annotations[t.Name]; ok {
 				t.Annotations = a.apply(t.Annotations)
@@ -78,56 +63,87 @@ func (d *Door) toolset(harvested []Tool, catchall *CatchAll, cfg *Config, doc *o
 			kept = append(kept, t)
 		}
 	}
-	kept, errs := checkTools(kept, catchall, m.path())
-	if catchall != nil && !catchall.wrapped && !slices.ContainsFunc(kept, func(t Tool) bool { return t.route == catchall.route }) {
-		d.log.Warn("mcpdoor: a catch-all dispatcher backs no MCP tool; its tools stay HTTP-only (append them in the Tools hook with catchall.Tool)",
-			"route", "POST "+catchall.route.Pattern)
-	}
-	return kept, errs
+	return b.check(kept, disp)
 }
 
-// checkTools refuses tools that cannot be served: without a route, refused by
-// the detector, outside the name rule, reserved, duplicated, or — for a
-// catch-all tool — named like the MCP endpoint (mcpPath) or like another
-// route of the router. It returns the others.
-func checkTools(tools []Tool, catchall *CatchAll, mcpPath string) (ok []Tool, errs []error) {
+// unknownNames refuses each name in the config that names no tool: in
+// Config.Declared (a route's tool), mcp.include, mcp.exclude and
+// mcp.annotations (any tool). Config.CatchAll's names are the catch-all
+// tools themselves.
+func (b *builder) unknownNames(harvested, all []Tool) {
+	names := func(ts []Tool) []string {
+		out := make([]string, len(ts))
+		for i, t := range ts {
+			out[i] = t.Name
+		}
+		return out
+	}
+	routeTools, allTools := names(harvested), names(all)
+	refuse := func(key, name string, known []string, fix string) {
+		reason := fmt.Sprintf("%s names %q, which is no tool of this server", key, name)
+		if near := nearest(name, known); near != "" {
+			reason += fmt.Sprintf(" (did you mean %q?)", near)
+		}
+		b.errs = append(b.errs, &detector.RefusedError{Reason: reason, Fix: fix})
+	}
+	cfg, m := b.cfg, &b.cfg.MCP
+	for _, name := range slices.Sorted(maps.Keys(cfg.Declared)) {
+		if slices.Contains(routeTools, name) {
+			continue
+		}
+		fix := "name a tool the router serves as POST /<name> (the report lists them)"
+		if slices.Contains(allTools, name) {
+			fix = "describe a catch-all tool in Config.CatchAll, not in Config.Declared"
+		}
+		refuse("Config.Declared", name, routeTools, fix)
+	}
+	for _, list := range []struct {
+		key     string
+		entries []string
+	}{{"mcp.include", m.Include}, {"mcp.exclude", m.Exclude}} {
+		for _, e := range list.entries {
+			if !slices.ContainsFunc(allTools, func(n string) bool { return matches(n, e) }) {
+				refuse(list.key, e, allTools, "fix the name, or remove it")
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(m.Annotations)) {
+		if !slices.Contains(allTools, name) {
+			refuse("mcp.annotations", name, allTools, "fix the name, or remove its entry")
+		}
+	}
+}
+
+// check refuses (in b.errs) the tools that cannot be served: refused by the
+// detector, outside the name rule, reserved, duplicated, or a catch-all
+// tool whose name another route serves (or the MCP endpoint's). It returns
+// the others.
+func (b *builder) check(tools []Tool, disp *dispatcher) (ok []Tool) {
 	seen := make(map[string]string)
 	refused := make(map[*detector.Route]bool) // report a refused route once
+	mcpPath := b.cfg.MCP.path()
 	for _, t := range tools {
-		route := t.Route
-		if route == "" {
-			route = "tool " + t.Name
-		}
 		refuse := func(reason, fix string) {
-			errs = append(errs, &detector.RefusedError{Route: route, Reason: reason, Fix: fix})
+			b.errs = append(b.errs, &detector.RefusedError{Route: t.Route, Reason: reason, Fix: fix})
 		}
-		byCatchAll := t.route != nil && t.route.Kind == detector.CatchAll
+		byCatchAll := t.route.Kind == detector.CatchAll
 		var shadowed []string // other routes at /<name>
-		if byCatchAll && catchall != nil && catchall.router != nil && detector.ValidName(t.Name) == nil {
-			shadowed = detector.RoutesAt(catchall.router, "/"+t.Name)
+		if byCatchAll && disp != nil && disp.router != nil && detector.ValidName(t.Name) == nil {
+			shadowed = detector.RoutesAt(disp.router, "/"+t.Name)
 		}
 		switch first, dup := seen[t.Name]; {
-		case t.route == nil:
-			refuse(fmt.Sprintf("tool %q has no route to serve it", t.Name),
-				"return a harvested tool, or make it with catchall.Tool (the router needs a POST /{tool} route)")
-		case t.route.Kind == detector.Tool && t.Name != t.route.Name:
-			refuse(fmt.Sprintf("the Tools hook renamed the tool %q to %q; a route's tool keeps the route's name", t.route.Name, t.Name),
-				"keep the name, or serve the tool at a route of that name")
 		case t.route.Verdict == detector.Refused:
 			if !refused[t.route] {
-				errs = append(errs, t.route.Refusal())
+				b.errs = append(b.errs, t.route.Refusal())
 			}
 			refused[t.route] = true
 		case detector.ValidName(t.Name) != nil:
 			refuse(detector.ValidName(t.Name).Error(), "name the tool with letters, digits, '_' and '-' only, at most 64 characters")
-		case detector.IsReserved(t.Name):
-			refuse(fmt.Sprintf("tool name %q is reserved (%v are the rollout contract's routes and the MCP endpoint)", t.Name, detector.Reserved),
-				"give the tool another name")
 		case byCatchAll && "/"+t.Name == mcpPath:
 			refuse(fmt.Sprintf("tool name %q is the MCP endpoint's path (mcp.path: %s)", t.Name, mcpPath),
 				"give the tool another name, or set mcp.path to another path")
-		case dup:
-			refuse(fmt.Sprintf("tool name %q is also served by %s", t.Name, first), "give one of them another name, or drop one in the Tools hook")
+		case slices.Contains(b.reserved, t.Name):
+			refuse(fmt.Sprintf("tool name %q is reserved (%s)", t.Name, strings.Join(b.reserved, ", ")), "give the tool another name")
 		case len(shadowed) > 0:
 			routes, whose := "the route", "that route's"
 			if len(shadowed) > 1 {
@@ -135,45 +151,61 @@ func checkTools(tools []Tool, catchall *CatchAll, mcpPath string) (ok []Tool, er
 			}
 			refuse(fmt.Sprintf("catch-all tool %q has the path of %s %s, which the HTTP door serves with %s own middlewares; a call through the dispatcher would skip them",
 				t.Name, routes, strings.Join(shadowed, ", "), whose),
-				"give the catch-all tool another name, or drop it in the Tools hook")
+				"give the catch-all tool another name in Config.CatchAll")
+		case dup:
+			refuse(fmt.Sprintf("tool name %q is also served by %s", t.Name, first), "give one of them another name, or keep one off MCP with mcp.exclude")
 		default:
-			seen[t.Name] = route
+			seen[t.Name] = t.Route
 			ok = append(ok, t)
 		}
 	}
-	return ok, errs
+	return ok
 }
 
-// Annotations are the MCP tool annotations the YAML sets for one tool
-// (mcp.annotations). Unset fields keep what the code said.
-type Annotations struct {
-	Title       string `yaml:"title"`
-	ReadOnly    *bool  `yaml:"read_only"`
-	Destructive *bool  `yaml:"destructive"`
-	Idempotent  *bool  `yaml:"idempotent"`
-	OpenWorld   *bool  `yaml:"open_world"`
+// quoted writes names as "a", "b" and "c".
+func quoted(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	switch len(q) {
+	case 0:
+		return ""
+	case 1:
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
 
-// apply returns base with a's fields set over it.
-func (a Annotations) apply(base *mcp.ToolAnnotations) *mcp.ToolAnnotations {
-	var out mcp.ToolAnnotations
-	if base != nil {
-		out = *base
+// nearest returns the name of known closest to name by edit distance, when
+// it is close enough to be a likely typo, or "".
+func nearest(name string, known []string) string {
+	best, bestDist := "", len(name)/3+1
+	for _, k := range known {
+		if d := editDistance(name, k); d < bestDist || d == bestDist && best != "" && k < best {
+			best, bestDist = k, d
+		}
 	}
-	if a.Title != "" {
-		out.Title = a.Title
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
 	}
-	if a.ReadOnly != nil {
-		out.ReadOnlyHint = *a.ReadOnly
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
 	}
-	if a.Destructive != nil {
-		out.DestructiveHint = a.Destructive
-	}
-	if a.Idempotent != nil {
-		out.IdempotentHint = *a.Idempotent
-	}
-	if a.OpenWorld != nil {
-		out.OpenWorldHint = a.OpenWorld
-	}
-	return &out
+	return prev[len(b)]
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// hookRouter has two tool routes, a harness-only route and a catch-all.
-func hookRouter() chi.Router {
+// catchAllRouter has two tool routes, a harness-only route and a catch-all.
+func catchAllRouter() chi.Router {
 	return rolloutRouter(func(r chi.Router) {
 		r.Method("POST", "/get_weather", Handler(getWeather, Annotate(mcp.ToolAnnotations{ReadOnlyHint: true})))
 		r.Post("/end_session", ok)
@@ -24,49 +24,33 @@ var sendSchema = SchemaFor[struct {
 	To string `json:"to"`
 }]()
 
-// TestToolsHook: the hook keeps, drops, changes and appends tools; Install
-// checks what it returns.
-func TestToolsHook(t *testing.T) {
-	drop := func(name string, ts []Tool) []Tool {
-		var out []Tool
-		for _, t := range ts {
-			if t.Name != name {
-				out = append(out, t)
-			}
-		}
-		return out
-	}
+// TestCatchAllTools: Config.CatchAll declares the tools the catch-all
+// dispatcher serves; Install checks each name.
+func TestCatchAllTools(t *testing.T) {
 	cases := []struct {
-		name    string
-		hook    func([]Tool, *CatchAll) []Tool
-		want    string // the exposed tools
-		wantErr string
+		name     string
+		catchAll map[string]Declaration
+		exclude  []string
+		want     string // the exposed tools
+		wantErr  string
 	}{
-		{"nil hook keeps the harvest", nil, "end_session get_weather", ""},
-		{"identity", func(h []Tool, _ *CatchAll) []Tool { return h }, "end_session get_weather", ""},
-		{"drop a harness-only route", func(h []Tool, _ *CatchAll) []Tool { return drop("end_session", h) }, "get_weather", ""},
-		{"append catch-all tools", func(h []Tool, c *CatchAll) []Tool {
-			return append(drop("end_session", h), c.Tool("send_email", sendSchema, "Send an email."), c.Tool("list_inbox", nil, "List the inbox."))
-		}, "get_weather list_inbox send_email", ""},
-		{"nothing at all", func([]Tool, *CatchAll) []Tool { return nil }, "", ""},
-		{"invalid name", func(h []Tool, c *CatchAll) []Tool { return append(h, c.Tool("../seed_session", nil, "")) },
+		{"none", nil, nil, "end_session get_weather", ""},
+		{"declared", map[string]Declaration{"send_email": {Description: "Send an email.", Input: sendSchema}, "list_inbox": {}}, nil,
+			"end_session get_weather list_inbox send_email", ""},
+		{"a harness-only route kept off MCP", nil, []string{"end_session"}, "get_weather", ""},
+		{"invalid name", map[string]Declaration{"../seed_session": {}}, nil,
 			"", `mcpdoor: POST /{tool}: tool name "../seed_session" does not match ^[A-Za-z0-9_-]+$; fix: name the tool with letters, digits, '_' and '-' only, at most 64 characters`},
-		{"encoded separator", func(h []Tool, c *CatchAll) []Tool { return append(h, c.Tool("a%2Fb", nil, "")) },
-			"", `tool name "a%2Fb" does not match`},
-		{"reserved", func(h []Tool, c *CatchAll) []Tool { return append(h, c.Tool("verify", nil, "")) },
-			"", `mcpdoor: POST /{tool}: tool name "verify" is reserved ([aggregate_metrics mcp seed_session verify] are the rollout contract's routes and the MCP endpoint); fix: give the tool another name`},
-		{"duplicate", func(h []Tool, c *CatchAll) []Tool { return append(h, c.Tool("get_weather", nil, "")) },
-			"", `mcpdoor: POST /{tool}: tool name "get_weather" is also served by POST /get_weather; fix: give one of them another name, or drop one in the Tools hook`},
-		{"a renamed route", func(h []Tool, _ *CatchAll) []Tool { h[0].Name = "ending"; return h },
-			"", `mcpdoor: POST /end_session: the Tools hook renamed the tool "end_session" to "ending"; a route's tool keeps the route's name`},
-		{"a tool with no route", func(h []Tool, _ *CatchAll) []Tool { return append(h, Tool{Name: "ghost"}) },
-			"", `mcpdoor: tool ghost: tool "ghost" has no route to serve it; fix: return a harvested tool, or make it with catchall.Tool`},
+		{"encoded separator", map[string]Declaration{"a%2Fb": {}}, nil, "", `tool name "a%2Fb" does not match`},
+		{"reserved", map[string]Declaration{"verify": {}}, nil,
+			"", `mcpdoor: POST /{tool}: tool name "verify" is reserved (aggregate_metrics, seed_session, verify, mcp); fix: give the tool another name`},
+		{"a route's name", map[string]Declaration{"get_weather": {}}, nil,
+			"", `mcpdoor: POST /{tool}: catch-all tool "get_weather" has the path of the route POST /get_weather, which the HTTP door serves with that route's own middlewares`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := enabled(MCPConfig{})
-			cfg.Tools = c.hook
-			door, err := Install(hookRouter(), cfg)
+			cfg := enabled(MCPConfig{Exclude: c.exclude})
+			cfg.CatchAll = c.catchAll
+			door, err := Install(catchAllRouter(), cfg)
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("got %v, want %q", err, c.wantErr)
@@ -81,6 +65,23 @@ func TestToolsHook(t *testing.T) {
 			}
 		})
 	}
+	t.Run("declared, described", func(t *testing.T) {
+		cfg := enabled(MCPConfig{})
+		cfg.CatchAll = map[string]Declaration{"send_email": {Description: "Send an email.", Input: sendSchema}, "list_inbox": {}}
+		door, err := Install(catchAllRouter(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, want := range map[string]string{
+			"send_email": "POST /{tool} | direct | declared | Send an email.",
+			"list_inbox": "POST /{tool} | direct | permissive | POST /list_inbox",
+		} {
+			tl := door.tools[name]
+			if got := strings.Join([]string{tl.Route, tl.Verdict.String(), string(tl.SchemaSource), tl.Description}, " | "); got != want {
+				t.Errorf("%s: %s, want %s", name, got, want)
+			}
+		}
+	})
 }
 
 // TestCatchAllNamedLikeRoute: a catch-all tool that another route serves by
@@ -92,10 +93,7 @@ func TestCatchAllNamedLikeRoute(t *testing.T) {
 	auth := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "unauthorized", http.StatusUnauthorized) })
 	}
-	onlyCatchAll := func(name string) func([]Tool, *CatchAll) []Tool {
-		return func(_ []Tool, c *CatchAll) []Tool { return []Tool{c.Tool(name, nil, "")} }
-	}
-	const fix = "; fix: give the catch-all tool another name, or drop it in the Tools hook"
+	const fix = "; fix: give the catch-all tool another name in Config.CatchAll"
 	cases := []struct {
 		name   string
 		routes func(r chi.Router)
@@ -122,7 +120,7 @@ func TestCatchAllNamedLikeRoute(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := rolloutRouter(func(r chi.Router) { c.routes(r); r.Post("/{tool}", ok) })
 			cfg := enabled(c.mcp)
-			cfg.Tools = onlyCatchAll(c.tool)
+			cfg.CatchAll = map[string]Declaration{c.tool: {}}
 			door, err := Install(r, cfg)
 			if err == nil {
 				t.Fatalf("Install succeeded: %+v", door.Report())
@@ -135,44 +133,24 @@ func TestCatchAllNamedLikeRoute(t *testing.T) {
 	t.Run("a parameter route of another method is no name", func(t *testing.T) {
 		r := rolloutRouter(func(r chi.Router) { r.Get("/{page}", ok); r.Mount("/", http.NotFoundHandler()); r.Post("/{tool}", ok) })
 		cfg := enabled(MCPConfig{})
-		cfg.Tools = onlyCatchAll("admin")
+		cfg.CatchAll = map[string]Declaration{"admin": {}}
 		if _, err := Install(r, cfg); err != nil {
 			t.Fatal(err)
 		}
 	})
 }
 
-func TestToolsHookNoCatchAll(t *testing.T) {
-	cfg := enabled(MCPConfig{})
-	var got *CatchAll
-	cfg.Tools = func(h []Tool, c *CatchAll) []Tool { got = c; return append(h, c.Tool("x", nil, "")) }
-	_, err := Install(rolloutRouter(func(r chi.Router) { r.Post("/t", ok) }), cfg)
-	if got != nil || err == nil || !strings.Contains(err.Error(), `tool "x" has no route to serve it`) {
-		t.Fatalf("catchall %v, err %v", got, err)
-	}
-}
-
-// TestDroppedRouteNotChecked: a route the hook or mcp.exclude drops is never
+// TestExcludedRouteNotChecked: a route mcp.exclude keeps off MCP is never
 // shape-checked, so a nested route can stay HTTP-only.
-func TestDroppedRouteNotChecked(t *testing.T) {
+func TestExcludedRouteNotChecked(t *testing.T) {
 	r := rolloutRouter(func(r chi.Router) { r.Post("/admin/reset", ok); r.Post("/t", ok) })
-	cfg := enabled(MCPConfig{})
-	cfg.Tools = func(h []Tool, _ *CatchAll) []Tool {
-		var out []Tool
-		for _, t := range h {
-			if t.Name != "admin/reset" {
-				out = append(out, t)
-			}
-		}
-		return out
-	}
-	door, err := Install(r, cfg)
+	door, err := Install(r, enabled(MCPConfig{Exclude: []string{"admin/reset"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
 	door.WriteReport(&b)
-	if !strings.Contains(b.String(), "admin/reset  POST /admin/reset   excluded  -           dropped by the Tools hook") {
+	if !strings.Contains(b.String(), "admin/reset  POST /admin/reset   excluded  -           mcp.exclude") {
 		t.Errorf("report:\n%s", b.String())
 	}
 }
@@ -181,17 +159,17 @@ func TestUnusedCatchAllWarns(t *testing.T) {
 	var logs bytes.Buffer
 	cfg := enabled(MCPConfig{})
 	cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: dropTime}))
-	if _, err := Install(hookRouter(), cfg); err != nil {
+	if _, err := Install(catchAllRouter(), cfg); err != nil {
 		t.Fatal(err)
 	}
-	want := `level=WARN msg="mcpdoor: a catch-all dispatcher backs no MCP tool; its tools stay HTTP-only (append them in the Tools hook with catchall.Tool)" route="POST /{tool}"`
+	want := `level=WARN msg="mcpdoor: the catch-all dispatcher serves no MCP tool; its tools stay HTTP-only (declare them in Config.CatchAll)" route="POST /{tool}"`
 	if !strings.Contains(logs.String(), want) {
 		t.Errorf("log:\n%s", logs.String())
 	}
 }
 
-// TestAnnotations: from the typed adapter, the hook and the YAML, in that
-// order of precedence (last wins), and the effect of a read-only failure.
+// TestAnnotations: the YAML's annotations win over a declaration's, which
+// win over the typed handler's; and the effect of a read-only failure.
 func TestAnnotations(t *testing.T) {
 	cfg, err := ParseConfig([]byte(`
 name: test
@@ -205,10 +183,8 @@ mcp:
 		t.Fatal(err)
 	}
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	cfg.Tools = func(h []Tool, c *CatchAll) []Tool {
-		return append(h, c.Tool("send_email", sendSchema, "Send."))
-	}
-	door, err := Install(hookRouter(), cfg)
+	cfg.CatchAll = map[string]Declaration{"send_email": {Input: sendSchema, Annotations: &mcp.ToolAnnotations{Title: "Send"}}}
+	door, err := Install(catchAllRouter(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +195,7 @@ mcp:
 	for name, want := range map[string]string{
 		"get_weather": `{"idempotentHint":false,"readOnlyHint":true}`,
 		"end_session": `{"destructiveHint":true,"idempotentHint":true,"readOnlyHint":false,"title":"End the session"}`,
-		"send_email":  `{"idempotentHint":false,"openWorldHint":true,"readOnlyHint":false}`,
+		"send_email":  `{"idempotentHint":false,"openWorldHint":true,"readOnlyHint":false,"title":"Send"}`,
 	} {
 		if got := ann(name); got != want {
 			t.Errorf("%s: %s, want %s", name, got, want)
@@ -230,28 +206,47 @@ mcp:
 	}
 }
 
-// TestMatches: an allow-list or exclude entry matches a tool name in full, or
+// TestMatches: an include or exclude entry matches a tool name in full, or
 // the name's suffix after its last "__".
 func TestMatches(t *testing.T) {
 	cases := []struct {
-		name string
-		list []string
-		want bool
+		name  string
+		entry string
+		want  bool
 	}{
-		{"get_weather", []string{"get_weather"}, true},
-		{"get_weather", []string{"weather"}, false},
-		{"finance__get_quote", []string{"get_quote"}, true},
-		{"finance__get_quote", []string{"finance__get_quote"}, true},
-		{"finance__get_quote", []string{"finance"}, false},
-		{"a__b__c", []string{"c"}, true},
-		{"a__b__c", []string{"b__c"}, false},
-		{"get_quote", []string{"finance__get_quote"}, false},
-		{"get_weather", nil, false},
-		{"x", []string{"", "y", "x"}, true},
+		{"get_weather", "get_weather", true},
+		{"get_weather", "weather", false},
+		{"finance__get_quote", "get_quote", true},
+		{"finance__get_quote", "finance__get_quote", true},
+		{"finance__get_quote", "finance", false},
+		{"a__b__c", "c", true},
+		{"a__b__c", "b__c", false},
+		{"get_quote", "finance__get_quote", false},
+		{"get_weather", "", false},
 	}
 	for _, c := range cases {
-		if got := matches(c.name, c.list); got != c.want {
-			t.Errorf("matches(%q, %q) = %v, want %v", c.name, c.list, got, c.want)
+		if got := matches(c.name, c.entry); got != c.want {
+			t.Errorf("matches(%q, %q) = %v, want %v", c.name, c.entry, got, c.want)
 		}
+	}
+}
+
+func TestNearest(t *testing.T) {
+	known := []string{"get_weather", "forecast", "list_cities"}
+	for name, want := range map[string]string{
+		"get_wether":   "get_weather",
+		"forcast":      "forecast",
+		"list_city":    "list_cities",
+		"delete_all":   "",
+		"x":            "",
+		"GET_WEATHER":  "",
+		"get_weather2": "get_weather",
+	} {
+		if got := nearest(name, known); got != want {
+			t.Errorf("nearest(%q) = %q, want %q", name, got, want)
+		}
+	}
+	if got := quoted([]string{"a", "b", "c"}); got != `"a", "b" and "c"` {
+		t.Errorf("quoted: %s", got)
 	}
 }

@@ -1,11 +1,16 @@
 package autoexpose
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
 
 	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/openapi"
+	"github.com/mcpdoor/mcpdoor/rollout"
 )
 
 // Wrap serves any http.Handler — an http.ServeMux, a framework without a
@@ -13,31 +18,36 @@ import (
 //
 //	mux := http.NewServeMux()
 //	mux.HandleFunc("POST /get_time", getTime)
-//	cfg.Tools = func(_ []autoexpose.Tool, h *autoexpose.CatchAll) []autoexpose.Tool {
-//		return []autoexpose.Tool{h.Tool("get_time", timeSchema, "The current time.")}
+//	cfg.CatchAll = map[string]autoexpose.Declaration{
+//		"get_time": {Description: "The current time.", Input: timeSchema},
 //	}
-//	handler, err := autoexpose.Wrap(mux, cfg)
+//	door, err := autoexpose.Wrap(mux, cfg)
+//	...
+//	http.ListenAndServe("127.0.0.1:8080", door)
 //
-// The tools come from the OpenAPI document (Config.OpenAPI or mcp.openapi:
-// each POST /<name> operation is a tool) and from cfg.Tools, whose catchall
-// stands for h: each tool made with catchall.Tool is served as POST /<name>
-// through h. Every call is
-// replayed through h, so every check h makes still runs. The wrapper serves
-// the MCP endpoint itself, adds the session token to POST /seed_session's
-// response and normalizes POST /verify's names (for a rollout server, the
-// default), and passes every other request to h unchanged.
+// The tools are the POST /<name> operations of the OpenAPI document
+// (Config.OpenAPI) and the tools of Config.CatchAll, for which h stands as
+// the dispatcher: each is served as POST /<name> through h. Every call is
+// replayed through h, so every check h makes still runs. The Door serves the
+// MCP endpoint itself and passes every other request to h unchanged.
 //
-// With expose_tools_over_mcp false, Wrap returns h itself. Otherwise the
-// handler it returns is a *Door, for its report. Install and Wrap share the
-// tool model, the result mapping and the gating of calls.
-func Wrap(h http.Handler, cfg Config) (http.Handler, error) {
+// The rollout contract is on when h serves POST /seed_session and POST
+// /verify: a chi router's or an http.ServeMux's routes say so, as does the
+// OpenAPI document of any other handler. The Door then wraps those two routes and serves
+// /ng-rollout/<id>/<path> as /<path> (see package rollout).
+//
+// With expose_tools_over_mcp false, Wrap returns a Door that passes every
+// request to h. Install and Wrap share the tool model, the result mapping
+// and the gating of calls.
+func Wrap(h http.Handler, cfg Config) (*Door, error) {
 	if !cfg.ExposeToolsOverMCP {
-		return h, nil
+		warnDisabled(&cfg)
+		return &Door{wrapped: &wrapped{inner: h}}, nil
 	}
-	d, err := wrap(h, cfg)
+	d, err := wrap(h, &cfg)
 	if err != nil {
 		if degrade(&cfg, err) {
-			return h, nil
+			return &Door{degraded: err, wrapped: &wrapped{inner: h}}, nil
 		}
 		return nil, err
 	}
@@ -45,30 +55,50 @@ func Wrap(h http.Handler, cfg Config) (http.Handler, error) {
 	return d, nil
 }
 
+// wrapped is what a Door made by Wrap serves besides its endpoint: the
+// wrapped handler, and its /seed_session and /verify with the rollout
+// contract's wraps (nil while it is off).
+type wrapped struct {
+	inner  http.Handler
+	seed   http.Handler
+	verify http.Handler
+}
+
 // wrap builds the Door that serves h.
-func wrap(h http.Handler, cfg Config) (*Door, error) {
-	if err := cfg.Validate(); err != nil {
+func wrap(h http.Handler, cfg *Config) (*Door, error) {
+	b, err := newBuilder(cfg)
+	if err != nil {
 		return nil, err
 	}
-	d := newDoor(&cfg)
-	catchall := &CatchAll{wrapped: true, route: &detector.Route{
+	doc, err := loadOpenAPI(cfg)
+	if err != nil {
+		b.errs = append(b.errs, err)
+	}
+	serves := func(path string) bool { return wrappedServes(h, doc, path) }
+	on, err := rollout.Decide(cfg.MCP.Rollout, serves(rollout.SeedPath), serves(rollout.VerifyPath))
+	if err != nil {
+		b.errs = append(b.errs, err)
+	}
+	if on {
+		b.useRollout()
+	}
+	b.reserved = append(b.reserved, strings.TrimPrefix(cfg.MCP.path(), "/"))
+
+	replayReasons := []string{"a wrapped handler: every call replays through it"}
+	if cfg.Outer != nil {
+		replayReasons = append(replayReasons, outerReason)
+	}
+	disp := &dispatcher{route: &detector.Route{
 		Method:   http.MethodPost,
 		Pattern:  "/{tool}",
 		Kind:     detector.CatchAll,
 		Param:    "tool",
 		Endpoint: h,
 		Verdict:  detector.Replay,
-		Reasons:  []string{"a wrapped handler: every call replays through it"},
+		Reasons:  replayReasons,
 	}}
-	if cfg.Outer != nil {
-		catchall.route.Reasons = append(catchall.route.Reasons, outerReason)
-	}
-	doc, err := loadOpenAPI(&cfg)
-	if err != nil {
-		return nil, err
-	}
-	// The document's POST operations are the harvest: each served by h
-	// at its path.
+	// The document's POST operations are the harvest: each served by h at
+	// its path.
 	harvested := documentTools(doc)
 	for i := range harvested {
 		t := &harvested[i]
@@ -79,59 +109,69 @@ func wrap(h http.Handler, cfg Config) (*Door, error) {
 			Name:     t.Name,
 			Endpoint: h,
 			Verdict:  detector.Replay,
+			Reasons:  replayReasons,
 		}
-		if detector.ValidName(t.Name) != nil {
+		if err := detector.ValidName(t.Name); err != nil {
 			t.route.Verdict = detector.Refused
-			t.route.Reasons = []string{detector.ValidName(t.Name).Error()}
-			t.route.Fix = fmt.Sprintf("mark the operation x-mcp-exclude: true, or drop the tool in the Tools hook (mcp.exclude: [%q])", t.Name)
+			t.route.Reasons = []string{err.Error()}
+			t.route.Fix = fmt.Sprintf("mark the operation x-mcp-exclude: true, or keep it off MCP with mcp.exclude: [%q]", t.Name)
+		} else if t.Reasons == nil {
+			t.Reasons = replayReasons
 		}
 	}
-	tools, errs := d.toolset(harvested, catchall, &cfg, doc)
-	errs = append(errs, d.prepare(tools, replayTarget(&cfg, h), nil)...)
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	if len(tools) == 0 {
-		d.log.Warn("mcpdoor: Wrap serves no tools; declare them in the Tools hook with catchall.Tool")
-	}
-	if err := d.finish(&cfg); err != nil {
+	tools := b.toolset(harvested, disp, doc)
+	d, err := b.door(tools, replayTarget(cfg, h), nil)
+	if err != nil {
 		return nil, err
 	}
 	d.handler = d.endpoint(&cfg.MCP)
-	d.inner = h
-	if cfg.MCP.rollout() {
-		d.seedHandler = d.seed(h)
-		d.verifyHandler = d.verify(h)
+	d.wrapped = &wrapped{inner: h}
+	if c := d.calls.contract; c != nil {
+		d.wrapped.seed, d.wrapped.verify = c.Seed(h), c.Verify(h)
 	}
 	return d, nil
 }
 
-// ServeHTTP serves the Door: its MCP endpoint at its path (and path + "/"),
-// and, for a Door made by Wrap, every other request through the wrapped
-// handler, /seed_session and /verify with their wraps. For a rollout server
-// made by Wrap, /ng-rollout/<rollout_id>/<path> is served as /<path> (see
-// RolloutID). A disabled Door answers 404.
-func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if d.seedHandler != nil && rolloutIDFrom(r.Context()) == "" { // a rollout server made by Wrap; one prefix at most
-		path := r.URL.RawPath
-		if path == "" {
-			path = r.URL.Path
+// wrappedServes reports whether the wrapped handler h serves POST path: by
+// its routes, when it is a chi router or an http.ServeMux, or else by its
+// OpenAPI document.
+func wrappedServes(h http.Handler, doc *openapi.Document, path string) bool {
+	if r, ok := h.(chi.Routes); ok {
+		return r.Find(chi.NewRouteContext(), http.MethodPost, path) == path
+	}
+	if mux, ok := h.(*http.ServeMux); ok {
+		_, pattern := mux.Handler(&http.Request{Method: http.MethodPost, URL: &url.URL{Path: path}, Host: "localhost"})
+		_, p, _ := strings.Cut(pattern, " ")
+		if p == "" {
+			p = pattern
 		}
-		if id, rest, ok := splitRollout(path); ok {
-			d.ServeHTTP(w, unprefixed(r, r.Context(), id, rest))
-			return
+		return p == path
+	}
+	return postOperation(doc, path) != nil
+}
+
+// ServeHTTP serves the Door: its MCP endpoint at its path (and path + "/")
+// and, for a Door made by Wrap, every other request through the wrapped
+// handler, /seed_session and /verify with the rollout contract's wraps, and
+// /ng-rollout/<rollout_id>/<path> as /<path> (see package rollout). Any
+// other Door answers 404 to every other request.
+func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	wr := d.wrapped
+	if wr != nil && wr.seed != nil {
+		if unprefixed, ok := rollout.StripPrefix(r); ok {
+			r = unprefixed
 		}
 	}
 	switch p := r.URL.Path; {
 	case d.handler != nil && (p == d.path || p == d.path+"/"):
 		d.handler.ServeHTTP(w, r)
-	case d.inner == nil:
+	case wr == nil:
 		http.NotFound(w, r)
-	case r.Method == http.MethodPost && p == "/seed_session" && d.seedHandler != nil:
-		d.seedHandler.ServeHTTP(w, r)
-	case r.Method == http.MethodPost && p == "/verify" && d.verifyHandler != nil:
-		d.verifyHandler.ServeHTTP(w, r)
+	case r.Method == http.MethodPost && p == rollout.SeedPath && wr.seed != nil:
+		wr.seed.ServeHTTP(w, r)
+	case r.Method == http.MethodPost && p == rollout.VerifyPath && wr.verify != nil:
+		wr.verify.ServeHTTP(w, r)
 	default:
-		d.inner.ServeHTTP(w, r)
+		wr.inner.ServeHTTP(w, r)
 	}
 }

@@ -35,25 +35,26 @@ func serveReq(h http.Handler, method, path, body string) *httptest.ResponseRecor
 
 func TestWrap(t *testing.T) {
 	mux := muxFor(t)
-	t.Run("flag off returns the handler itself", func(t *testing.T) {
-		h, err := Wrap(mux, Config{})
-		if err != nil || h != http.Handler(mux) {
-			t.Fatalf("got %T %v", h, err)
+	t.Run("flag off passes every request to the handler", func(t *testing.T) {
+		door, err := Wrap(mux, Config{})
+		if err != nil || door.Enabled() {
+			t.Fatalf("got %v %v", door, err)
+		}
+		for _, path := range []string{"/health", "/mcp"} {
+			got, want := serveReq(door, "GET", path, ""), serveReq(mux, "GET", path, "")
+			if got.Code != want.Code || got.Body.String() != want.Body.String() {
+				t.Errorf("GET %s: %d %q, want %d %q", path, got.Code, got.Body, want.Code, want.Body)
+			}
 		}
 	})
 
-	cfg := enabled(MCPConfig{SessionSecret: Secrets{"a wrap test secret of at least 32 bytes"}})
-	cfg.Tools = func(harvested []Tool, mux *CatchAll) []Tool {
-		if harvested != nil {
-			t.Errorf("Wrap harvested %v", harvested)
-		}
-		return []Tool{mux.Tool("get_weather", SchemaFor[weatherIn](), "Weather.")}
-	}
-	h, err := Wrap(mux, cfg)
+	cfg := enabled(MCPConfig{SessionSecret: []string{"a wrap test secret of at least 32 bytes"}})
+	cfg.CatchAll = map[string]Declaration{"get_weather": {Description: "Weather.", Input: SchemaFor[weatherIn]()}}
+	door, err := Wrap(mux, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	door := h.(*Door)
+	h := door
 	if got := door.Tools()[0]; got.Route != "POST /{tool}" || got.Verdict.String() != "replay" || got.SchemaSource != SourceDeclared {
 		t.Errorf("tool %+v", got)
 	}
@@ -83,18 +84,18 @@ func TestWrap(t *testing.T) {
 	})
 	t.Run("no tools warns", func(t *testing.T) {
 		var logs bytes.Buffer
-		cfg := enabled(MCPConfig{Rollout: Bool(false)})
+		cfg := enabled(MCPConfig{})
 		cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: dropTime}))
 		if _, err := Wrap(mux, cfg); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(logs.String(), `level=WARN msg="mcpdoor: Wrap serves no tools; declare them in the Tools hook with catchall.Tool"`) {
+		if !strings.Contains(logs.String(), `level=WARN msg="mcpdoor: no tools to serve: declare the wrapped handler's tools in Config.CatchAll, or describe its routes in Config.OpenAPI"`) {
 			t.Errorf("log: %s", logs.String())
 		}
 	})
 	t.Run("names are checked", func(t *testing.T) {
-		cfg := enabled(MCPConfig{Rollout: Bool(false)})
-		cfg.Tools = func(_ []Tool, mux *CatchAll) []Tool { return []Tool{mux.Tool("a/b", nil, "")} }
+		cfg := enabled(MCPConfig{})
+		cfg.CatchAll = map[string]Declaration{"a/b": {}}
 		if _, err := Wrap(mux, cfg); err == nil || !strings.Contains(err.Error(), `mcpdoor: POST /{tool}: tool name "a/b" does not match`) {
 			t.Fatalf("got %v", err)
 		}
@@ -125,13 +126,13 @@ paths:
 func TestWrapOpenAPI(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /add_book", func(w http.ResponseWriter, r *http.Request) { io.Copy(w, r.Body) })
-	cfg := enabled(MCPConfig{Rollout: Bool(false)})
+	cfg := enabled(MCPConfig{})
 	cfg.OpenAPI = []byte(wrapDoc)
 	h, err := Wrap(mux, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := h.(*Door).Tools()
+	tools := h.Tools()
 	if len(tools) != 1 || tools[0].Name != "add_book" || tools[0].SchemaSource != SourceOpenAPI || tools[0].Description != "Add a book." ||
 		!tools[0].Annotations.IdempotentHint || tools[0].InputSchema.Required[0] != "title" {
 		t.Fatalf("tools %+v", tools)
@@ -146,7 +147,7 @@ func TestWrapOpenAPI(t *testing.T) {
 	}
 
 	cfg.OpenAPI = []byte(strings.Replace(wrapDoc, "/add_book:", "/books/{id}:", 1))
-	if _, err := Wrap(mux, cfg); err == nil || !strings.Contains(err.Error(), `mcpdoor: POST /books/{id}: tool name "books/{id}" does not match ^[A-Za-z0-9_-]+$; fix: mark the operation x-mcp-exclude: true, or drop the tool in the Tools hook (mcp.exclude: ["books/{id}"])`) {
+	if _, err := Wrap(mux, cfg); err == nil || !strings.Contains(err.Error(), `mcpdoor: POST /books/{id}: tool name "books/{id}" does not match ^[A-Za-z0-9_-]+$; fix: mark the operation x-mcp-exclude: true, or keep it off MCP with mcp.exclude: ["books/{id}"]`) {
 		t.Fatalf("nested operation: %v", err)
 	}
 }

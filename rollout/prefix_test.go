@@ -7,7 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-		"sync/atomic"
+	"sync/atomic"
 	"testing"
 
 	"github.com/go-chi/chi/v5"

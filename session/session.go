@@ -161,6 +161,27 @@ func (m *Manager) Cookie(id string) (*http.Cookie, error) {
 	}, nil
 }
 
+// DropCookie removes from a response header the Set-Cookie lines of the
+// session cookie, for a layer that must not hand a session out: a response
+// that sets it no more leaves the client's cookie as it was.
+func (m *Manager) DropCookie(h http.Header) {
+	lines := h.Values("Set-Cookie")
+	if len(lines) == 0 {
+		return
+	}
+	kept := lines[:0:0]
+	for _, line := range lines {
+		if c, err := http.ParseSetCookie(line); err != nil || c.Name != m.name {
+			kept = append(kept, line)
+		}
+	}
+	if len(kept) == 0 {
+		h.Del("Set-Cookie")
+		return
+	}
+	h["Set-Cookie"] = kept
+}
+
 // sign returns id's signed cookie value, from the cache when it has one.
 func (m *Manager) sign(id string) (string, error) {
 	m.mu.Lock()

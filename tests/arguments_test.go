@@ -34,7 +34,6 @@ func startArguments(t *testing.T) *server {
 		t.Fatal(err)
 	}
 	cfg := autoexpose.Config{Name: "shop", ExposeToolsOverMCP: true, Logger: newLogger(io.Discard),
-		MCP:      autoexpose.MCPConfig{Rollout: autoexpose.Bool(false), RequireToken: autoexpose.Bool(false)},
 		Declared: map[string]autoexpose.Declaration{"paint": {Input: &paint}}}
 	r := chi.NewRouter()
 	r.Post("/paint", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{"ok":true}`) })
@@ -47,9 +46,10 @@ func startArguments(t *testing.T) *server {
 	return serve(t, r)
 }
 
-// TestArgumentErrors: an MCP client calling with bad arguments gets the 422
-// that names each offending field by its path in the arguments and says
-// what is wrong; a typed tool answers the HTTP door with the same body.
+// TestArgumentErrors: an MCP client calling with bad arguments is refused
+// before the route runs, with the offending fields named by their paths in
+// the arguments and what is wrong; a typed tool answers the HTTP door with
+// a 422 that says the same.
 func TestArgumentErrors(t *testing.T) {
 	s := startArguments(t)
 	cs := s.connect(mcpOptions{})
@@ -77,8 +77,7 @@ func TestArgumentErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			want := errorExpected("HTTP 422 from POST /"+c.tool+": "+c.want.body, c.want.typed,
-				envelope{Code: "unprocessable_entity", Message: c.want.body, Status: 422, Effect: autoexpose.EffectNotApplied})
+			want := refusedArguments(t, c.tool, httpResponse{Status: 422, Body: []byte(c.want.body)}, c.want.typed)
 			sameJSON(t, call(t, cs, c.tool, rawArgs(c.args)), want)
 			if c.want.typed {
 				if hr := s.post("/"+c.tool, c.args); hr.Status != 422 || string(hr.Body) != c.want.body {
@@ -92,5 +91,5 @@ func TestArgumentErrors(t *testing.T) {
 // mcp422 is the 422 a tool call is refused with.
 type mcp422 struct {
 	tool, body string
-	typed      bool // a typed tool's result carries the envelope as text, not structuredContent
+	typed      bool // a typed tool's result carries the envelope in _meta, not structuredContent
 }

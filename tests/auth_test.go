@@ -66,7 +66,7 @@ func TestReplayRunsAuth(t *testing.T) {
 	t.Run("a wrong credential", func(t *testing.T) {
 		cs := s.connectSeeded(mcpOptions{header: http.Header{"Authorization": {"Bearer guess"}}})
 		res := call(t, cs, "secret", map[string]any{"city": "Paris"})
-		want := `{"content":[{"type":"text","text":"HTTP 401 from POST /secret: unauthorized"},{"type":"text","text":"{\"error\":{\"code\":\"unauthorized\",\"message\":\"unauthorized\",\"status\":401,\"effect\":\"not_applied\"}}"}],"isError":true}`
+		want := `{"_meta":{"mcpdoor/error":{"error":{"code":"unauthorized","message":"unauthorized","status":401,"effect":"not_applied"}}},"content":[{"type":"text","text":"HTTP 401 from POST /secret: unauthorized"}],"isError":true}`
 		if got := resultJSON(t, res); got != want {
 			t.Fatalf("got\n  %s\nwant\n  %s", got, want)
 		}

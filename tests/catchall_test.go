@@ -43,12 +43,11 @@ func catchAllRouter(t *testing.T, guard bool) (http.Handler, *autoexpose.Door) {
 			"args":       args,
 		})
 	})
-	cfg.Tools = func(h []autoexpose.Tool, c *autoexpose.CatchAll) []autoexpose.Tool {
-		return append(h,
-			c.Tool("send_email", autoexpose.SchemaFor[struct {
-				To string `json:"to"`
-			}](), "Send an email."),
-			c.Tool("list_inbox", nil, "List the inbox."))
+	cfg.CatchAll = map[string]autoexpose.Declaration{
+		"send_email": {Description: "Send an email.", Input: autoexpose.SchemaFor[struct {
+			To string `json:"to"`
+		}]()},
+		"list_inbox": {Description: "List the inbox."},
 	}
 	door, err := autoexpose.Install(r, cfg)
 	if err != nil {

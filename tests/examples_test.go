@@ -48,10 +48,10 @@ func TestWorkplaceParity(t *testing.T) {
 		t.Helper()
 		hr := web.post("/"+tool, string(args))
 		res := call(t, cs, tool, rawArgs(args))
-		if hr.Status == http.StatusUnprocessableEntity && strings.HasPrefix(res.Content[0].(*mcp.TextContent).Text, `HTTP 422 from POST /`+tool+`: {"error":"invalid arguments"`) {
+		if hr.Status == http.StatusUnprocessableEntity && strings.HasPrefix(res.Content[0].(*mcp.TextContent).Text, "Invalid arguments for "+tool+" (") {
 			// The MCP door checks the arguments against the declared schema
 			// before dispatch; the handler checks them its own way over HTTP.
-			// Both refuse with 422; only the wording differs.
+			// Both refuse; only the wording differs.
 			return
 		}
 		effect := "not_applied"
@@ -140,12 +140,12 @@ func TestWorkplaceTypeScript(t *testing.T) {
 // TestNetHTTPParity: every tool of the ServeMux example, through both doors
 // of one session.
 func TestNetHTTPParity(t *testing.T) {
-	h, err := nethttp.New(exampleConfig(t, "name: notes\nexpose_tools_over_mcp: true\nmcp:\n  rollout: false"))
+	h, err := nethttp.New(exampleConfig(t, "name: notes\nexpose_tools_over_mcp: true\nmcp:"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := h.(*autoexpose.Door); !ok {
-		t.Fatalf("Wrap returned %T", h)
+	if !h.Enabled() {
+		t.Fatal("Wrap returned a disabled door")
 	}
 	s := serve(t, h)
 	s.post("/list_notes", `{}`)   // makes the cookie session

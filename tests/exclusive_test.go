@@ -54,7 +54,7 @@ func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
 	secret := cfg.MCP.SessionSecret
 	cfg.MCP = m
 	cfg.MCP.SessionSecret = secret
-	cfg.MCP.RequireToken = autoexpose.Bool(false)
+	cfg.MCP.Rollout.AllowTokenless = true
 	sessions, err := cfg.UseSessions()
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +170,7 @@ func TestExclusiveSecondClient(t *testing.T) {
 	t.Run("go-sdk client", func(t *testing.T) {
 		_, err := s.newClient().connectErr(tokenHeader, rolloutToken(t, "rollout-b"))
 		var rpcErr *jsonrpc.Error
-		if !errors.As(err, &rpcErr) || rpcErr.Code != autoexpose.ExclusiveErrorCode || rpcErr.Message != busyMessage {
+		if !errors.As(err, &rpcErr) || rpcErr.Code != -32000 || rpcErr.Message != busyMessage {
 			t.Fatalf("second client: %v", err)
 		}
 		if want := `calling "initialize": sending "initialize": ` + busyMessage + ": rejected by transport: Conflict"; err.Error() != want {

@@ -243,7 +243,7 @@ mcp:
 		t.Fatal(err)
 	}
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	cfg.AllowedTools = func(seed []byte) ([]string, error) {
+	cfg.MCP.Rollout.AllowedTools = func(seed []byte) ([]string, error) {
 		var b struct {
 			AllowedTools []string `json:"allowed_tools"`
 			HookError    bool     `json:"hook_error"`

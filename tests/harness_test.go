@@ -143,8 +143,9 @@ type rawArgs string
 func (r rawArgs) MarshalJSON() ([]byte, error) { return []byte(r), nil }
 
 // resultJSON renders a result as the JSON a client receives, minus what the
-// protocol layer adds to every result (_meta, resultType), for comparisons
-// and failure messages. Key order is that of mcp.CallToolResult.
+// protocol layer adds to every result (resultType, and _meta but for
+// mcpdoor's error envelope), for comparisons and failure messages. Key
+// order is that of mcp.CallToolResult.
 func resultJSON(t testing.TB, res *mcp.CallToolResult) string {
 	t.Helper()
 	b, err := json.Marshal(res)
@@ -155,9 +156,24 @@ func resultJSON(t testing.TB, res *mcp.CallToolResult) string {
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
+	var meta map[string]json.RawMessage
+	json.Unmarshal(m["_meta"], &meta)
+	delete(m, "_meta")
+	if env, ok := meta["mcpdoor/error"]; ok {
+		// The client decodes _meta into a map; the envelope's fields go
+		// back into their wire order.
+		var e struct {
+			Error envelope `json:"error"`
+		}
+		if err := json.Unmarshal(env, &e); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(e)
+		m["_meta"] = json.RawMessage(`{"mcpdoor/error":` + string(b) + `}`)
+	}
 	var out bytes.Buffer
 	out.WriteByte('{')
-	for _, k := range []string{"content", "structuredContent", "isError"} {
+	for _, k := range []string{"_meta", "content", "structuredContent", "isError"} {
 		if v, ok := m[k]; ok {
 			if out.Len() > 1 {
 				out.WriteByte(',')

@@ -34,8 +34,8 @@ func TestRateLimit(t *testing.T) {
 			t.Errorf("session A, call %d:\n got %s\nwant %s", i+1, got, want)
 		}
 	}
-	limitedTyped := `{"content":[{"type":"text","text":"Rate limit exceeded for this session; retry in 1m40s."},` +
-		`{"type":"text","text":"{\"error\":{\"code\":\"rate_limited\",\"message\":\"the session has made more calls than mcp.rate_limit allows\",\"status\":429,\"effect\":\"not_applied\",\"retry_after_ms\":100000}}"}],"isError":true}`
+	limitedTyped := `{"_meta":{"mcpdoor/error":{"error":{"code":"rate_limited","message":"the session has made more calls than mcp.rate_limit allows","status":429,"effect":"not_applied","retry_after_ms":100000}}},` +
+		`"content":[{"type":"text","text":"Rate limit exceeded for this session; retry in 1m40s."}],"isError":true}`
 	if got := resultJSON(t, call(t, csA, "weather", map[string]any{"city": 5})); got != limitedTyped {
 		t.Errorf("session A, bad arguments: the rate limit comes first; got %s", got)
 	}
@@ -110,7 +110,7 @@ func TestCallTimeout(t *testing.T) {
 				// The SDK's own words vary with the moment ("client is
 				// closing" once the stateless session has closed, "write to
 				// closed stream" before).
-				if err := <-h.late; err == nil || !strings.HasPrefix(err.Error(), "autoexpose: progress: ") {
+				if err := <-h.late; err == nil || !strings.HasPrefix(err.Error(), "mcpdoor: progress: ") {
 					t.Errorf("Progress after the call was answered: %v, want an error", err)
 				}
 				if p, _ := n.wait(0, 0); p != "" {
@@ -148,8 +148,8 @@ func TestResponseCap(t *testing.T) {
 	h.mu.Lock()
 	written := h.written
 	h.mu.Unlock()
-	if written != autoexpose.DefaultMaxBodyBytes {
-		t.Errorf("the handler's writes accepted %d bytes, want %d", written, autoexpose.DefaultMaxBodyBytes)
+	if written != 4<<20 {
+		t.Errorf("the handler's writes accepted %d bytes, want %d", written, 4<<20)
 	}
 	// The recorder keeps 4 MiB, reached by doubling (about 8 MiB allocated
 	// in all); the bound is generous (client, server and test share the

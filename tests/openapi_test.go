@@ -167,7 +167,7 @@ func TestOpenAPIExampleParity(t *testing.T) {
 			t.Fatalf("step %d, %s %s: HTTP door answered %d %s, want %d", i, st.tool, st.args, hr.Status, hr.Body, st.status)
 		}
 		res := call(t, cs, st.tool, rawArgs(st.args))
-		sameJSON(t, res, expectedResult(t, st.tool, hr, st.code, autoexpose.EffectNotApplied, false))
+		sameJSON(t, res, expectedResult(t, st.tool, hr, st.code, "not_applied", false))
 	}
 	if r := overMCP.post("/inventory_report", `{}`); compactJSON(t, r.Body) != `{"copies":9,"titles":3,"value":396}` {
 		t.Errorf("after the MCP calls, the HTTP door sees %s", r.Body)
@@ -180,13 +180,11 @@ func TestOpenAPIExampleArguments(t *testing.T) {
 	s, _ := startBookstore(t)
 	cs := s.connect(mcpOptions{})
 	before := s.post("/inventory_report", `{}`)
-	// refused is the answer to arguments the schema refuses: the 422 body,
-	// its fields in wire order.
+	// refused is the answer to arguments the schema refuses.
 	refused := func(tool, fields, detail string) *mcp.CallToolResult {
 		quoted, _ := json.Marshal(detail)
 		body := `{"error":"invalid arguments","fields":` + fields + `,"detail":` + string(quoted) + `}`
-		return errorExpected("HTTP 422 from POST /"+tool+": "+body, false,
-			envelope{Code: "unprocessable_entity", Message: body, Status: 422, Effect: autoexpose.EffectNotApplied})
+		return refusedArguments(t, tool, httpResponse{Status: 422, Body: []byte(body)}, false)
 	}
 	cases := []struct {
 		name, tool, args string

@@ -74,7 +74,7 @@ func TestOuterHandler(t *testing.T) {
 					t.Fatalf("HTTP door: %d %s", hr.Status, hr.Body)
 				}
 				res := call(t, s.connectSeeded(mcpOptions{}), "delete_all", nil)
-				want := `{"content":[{"type":"text","text":"HTTP 401 from POST /delete_all: admin only"},{"type":"text","text":"{\"error\":{\"code\":\"unauthorized\",\"message\":\"admin only\",\"status\":401,\"effect\":\"not_applied\"}}"}],"isError":true}`
+				want := `{"_meta":{"mcpdoor/error":{"error":{"code":"unauthorized","message":"admin only","status":401,"effect":"not_applied"}}},"content":[{"type":"text","text":"HTTP 401 from POST /delete_all: admin only"}],"isError":true}`
 				if got := resultJSON(t, res); got != want {
 					t.Errorf("got\n  %s\nwant\n  %s", got, want)
 				}

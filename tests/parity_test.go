@@ -12,25 +12,23 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpdoor/mcpdoor/autoexpose"
 )
 
 // expectedResult is the MCP result the contract derives from what the HTTP
-// door answered (DESIGN.md, "Results"). It is written out here, apart from
-// the implementation, so that the parity tests check one against the other.
+// door answered. It is written out here, apart from the implementation, so
+// that the parity tests check one against the other.
 //
 // typed says the tool advertises an output schema: its error envelope then
-// comes as a second text block rather than as structuredContent.
+// comes in the result's _meta rather than as structuredContent.
 func expectedResult(t *testing.T, tool string, r httpResponse, code, effect string, typed bool) *mcp.CallToolResult {
 	t.Helper()
 	if r.Status < 200 || r.Status > 299 {
-		msg := strings.TrimRight(string(r.Body), " \r\n\t")
-		if msg == "" {
-			msg = http.StatusText(r.Status)
+		text := strings.TrimRight(string(r.Body), " \r\n\t")
+		if text == "" {
+			text = http.StatusText(r.Status)
 		}
-		return errorExpected(fmt.Sprintf("HTTP %d from POST /%s: %s", r.Status, tool, msg), typed,
-			envelope{Code: code, Message: msg, Status: r.Status, Effect: effect})
+		return errorExpected(fmt.Sprintf("HTTP %d from POST /%s: %s", r.Status, tool, text), typed,
+			envelope{Code: code, Message: messageOf(text), Status: r.Status, Effect: effect})
 	}
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch {
@@ -47,15 +45,55 @@ func expectedResult(t *testing.T, tool string, r httpResponse, code, effect stri
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(r.Body)}}}
 }
 
-// envelope is the error envelope, fields in wire order.
-type envelope struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Status  int    `json:"status"`
-	Effect  string `json:"effect"`
+// refusedArguments is the MCP result of arguments the door refuses before
+// the route runs, derived from the 422 a typed route answers the HTTP door
+// for the same arguments: {"error":"invalid arguments","fields":[...],"detail":"..."}.
+func refusedArguments(t *testing.T, tool string, r httpResponse, typed bool) *mcp.CallToolResult {
+	t.Helper()
+	var body struct {
+		Fields []string `json:"fields"`
+		Detail string   `json:"detail"`
+	}
+	if r.Status != 422 || json.Unmarshal(r.Body, &body) != nil || body.Detail == "" {
+		t.Fatalf("HTTP door: %d %s, want the 422 of invalid arguments", r.Status, r.Body)
+	}
+	return errorExpected(fmt.Sprintf("Invalid arguments for %s (checked against its input schema; POST /%s was not called): %s", tool, tool, body.Detail), typed,
+		envelope{Code: "invalid_arguments", Message: body.Detail, Fields: body.Fields, Status: 422, Effect: "not_applied"})
 }
 
-// errorExpected is an isError result with the given text and envelope.
+// messageOf is the message an error body gives: the text under "error" (or
+// "error"."message"), "message", "detail" or "title" of a JSON object, in
+// that order, else the body itself.
+func messageOf(body string) string {
+	var obj map[string]any
+	if json.Unmarshal([]byte(body), &obj) != nil {
+		return body
+	}
+	if e, ok := obj["error"].(map[string]any); ok {
+		if m, ok := e["message"].(string); ok && m != "" {
+			return m
+		}
+	}
+	for _, k := range []string{"error", "message", "detail", "title"} {
+		if m, ok := obj[k].(string); ok && m != "" {
+			return m
+		}
+	}
+	return body
+}
+
+// envelope is the error envelope, fields in wire order.
+type envelope struct {
+	Code         string   `json:"code"`
+	Message      string   `json:"message"`
+	Fields       []string `json:"fields,omitempty"`
+	Status       int      `json:"status"`
+	Effect       string   `json:"effect"`
+	RetryAfterMs int64    `json:"retry_after_ms,omitempty"`
+}
+
+// errorExpected is an isError result with the given text and envelope: as
+// structuredContent, or for a tool with an output schema (typed) in _meta.
 func errorExpected(text string, typed bool, e envelope) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 	env := map[string]envelope{"error": e}
@@ -63,8 +101,7 @@ func errorExpected(text string, typed bool, e envelope) *mcp.CallToolResult {
 		res.StructuredContent = env
 		return res
 	}
-	b, _ := json.Marshal(env)
-	res.Content = append(res.Content, &mcp.TextContent{Text: string(b)})
+	res.Meta = mcp.Meta{"mcpdoor/error": env}
 	return res
 }
 
@@ -98,13 +135,13 @@ func TestParity(t *testing.T) {
 	cases := []struct {
 		name, tool, args string
 		status           int    // what the HTTP door answers
-		code             string // the error envelope's code, for non-2xx
+		code             string // the error envelope's code, for non-2xx; invalid_arguments: the door refuses them
 	}{
 		{"typed ok", "weather", `{"city":"Paris"}`, 200, ""},
-		{"typed wrong type", "weather", `{"city":5}`, 422, "unprocessable_entity"},
-		{"typed missing field", "weather", `{}`, 422, "unprocessable_entity"},
-		{"typed unknown field", "weather", `{"city":"Rome","when":"now"}`, 422, "unprocessable_entity"},
-		{"typed not an object", "weather", `[1]`, 422, "unprocessable_entity"},
+		{"typed wrong type", "weather", `{"city":5}`, 422, "invalid_arguments"},
+		{"typed missing field", "weather", `{}`, 422, "invalid_arguments"},
+		{"typed unknown field", "weather", `{"city":"Rome","when":"now"}`, 422, "invalid_arguments"},
+		{"typed not an object", "weather", `[1]`, 422, "invalid_arguments"},
 		{"typed 4xx with a body", "weather", `{"city":"Atlantis"}`, 404, "not_found"},
 		{"typed unexpected error", "weather", `{"city":"Error"}`, 500, "internal_server_error"},
 		{"map body", "map_body", `{"b":1,"a":[2]}`, 200, ""},
@@ -128,9 +165,13 @@ func TestParity(t *testing.T) {
 						t.Fatalf("HTTP door: status %d, want %d (body %q)", hr.Status, c.status, hr.Body)
 					}
 					res := call(t, cs, c.tool, rawArgs(c.args))
-					effect := autoexpose.EffectNotApplied
+					if c.code == "invalid_arguments" {
+						sameJSON(t, res, refusedArguments(t, c.tool, hr, true))
+						return
+					}
+					effect := "not_applied"
 					if c.status >= 500 {
-						effect = autoexpose.EffectUnknown
+						effect = "unknown"
 					}
 					sameJSON(t, res, expectedResult(t, c.tool, hr, c.code, effect, c.tool == "weather"))
 				})
@@ -179,9 +220,9 @@ func TestResultMapping(t *testing.T) {
 		{"corrupt image", "bad_image", nil,
 			`{"content":[{"type":"text","text":"Response from POST /bad_image is not a valid image/png image: the data is gif."}],"structuredContent":{"error":{"code":"bad_response","message":"the data is gif","status":200,"effect":"unknown"}},"isError":true}`},
 		{"wrong type", "weather", map[string]any{"city": 5},
-			`{"content":[{"type":"text","text":"HTTP 422 from POST /weather: {\"error\":\"invalid arguments\",\"fields\":[\"city\"],\"detail\":\"city: want string, got integer\"}"},{"type":"text","text":"{\"error\":{\"code\":\"unprocessable_entity\",\"message\":\"{\\\"error\\\":\\\"invalid arguments\\\",\\\"fields\\\":[\\\"city\\\"],\\\"detail\\\":\\\"city: want string, got integer\\\"}\",\"status\":422,\"effect\":\"not_applied\"}}"}],"isError":true}`},
+			`{"_meta":{"mcpdoor/error":{"error":{"code":"invalid_arguments","message":"city: want string, got integer","fields":["city"],"status":422,"effect":"not_applied"}}},"content":[{"type":"text","text":"Invalid arguments for weather (checked against its input schema; POST /weather was not called): city: want string, got integer"}],"isError":true}`},
 		{"missing field", "weather", map[string]any{},
-			`{"content":[{"type":"text","text":"HTTP 422 from POST /weather: {\"error\":\"invalid arguments\",\"fields\":[\"city\"],\"detail\":\"missing required field city\"}"},{"type":"text","text":"{\"error\":{\"code\":\"unprocessable_entity\",\"message\":\"{\\\"error\\\":\\\"invalid arguments\\\",\\\"fields\\\":[\\\"city\\\"],\\\"detail\\\":\\\"missing required field city\\\"}\",\"status\":422,\"effect\":\"not_applied\"}}"}],"isError":true}`},
+			`{"_meta":{"mcpdoor/error":{"error":{"code":"invalid_arguments","message":"missing required field city","fields":["city"],"status":422,"effect":"not_applied"}}},"content":[{"type":"text","text":"Invalid arguments for weather (checked against its input schema; POST /weather was not called): missing required field city"}],"isError":true}`},
 		{"teapot", "teapot", nil,
 			`{"content":[{"type":"text","text":"HTTP 418 from POST /teapot: I'm a teapot"}],"structuredContent":{"error":{"code":"im_a_teapot","message":"I'm a teapot","status":418,"effect":"not_applied"}},"isError":true}`},
 		{"panic", "boom", nil,

@@ -35,8 +35,6 @@ func BenchmarkSessionPolicy(b *testing.B) {
 		p := &policies[i]
 		cfg := fixtureConfig(b)
 		p.mcp.SessionSecret = cfg.MCP.SessionSecret
-		p.mcp.Rollout = autoexpose.Bool(false)
-		p.mcp.RequireToken = autoexpose.Bool(false)
 		cfg.MCP = p.mcp
 		sessions, _ := cfg.UseSessions()
 		r := chi.NewRouter()

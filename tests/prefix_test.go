@@ -3,7 +3,6 @@ package tests
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/go-chi/chi/v5"
 	"io"
 	"net/http"
 	"regexp"
@@ -11,8 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 	weather "github.com/mcpdoor/mcpdoor/examples/weather/server"
+	"github.com/mcpdoor/mcpdoor/rollout"
 )
 
 // send sends body to path with method through the HTTP door; path may be
@@ -105,7 +107,7 @@ func TestRolloutPrefixWeather(t *testing.T) {
 				r httpResponse
 				o *mcpOptions
 			}{{a, &plainMCP}, {b, &prefixedMCP}} {
-				var seed struct{ MCP autoexpose.Metadata }
+				var seed struct{ MCP rollout.Metadata }
 				if err := json.Unmarshal(o.r.Body, &seed); err != nil || seed.MCP.Headers[tokenHeader] == "" {
 					t.Fatalf("seed: %d %s", o.r.Status, o.r.Body)
 				}
@@ -151,7 +153,7 @@ func TestRolloutPrefixRefusesBadIDs(t *testing.T) {
 }
 
 // TestRolloutIDSeen: a handler reads the rollout id of a prefixed request
-// with autoexpose.RolloutID, over HTTP and over the MCP endpoint under the
+// with rollout.ID, over HTTP and over the MCP endpoint under the
 // prefix, dispatched directly or replayed; the request it sees is the
 // unprefixed one.
 func TestRolloutIDSeen(t *testing.T) {
@@ -164,7 +166,7 @@ func TestRolloutIDSeen(t *testing.T) {
 	whoami := func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]string{
-			"rollout_id": autoexpose.RolloutID(r),
+			"rollout_id": rollout.ID(r),
 			"path":       r.URL.Path,
 			"uri":        r.RequestURI,
 			"pattern":    chi.RouteContext(r.Context()).RoutePattern(),
@@ -186,7 +188,7 @@ func TestRolloutIDSeen(t *testing.T) {
 		t.Errorf("unprefixed HTTP: %s", got)
 	}
 	seed := s.post("/ng-rollout/r-2/seed_session", `{}`)
-	var meta struct{ MCP autoexpose.Metadata }
+	var meta struct{ MCP rollout.Metadata }
 	json.Unmarshal(seed.Body, &meta)
 	cs := s.connect(mcpOptions{path: "/ng-rollout/r-2/mcp", header: http.Header{
 		tokenHeader:     {meta.MCP.Headers[tokenHeader]},

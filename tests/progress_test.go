@@ -145,7 +145,7 @@ func TestProgressAndLog(t *testing.T) {
 // TestForecastProgress: the weather example's forecast reports a day at a
 // time to an MCP client that asks for progress.
 func TestForecastProgress(t *testing.T) {
-	cfg, err := autoexpose.ParseConfig([]byte("name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:\n  require_token: false\n"))
+	cfg, err := autoexpose.ParseConfig([]byte("name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:\n  rollout:\n    allow_tokenless: true\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/rollout"
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
@@ -20,11 +21,11 @@ const tokenHeader = "X-NeMo-Gym-Session-Token"
 
 // seedSession posts body to /seed_session and returns the response and the
 // "mcp" metadata it carries.
-func (s *server) seedSession(body string) (httpResponse, autoexpose.Metadata) {
+func (s *server) seedSession(body string) (httpResponse, rollout.Metadata) {
 	s.t.Helper()
 	r := s.post("/seed_session", body)
 	var resp struct {
-		MCP autoexpose.Metadata `json:"mcp"`
+		MCP rollout.Metadata `json:"mcp"`
 	}
 	json.Unmarshal(r.Body, &resp)
 	return r, resp.MCP
@@ -159,7 +160,7 @@ func TestGating(t *testing.T) {
 		}{
 			{"missing token", "", "teapot", `{"content":[{"type":"text","text":"Missing X-NeMo-Gym-Session-Token for MCP tool call."}],"structuredContent":{"error":{"code":"missing_token","effect":"not_applied","message":"no session token","status":401}},"isError":true}`},
 			{"garbage token", "garbage", "teapot", `{"content":[{"type":"text","text":"Invalid MCP session token."}],"structuredContent":{"error":{"code":"invalid_token","effect":"not_applied","message":"the session token is not valid for this server","status":401}},"isError":true}`},
-			{"missing token, typed tool", "", "weather", `{"content":[{"type":"text","text":"Missing X-NeMo-Gym-Session-Token for MCP tool call."},{"type":"text","text":"{\"error\":{\"code\":\"missing_token\",\"message\":\"no session token\",\"status\":401,\"effect\":\"not_applied\"}}"}],"isError":true}`},
+			{"missing token, typed tool", "", "weather", `{"_meta":{"mcpdoor/error":{"error":{"code":"missing_token","message":"no session token","status":401,"effect":"not_applied"}}},"content":[{"type":"text","text":"Missing X-NeMo-Gym-Session-Token for MCP tool call."}],"isError":true}`},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -189,7 +190,7 @@ func TestGating(t *testing.T) {
 			t.Errorf("allowed tool refused: %s", resultJSON(t, res))
 		}
 		res := call(t, cs, "history", nil)
-		if got := resultJSON(t, res); got != `{"content":[{"type":"text","text":"Tool 'history' is not allowed for this session."},{"type":"text","text":"{\"error\":{\"code\":\"tool_not_allowed\",\"message\":\"the session token does not list this tool\",\"status\":403,\"effect\":\"not_applied\"}}"}],"isError":true}` {
+		if got := resultJSON(t, res); got != `{"_meta":{"mcpdoor/error":{"error":{"code":"tool_not_allowed","message":"the session token does not list this tool","status":403,"effect":"not_applied"}}},"content":[{"type":"text","text":"Tool 'history' is not allowed for this session."}],"isError":true}` {
 			t.Errorf("got %s", got)
 		}
 	})
@@ -230,7 +231,7 @@ func TestRolloutState(t *testing.T) {
 
 func TestRequireTokenFalse(t *testing.T) {
 	cfg := fixtureConfig(t)
-	cfg.MCP.RequireToken = autoexpose.Bool(false)
+	cfg.MCP.Rollout.AllowTokenless = true
 	h, _, _ := newFixture(t, cfg)
 	s := serve(t, h)
 	// The HTTP door's cookie session carries over to tokenless MCP calls.

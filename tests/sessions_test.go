@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/rollout"
 	"github.com/mcpdoor/mcpdoor/session"
 )
 
@@ -170,7 +171,7 @@ func TestTokenDecidesSession(t *testing.T) {
 // tokenless lets tokenless clients call, under a session policy.
 func tokenless(stateful, exclusive bool) func(*autoexpose.MCPConfig) {
 	return func(m *autoexpose.MCPConfig) {
-		m.RequireToken = autoexpose.Bool(false)
+		m.Rollout.AllowTokenless = true
 		m.Stateful, m.Exclusive = stateful, exclusive
 	}
 }
@@ -270,7 +271,7 @@ func (s *server) cookies() []*http.Cookie {
 // endpoint makes a new session for each of their requests.
 func TestRateLimitTokenless(t *testing.T) {
 	s := newSessionServer(t, func(m *autoexpose.MCPConfig) {
-		m.RequireToken = autoexpose.Bool(false)
+		m.Rollout.AllowTokenless = true
 		m.RateLimit = autoexpose.RateLimit{PerSession: 0.01, Burst: 2} // one call per 100s after the burst
 	})
 	const (
@@ -451,7 +452,7 @@ func TestGymAgents(t *testing.T) {
 				g.post("/seed_session", `{}`) // an earlier request of the same client
 				r := g.post("/seed_session", `{}`)
 				var seed struct {
-					MCP autoexpose.Metadata `json:"mcp"`
+					MCP rollout.Metadata `json:"mcp"`
 				}
 				if err := json.Unmarshal(r.Body, &seed); err != nil || r.Status != http.StatusOK {
 					t.Fatalf("seed: %d %s", r.Status, r.Body)
@@ -483,11 +484,9 @@ func wrappedFixture(t *testing.T) *server {
 	f := &fixture{sessions: sessions, state: make(map[string][]string)}
 	r := chi.NewRouter()
 	f.routes(r)
-	cfg.Tools = func(_ []autoexpose.Tool, h *autoexpose.CatchAll) []autoexpose.Tool {
-		return []autoexpose.Tool{
-			h.Tool("weather", autoexpose.SchemaFor[cityIn](), "The weather in a city."),
-			h.Tool("history", autoexpose.SchemaFor[struct{}](), "The session's calls."),
-		}
+	cfg.CatchAll = map[string]autoexpose.Declaration{
+		"weather": {Description: "The weather in a city.", Input: autoexpose.SchemaFor[cityIn]()},
+		"history": {Description: "The session's calls.", Input: autoexpose.SchemaFor[struct{}]()},
 	}
 	h, err := autoexpose.Wrap(r, cfg)
 	if err != nil {

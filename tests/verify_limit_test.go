@@ -73,13 +73,13 @@ func TestVerifyLongTrajectory(t *testing.T) {
 // and the handler never sees it.
 func TestVerifyLimit(t *testing.T) {
 	cfg := fixtureConfig(t)
-	cfg.MCP.MaxVerifyBytes = 1 << 20
+	cfg.MCP.Rollout.MaxVerifyBytes = 1 << 20
 	cfg.MCP.MaxBodyBytes = 64 << 10
 	h, _, _ := newFixture(t, cfg)
 	s := serve(t, h)
 	body, _ := longTrajectory(t, 1<<20+1)
 	r := s.post("/verify", string(body))
-	if want := "request body exceeds the 1048576-byte limit (mcp.max_verify_bytes)\n"; r.Status != http.StatusRequestEntityTooLarge || string(r.Body) != want {
+	if want := "request body exceeds the 1048576-byte limit (mcp.rollout.max_verify_bytes)\n"; r.Status != http.StatusRequestEntityTooLarge || string(r.Body) != want {
 		t.Errorf("over mcp.max_verify_bytes: %d %q, want 413 %q", r.Status, r.Body, want)
 	}
 	// Under it, and over max_body_bytes: the handler answers.

@@ -19,8 +19,7 @@ var config []byte
 
 func main() {
 	serve.Example{Name: "nethttp", Addr: "127.0.0.1:8082", Config: config, Build: func(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
-		h, err := server.New(cfg)
-		door, _ := h.(*autoexpose.Door) // Wrap's handler is its door, when the flag is on
-		return h, door, err
+		door, err := server.New(cfg)
+		return door, door, err
 	}}.Main()
 }

@@ -95,7 +95,7 @@ func (e Example) serveHTTP(ctx context.Context, addr string, cfg autoexpose.Conf
 	if door.Enabled() {
 		path := cfg.MCP.Path
 		if path == "" {
-			path = autoexpose.DefaultPath
+			path = "/mcp"
 		}
 		log.Info(e.Name+": MCP endpoint", "url", fmt.Sprintf("http://%s%s", ln.Addr(), path))
 	}

@@ -46,7 +46,7 @@ type Server struct {
 }
 
 // New returns the notes service with the MCP door in front of it.
-func New(cfg autoexpose.Config) (http.Handler, error) {
+func New(cfg autoexpose.Config) (*autoexpose.Door, error) {
 	sessions, err := cfg.UseSessions()
 	if err != nil {
 		return nil, err
@@ -57,15 +57,16 @@ func New(cfg autoexpose.Config) (http.Handler, error) {
 	mux.HandleFunc("POST /list_notes", s.listNotes)
 	mux.HandleFunc("POST /delete_note", s.deleteNote)
 
-	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
-	cfg.Tools = func(_ []autoexpose.Tool, mux *autoexpose.CatchAll) []autoexpose.Tool {
-		list := mux.Tool("list_notes", autoexpose.SchemaFor[ListNotes](), "List this session's notes, oldest first.")
-		list.Annotations = readOnly
-		return []autoexpose.Tool{
-			mux.Tool("add_note", autoexpose.SchemaFor[AddNote](), "Add a note."),
-			mux.Tool("delete_note", autoexpose.SchemaFor[DeleteNote](), "Delete a note by id."),
-			list,
-		}
+	// The mux has no route table mcpdoor can read: its tools are declared
+	// here, and the mux is their dispatcher.
+	cfg.CatchAll = map[string]autoexpose.Declaration{
+		"add_note":    {Description: "Add a note.", Input: autoexpose.SchemaFor[AddNote]()},
+		"delete_note": {Description: "Delete a note by id.", Input: autoexpose.SchemaFor[DeleteNote]()},
+		"list_notes": {
+			Description: "List this session's notes, oldest first.",
+			Input:       autoexpose.SchemaFor[ListNotes](),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		},
 	}
 	return autoexpose.Wrap(sessions.Middleware(mux), cfg)
 }

@@ -70,7 +70,7 @@ func starting() map[string]Book {
 // it with the installed MCP door. The tools' schemas come from Document,
 // unless cfg names another document.
 func New(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
-	if cfg.OpenAPI == nil && cfg.MCP.OpenAPI == "" {
+	if cfg.OpenAPI == nil {
 		cfg.OpenAPI = Document
 	}
 	s := &Store{books: starting()}

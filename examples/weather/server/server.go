@@ -72,14 +72,14 @@ func New(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
 
 // Router builds the router alone, for autoexpose.ServeStdio. It sets
 // cfg.Sessions (the router's session middleware) and, when unset,
-// cfg.AllowedTools, so that cfg serves the router's sessions.
+// cfg.MCP.Rollout.AllowedTools, so that cfg serves the router's sessions.
 func Router(cfg *autoexpose.Config) (chi.Router, error) {
 	sessions, err := cfg.UseSessions()
 	if err != nil {
 		return nil, err
 	}
-	if cfg.AllowedTools == nil {
-		cfg.AllowedTools = AllowedTools
+	if cfg.MCP.Rollout.AllowedTools == nil {
+		cfg.MCP.Rollout.AllowedTools = AllowedTools
 	}
 	s := &Server{cities: make(map[string][]string)}
 

@@ -1,7 +1,7 @@
 // Package server serves the workplace environment (package env) over HTTP and
 // MCP. The environment dispatches its 23 tools from one POST /{tool} route;
-// the Tools hook appends one catch-all-backed MCP tool per entry of its tool
-// table, so their schemas are declared once.
+// Config.CatchAll declares one MCP tool per entry of its tool table, served by
+// that route, so their schemas are declared once.
 package server
 
 import (
@@ -26,16 +26,13 @@ func New(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
 	r.Use(sessions.Middleware)
 	env.New().Routes(r)
 
-	cfg.Tools = func(harvested []autoexpose.Tool, dispatcher *autoexpose.CatchAll) []autoexpose.Tool {
-		tools := harvested
-		for _, spec := range env.Tools() {
-			t := dispatcher.Tool(spec.Name, spec.Input, spec.Description)
-			if spec.ReadOnly {
-				t.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
-			}
-			tools = append(tools, t)
+	cfg.CatchAll = make(map[string]autoexpose.Declaration)
+	for _, spec := range env.Tools() {
+		d := autoexpose.Declaration{Description: spec.Description, Input: spec.Input}
+		if spec.ReadOnly {
+			d.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
 		}
-		return tools
+		cfg.CatchAll[spec.Name] = d
 	}
 	door, err := autoexpose.Install(r, cfg)
 	if err != nil {

@@ -35,7 +35,6 @@ func main() {
 	cfg := autoexpose.Config{
 		Name:               "stdio_fixture",
 		ExposeToolsOverMCP: true,
-		MCP:                autoexpose.MCPConfig{Rollout: autoexpose.Bool(false)},
 		Logger:             log,
 	}
 	sessions, err := cfg.UseSessions()

@@ -1,0 +1,152 @@
+package autoexpose
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/rollout"
+	"github.com/mcpdoor/mcpdoor/session"
+)
+
+// dispatch sends a call's arguments to the tool's route, as the request
+// body, and returns what the route answered; nil when it did not answer
+// within mcp.call_timeout.
+//
+// The request is what the HTTP door would get from the same client: POST
+// /<tool>, Content-Type application/json, the forwarded headers
+// (mcp.forward_headers), and the Host, RemoteAddr and TLS of the MCP
+// request. Its context carries the caller's session (in place of any the
+// MCP request's context held), the rollout id of a call made under the
+// /ng-rollout/ prefix, and the MCP call itself (for Progress and Log), and
+// it ends when the client cancels the call or goes away, or the door
+// closes.
+func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, args []byte) *replay.Response {
+	rc := &replay.Call{Path: t.path, Body: args, Header: make(http.Header, 1+len(c.forward)), Host: "localhost"}
+	rc.Header.Set("Content-Type", "application/json")
+	forward(rc.Header, headerOf(req), c.forward)
+	if who.req != nil {
+		rc.Host, rc.RemoteAddr, rc.TLS = who.req.Host, who.req.RemoteAddr, who.req.TLS
+		ctx = rollout.NewContext(ctx, rollout.FromContext(who.req.Context()))
+		// The tool's context ends with the SDK's request; make it end with
+		// the client's connection too.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(who.req.Context(), cancel)()
+	}
+	// A session middleware on a replayed route keeps the session its
+	// request's context carries; a direct call skips the middleware, and
+	// gets what it would have put there.
+	ctx = session.NewContext(ctx, who.sid)
+	ctx = withMCPCall(ctx, req, t.Name)
+	ctx = withChecked(ctx, t.resolved, args)
+	if c.timeout <= 0 {
+		return c.serve(ctx, t, rc)
+	}
+	return c.serveWithin(ctx, t, rc)
+}
+
+// serveWithin serves rc within mcp.call_timeout. It returns nil when the
+// call timed out: when the handler had not returned by the deadline.
+//
+// At the deadline the handler's context is cancelled and serveWithin
+// returns at once, whether or not the handler has. A handler that ignores
+// its context goes on running on its own goroutine until it returns;
+// nothing reads what it writes (its recorder belongs to that goroutine
+// alone, so there is no race between its late writes and the result), and a
+// late panic is still logged.
+func (c *calls) serveWithin(ctx context.Context, t *tool, rc *replay.Call) *replay.Response {
+	deadline := time.Now().Add(c.timeout)
+	ctx, cancel := context.WithDeadlineCause(ctx, deadline, errCallTimeout)
+	defer cancel()
+	type outcome struct {
+		resp *replay.Response
+		late bool // the handler returned after the deadline
+	}
+	done := make(chan outcome, 1) // the goroutine never blocks on it
+	go func() {
+		resp := c.serve(ctx, t, rc)
+		done <- outcome{resp, context.Cause(ctx) == errCallTimeout}
+	}()
+	select {
+	case o := <-done:
+		if !o.late {
+			return o.resp
+		}
+	case <-ctx.Done():
+		// Returning only once ctx has ended makes sure the handler sees the
+		// deadline (context.DeadlineExceeded), not our cancel.
+		if context.Cause(ctx) == errCallTimeout {
+			select {
+			case o := <-done: // an answer that made it in time
+				if !o.late {
+					return o.resp
+				}
+			default:
+			}
+			break
+		}
+		// The client went away first. The handler, told so, still gets
+		// until the deadline to answer, as it would without a timeout.
+		timer := time.NewTimer(time.Until(deadline))
+		defer timer.Stop()
+		select {
+		case o := <-done:
+			return o.resp
+		case <-timer.C:
+		}
+	}
+	rollout.Logger(ctx, c.log).Warn("mcpdoor: tool call timed out; its handler may still be running", "tool", t.Name, "route", t.Route, "timeout", c.timeout)
+	return nil
+}
+
+// errCallTimeout is the cause of a dispatched handler's context ending at
+// mcp.call_timeout; its Err is context.DeadlineExceeded.
+var errCallTimeout = errors.New("mcpdoor: mcp.call_timeout reached")
+
+// serve runs one dispatch and logs a handler's panic.
+func (c *calls) serve(ctx context.Context, t *tool, rc *replay.Call) *replay.Response {
+	resp := t.dispatcher.Dispatch(ctx, rc)
+	if resp.Panic != nil {
+		rollout.Logger(ctx, c.log).Error("mcpdoor: handler panicked", "tool", t.Name, "route", t.Route, "panic", resp.Panic, "stack", string(resp.Stack))
+	}
+	return resp
+}
+
+// timedOut is the isError result of a call that hit mcp.call_timeout.
+func (c *calls) timedOut(t *tool) *mcp.CallToolResult {
+	effect := EffectUnknown
+	if t.readOnly() {
+		effect = EffectNotApplied
+	}
+	return t.fail(fmt.Sprintf("POST %s timed out after %s.", t.path, c.timeout),
+		ErrorInfo{
+			Code:    CodeTimeout,
+			Message: fmt.Sprintf("the handler did not answer within %s (mcp.call_timeout); it may still be running", c.timeout),
+			Status:  http.StatusGatewayTimeout,
+			Effect:  effect,
+		})
+}
+
+// forward copies the configured headers of the MCP request into h.
+func forward(h, from http.Header, names []string) {
+	for _, name := range names {
+		if v := from.Values(name); len(v) > 0 {
+			h[name] = v
+		}
+	}
+}
+
+// headerOf returns the HTTP header a request came with, or nil (stdio).
+func headerOf(req mcp.Request) http.Header {
+	if extra := req.GetExtra(); extra != nil {
+		return extra.Header
+	}
+	return nil
+}

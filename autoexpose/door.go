@@ -1,0 +1,75 @@
+package autoexpose
+
+import (
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A Door is an installed MCP endpoint: the tools it serves, the startup
+// report, and the go-sdk server behind it. Install, Wrap and ServeStdio
+// make one; the Door of a disabled config serves nothing. A Door is safe
+// for concurrent use.
+type Door struct {
+	name     string
+	path     string
+	log      *slog.Logger
+	report   []ReportRow
+	tools    map[string]*tool
+	names    []string // exposed tool names, sorted
+	server   *mcp.Server
+	calls    *calls
+	handler  http.Handler // the MCP endpoint; nil for a Door that serves nothing
+	life     *lifecycle   // nil for a Door that serves nothing
+	slot     *slot        // the exclusive session's; nil unless mcp.exclusive
+	degraded error
+	wrapped  *wrapped // for a Door made by Wrap
+}
+
+// Tools returns the exposed tools, by name.
+func (d *Door) Tools() []Tool {
+	out := make([]Tool, len(d.names))
+	for i, n := range d.names {
+		out[i] = d.tools[n].Tool
+	}
+	return out
+}
+
+// Handler returns the MCP endpoint's handler (nil for a disabled Door), to
+// serve it somewhere else as well.
+func (d *Door) Handler() http.Handler { return d.handler }
+
+// Server returns the go-sdk server behind the endpoint (nil for a disabled
+// Door), to add prompts or resources beside the tools.
+func (d *Door) Server() *mcp.Server { return d.server }
+
+// Enabled reports whether the Door serves MCP (a nil Door does not).
+func (d *Door) Enabled() bool { return d != nil && d.handler != nil }
+
+// Degraded returns why the MCP endpoint is not served under mcp.degrade:
+// http-only, or nil.
+func (d *Door) Degraded() error { return d.degraded }
+
+// announce logs the startup report and what the Door serves: at its path,
+// or over stdio.
+func (d *Door) announce(stdio ...string) {
+	for _, row := range d.report {
+		d.log.Info("mcpdoor: route", "tool", row.Tool, "route", row.Route, "verdict", row.Verdict, "reason", row.Reason, "schema", row.Schema)
+	}
+	if len(stdio) > 0 {
+		d.log.Info("mcpdoor: serving MCP over stdio", "server", d.name, "tools", len(d.names))
+		return
+	}
+	d.log.Info("mcpdoor: serving MCP", "server", d.name, "path", d.path, "tools", len(d.names))
+}
+
+// version is the main module's version, for the MCP server's
+// implementation info.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "devel"
+}

@@ -1,0 +1,80 @@
+package autoexpose
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// sessionIDHeader is the Streamable HTTP transport's session header.
+const sessionIDHeader = "Mcp-Session-Id"
+
+// The session policies (see MCPConfig.Stateful and Exclusive):
+//
+//   - stateless (the default): every POST stands alone, so any replica with
+//     the same secret can serve any call;
+//   - stateful: sessions with Mcp-Session-Id, as many as clients open, each
+//     closed after idle_timeout without a request;
+//   - exclusive: stateful, with at most one live session (see slot).
+
+// An endpoint is the MCP endpoint's handler: the HTTP concerns of the MCP
+// requests, in front of the go-sdk's Streamable HTTP transport.
+type endpoint struct{ h http.Handler }
+
+func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.h.ServeHTTP(w, r) }
+
+// endpoint makes the Door's MCP endpoint. A request meets, in order:
+//
+//  1. withoutNewSession: a session cookie that a session middleware in
+//     front invented for the request itself is not handed out;
+//  2. the guard (guard.go): a foreign Origin, or a rebinding Host, gets 403;
+//  3. the lifecycle (lifecycle.go): 503 once the Door is closed, and the
+//     request's context ends when it closes;
+//  4. on an exclusive door, the slot (exclusive.go): 409 while another
+//     rollout's session is live;
+//  5. the body limit (bodylimit.go): 413 over mcp.max_body_bytes;
+//  6. inflight (inflight.go): where a tool call finds its request;
+//  7. the go-sdk's Streamable HTTP handler (server.go).
+func (d *Door) endpoint(m *MCPConfig) http.Handler {
+	h := limitBody(d.calls.maxBody, d.calls.inflight.track(d.transport(m)))
+	if m.Exclusive {
+		tokenHeader := ""
+		if d.calls.contract != nil {
+			tokenHeader = d.calls.contract.TokenHeader()
+		}
+		d.slot = &slot{
+			alive:    d.live,
+			end:      d.end,
+			identify: d.calls.identity,
+			message:  exclusiveMessage(m.idleTimeout(), tokenHeader),
+			maxBody:  d.calls.maxBody,
+			wait:     claimWait,
+		}
+		h = d.slot.wrap(h)
+	}
+	return &endpoint{d.calls.withoutNewSession(newGuard(m).wrap(d.life.wrap(m.stateful(), h)))}
+}
+
+// withoutNewSession keeps the MCP endpoint from handing out sessions. A
+// session middleware in front of it makes a new session for each request
+// without a valid session cookie and sets that session's cookie on the
+// response; a client's cookie jar would then carry it into the client's
+// next tokenless calls, which would run in a session no call chose. Such a
+// cookie is dropped. A request's valid session cookie, which the middleware
+// sets again, is kept.
+func (c *calls) withoutNewSession(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := c.sessions.Read(r); err != nil {
+			c.sessions.DropCookie(w.Header())
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// seconds writes a duration as a config would: 600s, 1.5s, 300ms.
+func seconds(d time.Duration) string {
+	if d >= time.Second {
+		return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+	}
+	return d.String()
+}

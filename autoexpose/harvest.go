@@ -1,0 +1,133 @@
+package autoexpose
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/openapi"
+)
+
+// What a tool says of itself comes from several places. Each of its
+// description, input schema, output schema and annotations is taken from
+// the first of these that gives it:
+//
+//  1. for annotations only, the YAML's mcp.annotations, field by field;
+//  2. Config.Declared (a route's tool) or Config.CatchAll (a catch-all
+//     tool);
+//  3. the route's typed handler (Handler, with Describe and Annotate);
+//  4. the route's operation in the OpenAPI document (Config.OpenAPI);
+//  5. the defaults: the description "POST /<name>", a permissive object
+//     input schema, no output schema, no annotations.
+//
+// An output schema is advertised only when it describes an object, since
+// structuredContent is always one.
+
+// harvest turns a tool route into a Tool (steps 2 to 5 above; toolset
+// applies step 1).
+func harvest(rt *detector.Route, declared map[string]Declaration, doc *openapi.Document) Tool {
+	t := Tool{
+		Name:         rt.Name,
+		Route:        rt.Method + " " + rt.Pattern,
+		Verdict:      rt.Verdict,
+		Reasons:      rt.Reasons,
+		InputSchema:  permissiveSchema(),
+		SchemaSource: SourcePermissive,
+		route:        rt,
+	}
+	op := postOperation(doc, rt.Pattern)
+	if op != nil {
+		fromOpenAPI(&t, op)
+	}
+	if tt, ok := rt.Endpoint.(typedTool); ok {
+		info := tt.typedInfo()
+		t.InputSchema, t.OutputSchema, t.SchemaSource = info.input, info.output, SourceTyped
+		if info.description != "" {
+			t.Description = info.description
+		}
+		if info.annotations != nil {
+			t.Annotations = info.annotations
+		}
+	}
+	if d, ok := declared[rt.Name]; ok {
+		declare(&t, d)
+	}
+	finishTool(&t)
+	if op != nil && op.NoInput != "" && t.SchemaSource == SourcePermissive {
+		t.note = "openapi: " + op.NoInput
+	}
+	return t
+}
+
+// catchAllTools returns the tools Config.CatchAll declares, each served by
+// the catch-all route rt, sorted by name.
+func catchAllTools(rt *detector.Route, decls map[string]Declaration) []Tool {
+	var tools []Tool
+	for _, name := range slices.Sorted(maps.Keys(decls)) {
+		t := Tool{
+			Name:         name,
+			Route:        rt.Method + " " + rt.Pattern,
+			Verdict:      rt.Verdict,
+			Reasons:      rt.Reasons,
+			InputSchema:  permissiveSchema(),
+			SchemaSource: SourcePermissive,
+			route:        rt,
+		}
+		declare(&t, decls[name])
+		finishTool(&t)
+		tools = append(tools, t)
+	}
+	return tools
+}
+
+// declare sets what a declaration gives over t.
+func declare(t *Tool, d Declaration) {
+	if d.Description != "" {
+		t.Description = d.Description
+	}
+	if d.Input != nil {
+		t.InputSchema, t.SchemaSource = d.Input, SourceDeclared
+	}
+	if d.Output != nil {
+		t.OutputSchema = d.Output
+	}
+	if d.Annotations != nil {
+		t.Annotations = d.Annotations
+	}
+}
+
+// finishTool applies the defaults of what nothing gave.
+func finishTool(t *Tool) {
+	if t.OutputSchema != nil && t.OutputSchema.Type != "object" {
+		t.OutputSchema = nil // structuredContent is always an object
+	}
+	if t.Description == "" {
+		t.Description = "POST /" + t.Name
+	}
+}
+
+// apply returns base with a's fields set over it.
+func (a Annotations) apply(base *mcp.ToolAnnotations) *mcp.ToolAnnotations {
+	var out mcp.ToolAnnotations
+	if base != nil {
+		out = *base
+	}
+	if a.Title != "" {
+		out.Title = a.Title
+	}
+	if a.ReadOnly != nil {
+		out.ReadOnlyHint = *a.ReadOnly
+	}
+	if a.Destructive != nil {
+		out.DestructiveHint = a.Destructive
+	}
+	if a.Idempotent != nil {
+		out.IdempotentHint = *a.Idempotent
+	}
+	if a.OpenWorld != nil {
+		out.OpenWorldHint = a.OpenWorld
+	}
+	return &out
+}

@@ -1,0 +1,189 @@
+package rollout
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/mcpdoor/mcpdoor/session"
+	"github.com/mcpdoor/mcpdoor/token"
+)
+
+// The routes of the contract.
+const (
+	SeedPath   = "/seed_session"
+	VerifyPath = "/verify"
+)
+
+// Reserved are the route names of the contract, which are never tools while
+// it is on: /seed_session, /verify, and NeMo Gym's /aggregate_metrics.
+var Reserved = []string{"aggregate_metrics", "seed_session", "verify"}
+
+// Params are what the door tells a Contract of the server it serves.
+type Params struct {
+	// Server is the MCP server's name: the <server> of mcp__<server>__<tool>
+	// and the name a token is bound to.
+	Server string
+	// Path is the MCP endpoint's path, for the metadata.
+	Path string
+	// Sessions is the server's session manager; its keys sign the tokens.
+	Sessions *session.Manager
+	// MaxSeedBytes caps a /seed_session request body.
+	MaxSeedBytes int64
+	// Logger receives what goes wrong: a failed AllowedTools hook, a seed
+	// response that gets no token, a /verify body that cannot be rewritten.
+	Logger *slog.Logger
+}
+
+// A Contract is the rollout contract of one server. It is safe for
+// concurrent use.
+type Contract struct {
+	server, path string
+	header       string
+	codec        *token.Codec
+	sessions     *session.Manager
+	allowedTools func([]byte) ([]string, error)
+	tokenless    bool
+	maxSeed      int64
+	maxVerify    int64
+	log          *slog.Logger
+}
+
+// New returns the contract that cfg configures for the server p describes.
+func New(cfg Config, p Params) *Contract {
+	return &Contract{
+		server:       p.Server,
+		path:         p.Path,
+		header:       cfg.tokenHeader(),
+		codec:        token.NewCodec(p.Server, p.Sessions.Keys(), cfg.TokenTTL),
+		sessions:     p.Sessions,
+		allowedTools: cfg.AllowedTools,
+		tokenless:    cfg.AllowTokenless,
+		maxSeed:      p.MaxSeedBytes,
+		maxVerify:    cfg.maxVerifyBytes(),
+		log:          p.Logger,
+	}
+}
+
+// TokenHeader returns the header that carries the session token.
+func (c *Contract) TokenHeader() string { return c.header }
+
+// Codes of the refusals Admit returns, as in an isError result's
+// {"error": {"code": ...}}.
+const (
+	CodeMissingToken   = "missing_token"
+	CodeInvalidToken   = "invalid_token"
+	CodeToolNotAllowed = "tool_not_allowed"
+)
+
+// A Refusal is why the contract refuses a tool call.
+type Refusal struct {
+	// Code is one of CodeMissingToken, CodeInvalidToken and
+	// CodeToolNotAllowed.
+	Code string
+	// Text is what the model is told, as NeMo Gym words it:
+	// "Missing X-NeMo-Gym-Session-Token for MCP tool call.",
+	// "Invalid MCP session token.", "Tool 'x' is not allowed for this
+	// session."
+	Text string
+	// Message says why, for a program.
+	Message string
+	// Status is the HTTP status of the refusal: 401 or 403.
+	Status int
+}
+
+func (r *Refusal) Error() string { return r.Text }
+
+// Admit checks a tool call's session token, sent in header, for the tool
+// called name: present (unless Config.AllowTokenless), valid for this
+// server, unexpired, listing the tool. It returns the session the token
+// names, or "" for a tokenless call that may go on, or a *Refusal. The
+// token is verified on every call, with no cache.
+func (c *Contract) Admit(header http.Header, name string) (sid string, err error) {
+	raw := header.Get(c.header)
+	if raw == "" {
+		if c.tokenless {
+			return "", nil
+		}
+		return "", &Refusal{
+			Code:    CodeMissingToken,
+			Text:    fmt.Sprintf("Missing %s for MCP tool call.", c.header),
+			Message: "no session token",
+			Status:  http.StatusUnauthorized,
+		}
+	}
+	p, err := c.codec.Verify(raw)
+	if err != nil {
+		msg := "the session token is not valid for this server"
+		if errors.Is(err, token.ErrExpired) {
+			msg = "the session token has expired"
+		}
+		return "", &Refusal{Code: CodeInvalidToken, Text: "Invalid MCP session token.", Message: msg, Status: http.StatusUnauthorized}
+	}
+	if !p.Allows(name) {
+		return "", &Refusal{
+			Code:    CodeToolNotAllowed,
+			Text:    fmt.Sprintf("Tool '%s' is not allowed for this session.", name),
+			Message: "the session token does not list this tool",
+			Status:  http.StatusForbidden,
+		}
+	}
+	return p.SID, nil
+}
+
+// Visible returns which tools a tools/list sent with header shows: nil for
+// every tool (no token, or a token that does not verify, or one without an
+// allow-list), else a func reporting whether a tool is on the token's list.
+func (c *Contract) Visible(header http.Header) func(name string) bool {
+	raw := header.Get(c.header)
+	if raw == "" {
+		return nil
+	}
+	p, err := c.codec.Verify(raw)
+	if err != nil || p.Tools == nil {
+		return nil
+	}
+	return p.Allows
+}
+
+// Session returns the session the token in header names, for telling who a
+// request comes from: ok is false when header carries no token, and sid is
+// "" when it carries one that does not verify.
+func (c *Contract) Session(header http.Header) (sid string, ok bool) {
+	raw := header.Get(c.header)
+	if raw == "" {
+		return "", false
+	}
+	p, err := c.codec.Verify(raw)
+	if err != nil {
+		return "", true
+	}
+	return p.SID, true
+}
+
+// Decide says whether the contract is on for a router that serves
+// /seed_session (seed) and /verify (verify) as POST routes: on when it
+// serves both, unless cfg disables it. A router that serves one of the two
+// alone, or none while cfg sets anything, is a mistake, and the error says
+// what to add or remove.
+func Decide(cfg Config, seed, verify bool) (bool, error) {
+	switch {
+	case cfg.Disable:
+		return false, nil
+	case seed && verify:
+		return true, nil
+	case seed || verify:
+		have, missing, why := SeedPath, VerifyPath, "its tool-call names are normalized for scoring"
+		if verify {
+			have, missing, why = VerifyPath, SeedPath, "its response carries the MCP session token to the agent"
+		}
+		return false, fmt.Errorf("mcpdoor: the router serves POST %s but not POST %s, so NeMo Gym's rollout contract is half there "+
+			"(POST %s: %s); fix: add POST %s, or set mcp.rollout.disable: true to serve POST %s as a plain route",
+			have, missing, missing, why, missing, have)
+	case !cfg.IsZero():
+		return false, fmt.Errorf("mcpdoor: mcp.rollout is configured, but the router serves neither POST %s nor POST %s, "+
+			"the routes of NeMo Gym's rollout contract; fix: add both routes, or remove the mcp.rollout settings", SeedPath, VerifyPath)
+	}
+	return false, nil
+}
