@@ -54,11 +54,11 @@ func (d *Door) Degraded() error { return d.degraded }
 
 // announce logs the startup report and what the Door serves: at its path,
 // or over stdio.
-func (d *Door) announce(stdio ...string) {
+func (d *Door) announce(overStdio bool) {
 	for _, row := range d.report {
 		d.log.Info("mcpdoor: route", "tool", row.Tool, "route", row.Route, "verdict", row.Verdict, "reason", row.Reason, "schema", row.Schema)
 	}
-	if len(stdio) > 0 {
+	if overStdio {
 		d.log.Info("mcpdoor: serving MCP over stdio", "server", d.name, "tools", len(d.names))
 		return
 	}

@@ -44,7 +44,7 @@ func Install(r chi.Router, cfg Config) (*Door, error) {
 		}
 		return nil, err
 	}
-	d.announce()
+	d.announce(false)
 	return d, nil
 }
 

@@ -53,7 +53,7 @@ func ServeStdio(ctx context.Context, r chi.Router, cfg Config) error {
 		return fmt.Errorf("mcpdoor: ServeStdio: %w", err)
 	}
 	defer restore()
-	d.announce("over stdio")
+	d.announce(true)
 	return d.serveIO(ctx, io.NopCloser(os.Stdin), out)
 }
 

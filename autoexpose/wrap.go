@@ -51,7 +51,7 @@ func Wrap(h http.Handler, cfg Config) (*Door, error) {
 		}
 		return nil, err
 	}
-	d.announce()
+	d.announce(false)
 	return d, nil
 }
 

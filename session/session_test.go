@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -387,5 +388,34 @@ func TestContext(t *testing.T) {
 	}
 	if id, ok := session.FromContext(session.NewContext(req.Context(), "s1")); !ok || id != "s1" {
 		t.Errorf("FromContext = %q, %v; want s1, true", id, ok)
+	}
+}
+
+func TestDropCookie(t *testing.T) {
+	m := session.New(keys(t), nil)
+	for _, tc := range []struct {
+		name string
+		in   []string
+		want []string
+	}{
+		{"none", nil, nil},
+		{"only the session's", []string{"mcpdoor_session=v; Path=/"}, nil},
+		{"others kept, in order", []string{"a=1", "mcpdoor_session=v; Path=/", "b=2"}, []string{"a=1", "b=2"}},
+		{"a prefix is another name", []string{"mcpdoor_session2=v"}, []string{"mcpdoor_session2=v"}},
+		{"unparsable kept", []string{"garbage"}, []string{"garbage"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{}
+			for _, v := range tc.in {
+				h.Add("Set-Cookie", v)
+			}
+			m.DropCookie(h)
+			if got := h.Values("Set-Cookie"); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			if _, ok := h["Set-Cookie"]; ok && len(tc.want) == 0 {
+				t.Error("an empty Set-Cookie entry is left")
+			}
+		})
 	}
 }
