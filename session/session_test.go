@@ -392,7 +392,7 @@ func TestContext(t *testing.T) {
 }
 
 func TestDropCookie(t *testing.T) {
-	m := session.New(keys(t), nil)
+	m := session.New(keys(t, secretNew), nil)
 	for _, tc := range []struct {
 		name string
 		in   []string
