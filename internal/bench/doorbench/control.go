@@ -15,7 +15,6 @@ import (
 type stats struct {
 	CPUNanos   int64  `json:"cpu_ns"`      // user + system CPU time of the whole process (getrusage)
 	TotalAlloc uint64 `json:"total_alloc"` // bytes allocated on the heap so far (runtime.MemStats.TotalAlloc)
-	NumGC      uint32 `json:"num_gc"`
 }
 
 // info describes the server process.
@@ -98,7 +97,7 @@ func snapshot() (stats, error) {
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return stats{CPUNanos: cpu.Nanoseconds(), TotalAlloc: ms.TotalAlloc, NumGC: ms.NumGC}, nil
+	return stats{CPUNanos: cpu.Nanoseconds(), TotalAlloc: ms.TotalAlloc}, nil
 }
 
 // peakInterval is how often samplePeak reads the heap. runtime/metrics
