@@ -175,8 +175,8 @@ func header(w io.Writer, p plan, srv info, commit string) {
 		fmt.Fprintf(w, "cpu:          %s\n", m)
 	}
 	fmt.Fprintf(w, "load average: %s (1, 5, 15 min) at start\n", loadAverage())
-	fmt.Fprintf(w, "plan:         small %d×%d; 1 MiB %d×%d, peak %d clients×%d; %d clients %d×%d; warm-up %d\n",
-		p.rounds, p.calls, p.bigRounds, p.bigCalls, p.peakClients, p.peakCalls, p.loadClients, p.loadRounds, p.loadCalls, p.warmup)
+	fmt.Fprintf(w, "plan:         small %d×%d; %s %d×%d, peak %d clients×%d; %d clients %d×%d; warm-up %d\n",
+		p.rounds, p.calls, size(p.bigSize), p.bigRounds, p.bigCalls, p.peakClients, p.peakCalls, p.loadClients, p.loadRounds, p.loadCalls, p.warmup)
 	fmt.Fprintln(w, "client:       the go-sdk client's own tools/call request for each protocol version, replayed byte for byte")
 }
 

@@ -10,8 +10,8 @@ import (
 // plan is how much a run does.
 type plan struct {
 	rounds, calls       int // small echo, one sequential client: rounds, and calls per contender per round
-	bigRounds, bigCalls int // 1 MiB echo, one sequential client
-	peakClients         int // 1 MiB echo, concurrent clients while the heap is sampled
+	bigRounds, bigCalls int // big (1 MiB) echo, one sequential client
+	peakClients         int // big echo, concurrent clients while the heap is sampled
 	peakCalls           int // calls per client of those
 	loadRounds          int // many concurrent clients: rounds
 	loadClients         int // clients
@@ -216,11 +216,11 @@ func (d *driver) run(ctx context.Context, cs []contender, p plan, progress func(
 	if res.small, err = d.sequential(ctx, cs, smallText, p.rounds, p.calls); err != nil {
 		return nil, err
 	}
-	progress("1 MiB echo")
+	progress(size(p.bigSize) + " echo")
 	if res.big, err = d.sequential(ctx, cs, big, p.bigRounds, p.bigCalls); err != nil {
 		return nil, err
 	}
-	progress("1 MiB echo, peak heap")
+	progress(size(p.bigSize) + " echo, peak heap")
 	if res.peak, err = d.peak(ctx, cs, big, p.bigRounds, p.peakClients, p.peakCalls); err != nil {
 		return nil, err
 	}
