@@ -102,8 +102,6 @@ func newGoSDK() (http.Handler, error) {
 const mcpdoorConfig = `
 name: doorbench
 expose_tools_over_mcp: true
-mcp:
-  rollout: false
 `
 
 // newMCPDoor is the echo tool as an mcpdoor user writes it: an ordinary chi
