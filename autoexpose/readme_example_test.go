@@ -27,7 +27,7 @@ func Example() {
 	r := chi.NewRouter()
 	r.Use(sessions.Middleware)
 	r.Method(http.MethodPost, "/get_weather", autoexpose.Handler(getWeather)) // or any http.Handler
-	door, err := autoexpose.Install(r, cfg) // after the routes, before serving
+	door, err := autoexpose.Install(r, cfg)                                   // after the routes, before serving
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func ExampleLog() {
 		city, days := "Paris", 5
 		for day := 1; day <= days; day++ {
 			autoexpose.Progress(r.Context(), float64(day), float64(days), "day 2 of 5") // notifications/progress, if the client sent a progress token
-			autoexpose.Log(r.Context(), "info", map[string]any{"city": city})            // notifications/message, at the client's log level
+			autoexpose.Log(r.Context(), "info", map[string]any{"city": city})           // notifications/message, at the client's log level
 		}
 		w.Write([]byte(`{}`))
 	})
