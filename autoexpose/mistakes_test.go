@@ -565,11 +565,11 @@ func TestSeedWithoutToken(t *testing.T) {
 				t.Fatal(err)
 			}
 			door, bare := httptest.NewServer(r), httptest.NewServer(tc.h)
-			defer door.Close()
-			defer bare.Close()
 			logs.Reset()
 			got, gotBody := post(t, door.URL+"/seed_session")
 			want, wantBody := post(t, bare.URL+"/seed_session")
+			door.Close() // its handlers have returned, and logged
+			bare.Close()
 
 			if !slices.ContainsFunc(got.Cookies(), func(c *http.Cookie) bool { return c.Name == session.DefaultCookieName }) {
 				t.Errorf("no session cookie: Set-Cookie %q", got.Header.Values("Set-Cookie"))
