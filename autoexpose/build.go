@@ -236,7 +236,7 @@ func (b *builder) middlewareWarnings(rep *detector.Report) {
 		if c := closestMiddleware(rep, name); c != "" {
 			attrs = append(attrs, "closest", c)
 		}
-		b.log.Warn("mcpdoor: mcp.transparent_middleware names a middleware no route has; write the function's full name, as the startup report prints it", attrs...)
+		b.log.Warn("mcpdoor: mcp.transparent_middleware names a middleware no route has, so the entry does nothing; the startup report's reasons give each middleware by its full name", attrs...)
 	}
 }
 

@@ -254,8 +254,8 @@ var mistakes = []mistake{
 		name:   "mcp.transparent_middleware by its short name",
 		yaml:   on + "mcp:\n  transparent_middleware: [authenticate]\n",
 		router: router(func(r chi.Router) { r.With(authenticate).Post("/get_weather", answer("{}")) }),
-		warns: []string{`level=WARN msg="mcpdoor: mcp.transparent_middleware names a middleware no route has; ` +
-			`write the function's full name, as the startup report prints it" middleware=authenticate ` +
+		warns: []string{`level=WARN msg="mcpdoor: mcp.transparent_middleware names a middleware no route has, ` +
+			`so the entry does nothing; the startup report's reasons give each middleware by its full name" middleware=authenticate ` +
 			`closest=github.com/mcpdoor/mcpdoor/autoexpose_test.authenticate`},
 		tools: "get_weather",
 	},
@@ -263,8 +263,8 @@ var mistakes = []mistake{
 		name:   "mcp.transparent_middleware naming a middleware no route has",
 		yaml:   on + "mcp:\n  transparent_middleware: [example.com/auth.Check]\n",
 		router: router(weatherRoutes),
-		warns: []string{`level=WARN msg="mcpdoor: mcp.transparent_middleware names a middleware no route has; ` +
-			`write the function's full name, as the startup report prints it" middleware=example.com/auth.Check`},
+		warns: []string{`level=WARN msg="mcpdoor: mcp.transparent_middleware names a middleware no route has, ` +
+			`so the entry does nothing; the startup report's reasons give each middleware by its full name" middleware=example.com/auth.Check`},
 		tools: "forecast get_weather",
 	},
 	{

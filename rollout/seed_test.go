@@ -373,3 +373,19 @@ func TestSeedLogsRollout(t *testing.T) {
 		t.Errorf("%d, log:\n  %s\nwant:\n  %s", resp.StatusCode, logs.String(), want)
 	}
 }
+
+// BenchmarkSeed is the wrap's cost on a seed request: the session, the
+// response held back, the token minted and the metadata added.
+func BenchmarkSeed(b *testing.B) {
+	c, _ := newContract(b, rollout.Config{}, nil)
+	reply := `{"task":"Paris","state":{"turn":0,"budget":12,"notes":"` + strings.Repeat("n", 160) + `"}}`
+	h := c.Seed(answer(http.StatusOK, reply))
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/seed_session", strings.NewReader(`{"task_id":7}`)))
+		if rec.Code != http.StatusOK {
+			b.Fatal(rec.Code)
+		}
+	}
+}
