@@ -296,7 +296,7 @@ var mistakes = []mistake{
 		yaml: on,
 		router: router(func(r chi.Router) {
 			keys, _ := token.NewKeys([]byte(mistakeSecret))
-			r.Use(middleware.Recoverer, middleware.Logger, middleware.RequestID, middleware.RealIP, session.New(keys, nil).Middleware)
+			r.Use(middleware.Recoverer, middleware.Logger, middleware.RequestID, session.New(keys, nil).Middleware)
 			weatherRoutes(r)
 		}),
 		tools: "forecast get_weather",
