@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync"
@@ -150,3 +149,34 @@ func TestConcurrent(t *testing.T) {
 	rp := replay.NewReplay(r, 0)
 	// One shared call: neither dispatcher may write to it.
 	shared := &replay.Call{Path: "/shared", Body: []byte(`"shared"`), Header: http.Header{"Authorization": {"Bearer let-me-in"}}}
+
+	const goroutines, calls = 64, 20
+	var wg sync.WaitGroup
+	errs := make(chan error, goroutines)
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range calls {
+				tool := fmt.Sprintf("tool_%d", g)
+				body := fmt.Sprintf(`{"g":%d,"i":%d}`, g, i)
+				for _, d := range []replay.Dispatcher{direct, rp} {
+					c := &replay.Call{Path: "/" + tool, Body: []byte(body), Header: http.Header{"Authorization": {"Bearer let-me-in"}}}
+					resp := d.Dispatch(context.Background(), c)
+					if want := "Bearer let-me-in " + body; resp.Status != http.StatusOK || string(resp.Body) != want || resp.Header.Get("X-Tool") != tool {
+						errs <- fmt.Errorf("%T: %d %q X-Tool %q, want 200 %q X-Tool %q", d, resp.Status, resp.Body, resp.Header.Get("X-Tool"), want, tool)
+						return
+					}
+					resp = d.Dispatch(context.Background(), shared)
+					if !strings.HasSuffix(string(resp.Body), `"shared"`) || resp.Header.Get("X-Tool") != "shared" {
+						errs <- fmt.Errorf("%T, shared call: %d %q", d, resp.Status, resp.Body)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
