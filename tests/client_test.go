@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
+	conformance "github.com/mcpdoor/mcpdoor/examples/conformance/server"
 )
 
 // askRouter is a server whose routes ask the client that called them:
@@ -307,4 +308,79 @@ func TestElicitAnswerChecked(t *testing.T) {
 			t.Errorf("second round:\n got %s\nwant the text %s", second, text)
 		}
 	})
+}
+
+// TestConformanceExampleAsks: examples/conformance's elicitation and
+// sampling routes over both doors: on a stateless door a client of protocol
+// 2026-07-28 is asked through input requests; over HTTP the route answers
+// that no MCP client is there to ask.
+func TestConformanceExampleAsks(t *testing.T) {
+	cfg := autoexpose.Config{Name: "mcpdoor_conformance", ExposeToolsOverMCP: true, Logger: slog.New(slog.DiscardHandler)}
+	h, _, err := conformance.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, h)
+	for _, c := range []struct{ path, body, want string }{
+		{"/test_elicitation", `{"message":"Who are you?"}`, "mcpdoor: elicit: no MCP client: the request came through the HTTP door\n"},
+		{"/test_sampling", `{"prompt":"Why is the sky blue?"}`, "mcpdoor: sample: no MCP client: the request came through the HTTP door\n"},
+	} {
+		if r := s.post(c.path, c.body); r.Status != http.StatusBadRequest || string(r.Body) != c.want {
+			t.Errorf("POST %s: %d %q, want 400 %q", c.path, r.Status, r.Body, c.want)
+		}
+	}
+
+	cs := s.connect(mcpOptions{client: &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": "ada", "email": "ada@example.com"}}, nil
+		},
+		//lint:ignore SA1019 sampling, deprecated as of 2026-07-28, is still served
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			//lint:ignore SA1019 see above
+			return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "Rayleigh scattering."}}, nil
+		},
+	}})
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"test_elicitation", map[string]any{"message": "Who are you?"}, `{"content":[{"type":"text","text":"User response: action=accept, content={\"email\":\"ada@example.com\",\"username\":\"ada\"}"}]}`},
+		{"test_sampling", map[string]any{"prompt": "Why is the sky blue?"}, `{"content":[{"type":"text","text":"LLM response: Rayleigh scattering."}]}`},
+	} {
+		if got := resultJSON(t, call(t, cs, c.tool, c.args)); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.tool, got, c.want)
+		}
+	}
+}
+
+// TestElicitTyped: a typed handler (autoexpose.Handler) that returns
+// Elicit's error on the first round of a 2026-07-28 input request is run
+// again with the answer, and logs no handler error for the round whose
+// answer was dropped.
+func TestElicitTyped(t *testing.T) {
+	var log strings.Builder
+	var runs atomic.Int32
+	r := chi.NewRouter()
+	r.Method(http.MethodPost, "/confirm", autoexpose.Handler(func(ctx context.Context, _ *http.Request, _ struct{}) (*mcp.ElicitResult, error) {
+		runs.Add(1)
+		return autoexpose.Elicit(ctx, "Sure?", nil)
+	}))
+	cfg := autoexpose.Config{Name: "typed", ExposeToolsOverMCP: true, Logger: newLogger(&log)}
+	if _, err := autoexpose.Install(r, cfg); err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, r)
+	cs := s.connect(mcpOptions{client: &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	}})
+	const want = `{"content":[{"type":"text","text":"{\"action\":\"accept\"}"}],"structuredContent":{"action":"accept"}}`
+	if got := resultJSON(t, call(t, cs, "confirm", map[string]any{})); got != want || runs.Load() != 2 {
+		t.Errorf("got %s after %d runs\nwant %s after 2", got, runs.Load(), want)
+	}
+	if strings.Contains(log.String(), "level=ERROR") {
+		t.Errorf("the log has an error:\n%s", log.String())
+	}
 }
