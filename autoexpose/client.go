@@ -10,10 +10,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// ErrNoClient is the error Elicit and Sample wrap on the HTTP door: no MCP
-// client made the request, so there is no one to ask. A handler that can
-// take the answer another way (a field of its request body) checks for it
-// with errors.Is. It also matches errors.ErrUnsupported.
+// ErrNoClient is the error [Elicit] and [Sample] wrap on the HTTP door: no
+// MCP client made the request, so there is no one to ask. A handler that
+// can take the answer another way (a field of its request body) checks for
+// it with [errors.Is]. It also matches [errors.ErrUnsupported].
 var ErrNoClient error = &unsupportedError{"no MCP client: the request came through the HTTP door"}
 
 // unsupportedError is a question that cannot be put to a user; it matches
@@ -33,11 +33,12 @@ func (e *unsupportedError) Is(target error) bool { return target == errors.ErrUn
 //	if err != nil { ... }
 //	if res.Action != "accept" { ... } // "decline" or "cancel"
 //
-// res.Content holds the fields the user filled in, checked against schema,
-// with its defaults filled in.
+// res.Action is what the user did: "accept", "decline" or "cancel"; with
+// "accept", res.Content holds the fields filled in, checked against schema,
+// with its defaults filled in (see [mcp.ElicitResult]).
 //
 // Where no user can be asked, Elicit returns an error that matches
-// errors.ErrUnsupported: wrapping ErrNoClient on the HTTP door; and for an
+// [errors.ErrUnsupported]: wrapping [ErrNoClient] on the HTTP door; and for an
 // MCP client that declared no elicitation capability, or a call over a
 // stateless session of a protocol before 2026-07-28.
 //
@@ -81,8 +82,8 @@ func Elicit(ctx context.Context, message string, schema *jsonschema.Schema) (*mc
 //		MaxTokens: 200,
 //	})
 //
-// It fails as Elicit does, with errors that match errors.ErrUnsupported
-// (ErrNoClient on the HTTP door) for a client that declared no sampling
+// It fails as [Elicit] does, with errors that match [errors.ErrUnsupported]
+// ([ErrNoClient] on the HTTP door) for a client that declared no sampling
 // capability, and it reaches the client over the same session policies, in
 // the same ways.
 //
@@ -136,6 +137,7 @@ func ask(ctx context.Context, feature string, question mcp.InputRequest, send fu
 	capable := caps != nil && caps.Elicitation != nil
 	name := "elicitation"
 	if feature == "sample" {
+		//lint:ignore SA1019 sampling stays in the protocol for the deprecation window, and clients use it
 		capable, name = caps != nil && caps.Sampling != nil, "sampling"
 	}
 	if !capable {

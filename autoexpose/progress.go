@@ -16,8 +16,10 @@ type mcpCall struct {
 	session       *mcp.ServerSession
 	progressToken any
 	tool          string
-	// stateless: the session is one of a stateless transport, which cannot
-	// send the client a request.
+	// stateless: the call came over the door's stateless Streamable HTTP
+	// transport, which cannot send the client a request. (A call over
+	// another transport, to the server Door.Server returns, carries no HTTP
+	// request.)
 	stateless bool
 	input     inputRound
 }
@@ -30,7 +32,7 @@ func (c *calls) newMCPCall(t *tool, req *mcp.CallToolRequest) *mcpCall {
 	if req.Session == nil {
 		return nil
 	}
-	return &mcpCall{req: req, session: req.Session, progressToken: req.Params.GetProgressToken(), tool: t.Name, stateless: c.stateless}
+	return &mcpCall{req: req, session: req.Session, progressToken: req.Params.GetProgressToken(), tool: t.Name, stateless: c.stateless && req.Extra != nil}
 }
 
 // withMCPCall returns ctx carrying the call. It is a context value so that
