@@ -14,11 +14,13 @@ import (
 // MCP client made the request, so there is no one to ask. A handler that
 // can take the answer another way (a field of its request body) checks for
 // it with [errors.Is]. It also matches [errors.ErrUnsupported].
-var ErrNoClient error = &unsupportedError{"no MCP client: the request came through the HTTP door"}
+var ErrNoClient = unsupported("no MCP client: the request came through the HTTP door")
 
 // unsupportedError is a question that cannot be put to a user; it matches
 // errors.ErrUnsupported.
 type unsupportedError struct{ msg string }
+
+func unsupported(msg string) error { return &unsupportedError{msg} }
 
 func (e *unsupportedError) Error() string        { return e.msg }
 func (e *unsupportedError) Is(target error) bool { return target == errors.ErrUnsupported }
@@ -130,8 +132,8 @@ func ask(ctx context.Context, feature string, question mcp.InputRequest, send fu
 	version := c.req.ProtocolVersion()
 	inputRequests := version >= "2026-07-28"
 	if c.stateless && !inputRequests {
-		return nil, fmt.Errorf("mcpdoor: %s: %w", feature, &unsupportedError{fmt.Sprintf(
-			"a stateless MCP session cannot send the client a request on protocol %s: serve stateful sessions (mcp.stateful: true), or use a client of protocol 2026-07-28 or later", version)})
+		return nil, fmt.Errorf("mcpdoor: %s: %w", feature, unsupported(fmt.Sprintf(
+			"a stateless MCP session cannot send the client a request on protocol %s: serve stateful sessions (mcp.stateful: true), or use a client of protocol 2026-07-28 or later", version)))
 	}
 	caps := c.req.ClientCapabilities()
 	capable := caps != nil && caps.Elicitation != nil
@@ -141,8 +143,8 @@ func ask(ctx context.Context, feature string, question mcp.InputRequest, send fu
 		capable, name = caps != nil && caps.Sampling != nil, "sampling"
 	}
 	if !capable {
-		return nil, fmt.Errorf("mcpdoor: %s: %w", feature, &unsupportedError{fmt.Sprintf(
-			"the MCP client does not support %s (it declared no %s capability)", name, name)})
+		return nil, fmt.Errorf("mcpdoor: %s: %w", feature, unsupported(fmt.Sprintf(
+			"the MCP client does not support %s (it declared no %s capability)", name, name)))
 	}
 	var (
 		ans mcp.InputResponse
