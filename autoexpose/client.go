@@ -53,7 +53,9 @@ func (e *unsupportedError) Is(target error) bool { return target == errors.ErrUn
 // from the start, when the same Elicit returns the answer. Until then
 // Elicit returns an error that is neither of the above: the handler returns
 // it, and what the handler answers is dropped. So a handler does its work
-// after Elicit, not before.
+// after Elicit, not before, and asks its questions one after another: an
+// answer is matched to its question by the question's place among those of
+// the run, and by its content.
 func Elicit(ctx context.Context, message string, schema *jsonschema.Schema) (*mcp.ElicitResult, error) {
 	params := &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema}
 	if schema == nil {
