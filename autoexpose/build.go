@@ -128,6 +128,7 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 			maxBody:      m.maxBodyBytes(),
 			limiter:      newRateLimiter(m.RateLimit),
 			timeout:      m.CallTimeout,
+			stateless:    !m.stateful() && !b.stdio,
 		},
 	}
 	replayer := replay.NewReplay(target, m.maxBodyBytes())

@@ -26,6 +26,7 @@ type calls struct {
 	maxBody      int64           // mcp.max_body_bytes
 	limiter      *rateLimiter    // nil: no mcp.rate_limit
 	timeout      time.Duration   // mcp.call_timeout; 0: none
+	stateless    bool            // the transport is stateless Streamable HTTP
 }
 
 // call serves one tools/call, a step a file:
@@ -35,8 +36,10 @@ type calls struct {
 //  2. the session's rate limit (ratelimit.go);
 //  3. the arguments: their size, and the tool's input schema (arguments.go);
 //  4. dispatch to the route, directly or replayed through the router,
-//     within the call timeout (dispatch.go);
-//  5. the route's answer as an MCP result (result.go).
+//     within the call timeout (dispatch.go), with the MCP call in its
+//     context (progress.go, client.go);
+//  5. the route's answer as an MCP result (result.go), or the questions
+//     the handler asked a client of protocol 2026-07-28 (input.go).
 //
 // Each step refuses with an isError result (errors.go); the route runs only
 // if all of them pass.
@@ -52,9 +55,13 @@ func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mc
 	if refused != nil {
 		return refused
 	}
-	resp := c.dispatch(ctx, t, who, req, args)
+	mc := c.newMCPCall(t, req)
+	resp := c.dispatch(withMCPCall(ctx, mc), t, who, req, args)
 	if resp == nil {
 		return c.timedOut(t)
+	}
+	if res := mc.inputRequired(); res != nil {
+		return res // the handler asked the client; it runs again with the answers
 	}
 	return t.result(resp)
 }

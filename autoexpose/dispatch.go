@@ -23,8 +23,8 @@ import (
 // (mcp.forward_headers), and the Host, RemoteAddr and TLS of the MCP
 // request. Its context carries the caller's session (in place of any the
 // MCP request's context held), the rollout id of a call made under the
-// /ng-rollout/ prefix, and the MCP call itself (for Progress and Log), and
-// it ends when the client cancels the call or goes away, or the door
+// /ng-rollout/ prefix, and what ctx carries (the MCP call itself, for
+// Progress, Log, Elicit and Sample), and it ends when the client cancels the call or goes away, or the door
 // closes.
 func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, args []byte) *replay.Response {
 	rc := &replay.Call{Path: t.path, Body: args, Header: make(http.Header, 1+len(c.forward)), Host: "localhost"}
@@ -44,7 +44,6 @@ func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.Call
 	// request's context carries; a direct call skips the middleware, and
 	// gets what it would have put there.
 	ctx = session.NewContext(ctx, who.sid)
-	ctx = withMCPCall(ctx, req, t.Name)
 	ctx = withChecked(ctx, t.resolved, args)
 	if c.timeout <= 0 {
 		return c.serve(ctx, t, rc)

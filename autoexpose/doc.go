@@ -53,7 +53,11 @@
 //
 // A 2xx JSON object response becomes structuredContent plus the same JSON as
 // text; other JSON and text become text; image/* and audio/* become image and
-// audio content, after the image is decoded and its format checked.
+// audio content, after the image is decoded and its format checked. A
+// response of type [ContentMediaType] spells out its result: several content
+// blocks (text, image, audio, embedded resources, resource links) and,
+// optionally, structuredContent, each block checked; the HTTP door answers
+// its JSON unchanged.
 //
 // A failed call is an isError result with one text block for a model, and
 // {"error": [ErrorInfo]} for a program: as structuredContent, or, for a tool
@@ -74,6 +78,20 @@
 // (see [ErrorCode]). A handler's context ends when the client cancels the
 // call or goes away, or at the timeout. [Progress] and [Log] let a long
 // handler report to the MCP client, and do nothing on the HTTP door.
+//
+// # Asking the user: Elicit and Sample
+//
+// [Elicit] asks the user of the MCP client that made a tool call to confirm or
+// fill in a form; [Sample] asks the client's language model for a completion.
+// Both work through direct and replayed dispatch. They need a client that
+// declared the capability, and a way to reach it: a stateful session
+// (mcp.stateful, mcp.exclusive) or stdio sends the request on the call's
+// stream; a stateless door reaches a client of protocol 2026-07-28 or later
+// through the protocol's input requests, running the handler again with the
+// answer, and cannot reach an older client. Where no one can be asked (the
+// HTTP door: [ErrNoClient]) they return an error that matches
+// [errors.ErrUnsupported], for the handler to refuse, or to take the answer
+// another way.
 //
 // # Sessions
 //

@@ -181,6 +181,12 @@ func (h *typedHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request
 			writeJSONError(w, he.status, he.message)
 			return
 		}
+		if errors.Is(err, errInputRequired) {
+			// Not a failure: the question goes to the client, and the
+			// answer written here is dropped.
+			writeJSONError(w, http.StatusServiceUnavailable, err.Error())
+			return
+		}
 		h.info.logger().ErrorContext(r.Context(), "mcpdoor: handler error", "path", r.URL.Path, "err", err)
 		writeJSONError(w, http.StatusInternalServerError, "internal server error")
 		return

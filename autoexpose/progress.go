@@ -9,24 +9,40 @@ import (
 )
 
 // mcpCall is what a handler's context carries of the MCP call it serves:
-// the client's session and progress token. A request from the HTTP door
-// carries none.
+// the call, the client's session and progress token, and what Elicit and
+// Sample need (client.go). A request from the HTTP door carries none.
 type mcpCall struct {
+	req           *mcp.CallToolRequest
 	session       *mcp.ServerSession
 	progressToken any
 	tool          string
+	// stateless: the call came over the door's stateless Streamable HTTP
+	// transport, which cannot send the client a request. (A call over
+	// another transport, to the server Door.Server returns, carries no HTTP
+	// request.)
+	stateless bool
+	input     inputRound
 }
 
 type mcpCallKey struct{}
 
-// withMCPCall returns ctx carrying the call, for Progress and Log. It is a
-// context value so that it reaches the handler through either dispatcher,
-// and through the router's middlewares on a replay.
-func withMCPCall(ctx context.Context, req *mcp.CallToolRequest, tool string) context.Context {
+// newMCPCall returns the MCP call req to tool t, for Progress, Log, Elicit
+// and Sample; nil when req has no session to send to.
+func (c *calls) newMCPCall(t *tool, req *mcp.CallToolRequest) *mcpCall {
 	if req.Session == nil {
+		return nil
+	}
+	return &mcpCall{req: req, session: req.Session, progressToken: req.Params.GetProgressToken(), tool: t.Name, stateless: c.stateless && req.Extra != nil}
+}
+
+// withMCPCall returns ctx carrying the call. It is a context value so that
+// it reaches the handler through either dispatcher, and through the
+// router's middlewares on a replay.
+func withMCPCall(ctx context.Context, mc *mcpCall) context.Context {
+	if mc == nil {
 		return ctx
 	}
-	return context.WithValue(ctx, mcpCallKey{}, &mcpCall{session: req.Session, progressToken: req.Params.GetProgressToken(), tool: tool})
+	return context.WithValue(ctx, mcpCallKey{}, mc)
 }
 
 func mcpCallFrom(ctx context.Context) *mcpCall {

@@ -50,6 +50,8 @@ func (t *tool) result(resp *replay.Response) *mcp.CallToolResult {
 		mediaType, _, _ = mime.ParseMediaType(http.DetectContentType(body))
 	}
 	switch {
+	case mediaType == ContentMediaType:
+		return t.contentResult(body, resp.Status)
 	case strings.HasPrefix(mediaType, "image/") && mediaType != "image/svg+xml":
 		return t.imageResult(mediaType, body, resp.Status)
 	case strings.HasPrefix(mediaType, "audio/"):
@@ -89,29 +91,36 @@ var imageFormats = map[string]string{
 }
 
 func (t *tool) imageResult(mediaType string, body []byte, status int) *mcp.CallToolResult {
-	bad := func(why string) *mcp.CallToolResult {
+	if why := checkImage(mediaType, body); why != "" {
 		return t.fail(
 			fmt.Sprintf("Response from POST %s is not a valid %s image: %s.", t.path, mediaType, why),
 			ErrorInfo{Code: CodeBadResponse, Message: why, Status: status, Effect: EffectUnknown})
 	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: body, MIMEType: mediaType}}}
+}
+
+// checkImage says why data is not an image of type mediaType, or returns ""
+// when it is: mcpdoor decodes it, so that a client is never sent an image
+// it cannot show.
+func checkImage(mediaType string, data []byte) (why string) {
 	want, ok := imageFormats[mediaType]
 	if !ok {
-		return bad("mcpdoor cannot check this image type; serve PNG, JPEG or GIF")
+		return "mcpdoor cannot check this image type; serve PNG, JPEG or GIF"
 	}
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(body))
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return bad(err.Error())
+		return err.Error()
 	}
 	if format != want {
-		return bad(fmt.Sprintf("the data is %s", format))
+		return fmt.Sprintf("the data is %s", format)
 	}
 	if cfg.Width*cfg.Height > maxImagePixels {
-		return bad(fmt.Sprintf("%dx%d pixels is more than mcpdoor decodes", cfg.Width, cfg.Height))
+		return fmt.Sprintf("%dx%d pixels is more than mcpdoor decodes", cfg.Width, cfg.Height)
 	}
-	if _, _, err := image.Decode(bytes.NewReader(body)); err != nil {
-		return bad(err.Error())
+	if _, _, err := image.Decode(bytes.NewReader(data)); err != nil {
+		return err.Error()
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: body, MIMEType: mediaType}}}
+	return ""
 }
 
 // audioMagic gives the leading bytes of the audio formats mcpdoor checks.
@@ -125,19 +134,28 @@ var audioMagic = map[string][][]byte{
 }
 
 func (t *tool) audioResult(mediaType string, body []byte, status int) *mcp.CallToolResult {
-	magic, known := audioMagic[mediaType]
-	ok := len(body) > 0 && !known
-	for _, m := range magic {
-		ok = ok || bytes.HasPrefix(body, m)
-	}
-	if !ok {
-		why := "the response is empty"
-		if len(body) > 0 {
-			why = "the data does not start like " + mediaType
-		}
+	if why := checkAudio(mediaType, body); why != "" {
 		return t.fail(
 			fmt.Sprintf("Response from POST %s is not valid %s audio: %s.", t.path, mediaType, why),
 			ErrorInfo{Code: CodeBadResponse, Message: why, Status: status, Effect: EffectUnknown})
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: body, MIMEType: mediaType}}}
+}
+
+// checkAudio says why data is not audio of type mediaType, or returns ""
+// when it is, as far as its leading bytes tell: mcpdoor checks the formats
+// of audioMagic, and that other audio is not empty.
+func checkAudio(mediaType string, data []byte) (why string) {
+	magic, known := audioMagic[mediaType]
+	ok := len(data) > 0 && !known
+	for _, m := range magic {
+		ok = ok || bytes.HasPrefix(data, m)
+	}
+	switch {
+	case ok:
+		return ""
+	case len(data) == 0:
+		return "the response is empty"
+	}
+	return "the data does not start like " + mediaType
 }

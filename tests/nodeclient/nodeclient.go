@@ -480,8 +480,8 @@ func Conformance(t testing.TB, url string, scenarios ...string) ConformanceRepor
 
 // CoreScenarios are the conformance scenarios an mcpdoor server (tools only,
 // over Streamable HTTP) must pass. The suite's other scenarios call fixture
-// tools, prompts and resources (test_simple_text, ...) that only its reference
-// server has.
+// tools (test_simple_text, ...), which examples/conformance serves, and
+// prompts and resources, which a route door does not serve.
 var CoreScenarios = []string{
 	"server-initialize",
 	"ping",
