@@ -2,10 +2,14 @@ package autoexpose_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"log"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 )
@@ -71,4 +75,38 @@ func ExampleLog() {
 		w.Write([]byte(`{}`))
 	})
 	_ = context.Background
+}
+
+// A handler answers several content blocks, and optionally
+// structuredContent, with the content media type.
+func ExampleContentMediaType_blocks() {
+	var chart []byte // a PNG
+	var csv string
+	http.HandleFunc("POST /report", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", autoexpose.ContentMediaType)
+		json.NewEncoder(w).Encode(map[string]any{
+			"content": []mcp.Content{
+				&mcp.TextContent{Text: "Sales are up 12%."},
+				&mcp.ImageContent{MIMEType: "image/png", Data: chart},
+				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "report://q3", MIMEType: "text/csv", Text: csv}},
+				&mcp.ResourceLink{URI: "https://example.com/sales.csv", Name: "sales.csv"},
+			},
+			"structuredContent": map[string]int{"up_percent": 12}, // optional, an object
+		})
+	})
+}
+
+// A destructive tool asks its MCP client's user to confirm, and tells the
+// doors apart.
+func ExampleElicit_confirm() {
+	var schema *jsonschema.Schema
+	http.HandleFunc("POST /delete_all", func(w http.ResponseWriter, r *http.Request) {
+		res, err := autoexpose.Elicit(r.Context(), "Delete every file?", schema) // schema may be nil: accept or decline
+		switch {
+		case errors.Is(err, autoexpose.ErrNoClient): // the HTTP door: take "confirm": true from the body instead
+		case errors.Is(err, errors.ErrUnsupported): // an MCP client that cannot be asked: refuse
+		case err != nil: // return it
+		case res.Action == "accept": // res.Content: the form, checked against schema, defaults filled in
+		}
+	})
 }
