@@ -142,6 +142,7 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 			timeout:      m.CallTimeout,
 		},
 	}
+	d.catalog = b.catalog(d.calls.limiter)
 	replayer := replay.NewReplay(target, m.maxBodyBytes())
 	compiled := newResolver()
 	for _, tl := range tools {

@@ -42,3 +42,23 @@ func TestVerdictString(t *testing.T) {
 		}
 	}
 }
+
+func TestVerdictText(t *testing.T) {
+	for _, v := range []Verdict{Direct, Replay, Refused} {
+		text, err := v.MarshalText()
+		if err != nil || string(text) != v.String() {
+			t.Errorf("%v.MarshalText() = %q, %v", v, text, err)
+		}
+		var back Verdict
+		if err := back.UnmarshalText(text); err != nil || back != v {
+			t.Errorf("UnmarshalText(%q) = %v, %v; want %v", text, back, err, v)
+		}
+	}
+	if _, err := Verdict(0).MarshalText(); err == nil || err.Error() != "detector: Verdict(0) has no name" {
+		t.Errorf("Verdict(0).MarshalText() error = %v", err)
+	}
+	var v Verdict
+	if err := v.UnmarshalText([]byte("Direct")); err == nil || err.Error() != `detector: verdict "Direct" is not direct, replay or refused` {
+		t.Errorf("UnmarshalText(Direct) error = %v", err)
+	}
+}
