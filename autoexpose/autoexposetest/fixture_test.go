@@ -27,6 +27,24 @@ type GreetOut struct {
 	Greeting string `json:"greeting"`
 }
 
+// PackIn is the input of pack.
+type PackIn struct {
+	Boxes int `json:"boxes" jsonschema:"how many boxes to pack"`
+}
+
+// PackOut is the output of pack.
+type PackOut struct {
+	Packed int `json:"packed"`
+}
+
+// pack reports its progress box by box.
+func (s *shop) pack(ctx context.Context, _ *http.Request, in PackIn) (PackOut, error) {
+	for i := 1; i <= in.Boxes; i++ {
+		autoexpose.Progress(ctx, float64(i), float64(in.Boxes), fmt.Sprintf("box %d of %d", i, in.Boxes))
+	}
+	return PackOut{Packed: in.Boxes}, nil
+}
+
 // langKey is where the site's language middleware puts the language.
 type langKey struct{}
 
@@ -53,7 +71,7 @@ func requireKey(next http.Handler) http.Handler {
 
 // shop is the fixture: a typed tool behind the language middleware, a plain
 // tool behind the key check, a per-session counter, a route that writes
-// JSON with no Content-Type, and the rollout contract's two routes.
+// JSON with no Content-Type, and the rollout contract's two routes; and pack, which reports its progress.
 type shop struct {
 	mu     sync.Mutex
 	counts map[string]int // session id → count
@@ -128,6 +146,7 @@ func newShop(t testing.TB, yaml string) (http.Handler, *autoexpose.Door) {
 	r.With(french).Method(http.MethodPost, "/greet", autoexpose.Handler(s.greet, autoexpose.Describe("Greet someone.")))
 	r.With(requireKey).Post("/stock", s.restock)
 	r.Post("/count", s.count)
+	r.Method(http.MethodPost, "/pack", autoexpose.Handler(s.pack))
 	r.Post("/restock", s.restock)
 	r.Post("/note", func(w http.ResponseWriter, _ *http.Request) {
 		io.WriteString(w, `{"noted":true}`) // no Content-Type: net/http sniffs text/plain

@@ -21,6 +21,7 @@ func TestParity(t *testing.T) {
 		{Tool: "stock", Arguments: `{"item":"tea"}`},
 		{Tool: "restock", Arguments: `{"item":"tea"}`},
 		{Tool: "note"},
+		{Tool: "pack", Arguments: `{"boxes":2}`},
 	}
 	cases := []struct {
 		name  string
@@ -66,11 +67,11 @@ func TestParity(t *testing.T) {
 			want: []string{`autoexposetest: parity: calls[0] restock {}: the MCP door refused the arguments before calling the route (code invalid_arguments), but the HTTP door did not answer 422
   HTTP door: 200 (application/json) {"restocked":true}
   MCP door:  {"isError":true,"content":[{"type":"text","text":"Invalid arguments for restock (checked against its input schema; POST /restock was not called): missing required field item"}],"structuredContent":{"error":{"code":"invalid_arguments","effect":"not_applied","fields":["item"],"message":"missing required field item","status":422}}}`},
-			logs: []string{"autoexposetest: parity: no call of count, greet, note, stock"},
+			logs: []string{"autoexposetest: parity: no call of count, greet, note, pack, stock"},
 		},
 		{
 			name: "no calls",
-			want: []string{"autoexposetest: Parity needs calls: name each tool with arguments it accepts, e.g. autoexposetest.Call{Tool: \"count\", Arguments: `{...}`}; the tools are count, greet, note, restock, stock"},
+			want: []string{"autoexposetest: Parity needs calls: name each tool with arguments it accepts, e.g. autoexposetest.Call{Tool: \"count\", Arguments: `{...}`}; the tools are count, greet, note, pack, restock, stock"},
 		},
 	}
 	for _, c := range cases {

@@ -1,7 +1,6 @@
 package autoexposetest
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -28,32 +27,24 @@ import (
 //	  + secure_op: replay (middleware main.requireKey must run)
 func Verdicts(t testing.TB, door *autoexpose.Door, want map[string]string) {
 	t.Helper()
-	got := make(map[string]autoexpose.ReportRow)
+	var lines []string
+	reported := make(map[string]bool)
 	for _, row := range door.Report() {
 		key := row.Tool
 		if key == "" {
 			key = row.Route
 		}
-		got[key] = row
-	}
-	keys := slices.Collect(maps.Keys(got))
-	for k := range want {
-		if _, ok := got[k]; !ok {
-			keys = append(keys, k)
+		reported[key] = true
+		switch w, named := want[key]; {
+		case !named:
+			lines = append(lines, "- "+key+": (not in want)", "+ "+key+": "+verdict(row))
+		case w != row.Verdict:
+			lines = append(lines, "- "+key+": "+w, "+ "+key+": "+verdict(row))
 		}
 	}
-	slices.Sort(keys)
-	var lines []string
-	for _, k := range keys {
-		w, named := want[k]
-		row, reported := got[k]
-		switch {
-		case !reported:
-			lines = append(lines, fmt.Sprintf("- %s: %s", k, w), fmt.Sprintf("+ %s: (not in the report)", k))
-		case !named:
-			lines = append(lines, fmt.Sprintf("- %s: (not in want)", k), "+ "+k+": "+verdict(row))
-		case w != row.Verdict:
-			lines = append(lines, fmt.Sprintf("- %s: %s", k, w), "+ "+k+": "+verdict(row))
+	for _, key := range slices.Sorted(maps.Keys(want)) {
+		if !reported[key] {
+			lines = append(lines, "- "+key+": "+want[key], "+ "+key+": (not in the report)")
 		}
 	}
 	if len(lines) > 0 {

@@ -194,6 +194,7 @@ type responseWriter struct {
 
 	status int
 	sent   http.Header // the header as it was when the status was written
+	isSent bool        // the handler has sent the header: written to the body, or flushed
 	once   sync.Once
 	ready  chan struct{} // closed once the header is sent, or the handler failed before
 	err    error         // why the handler failed before it sent a header
@@ -217,13 +218,13 @@ func (w *responseWriter) WriteHeader(code int) {
 
 func (w *responseWriter) Write(p []byte) (int, error) {
 	if w.status == 0 {
-		if _, set := w.header["Content-Type"]; w.sniff && !set && w.header.Get("Transfer-Encoding") == "" && len(p) > 0 {
-			w.header.Set("Content-Type", http.DetectContentType(p))
-		}
 		w.WriteHeader(http.StatusOK)
 	}
 	if !bodyAllowed(w.status) {
 		return 0, http.ErrBodyNotAllowed
+	}
+	if _, set := w.sent["Content-Type"]; w.sniff && !w.isSent && !set && w.sent.Get("Transfer-Encoding") == "" && len(p) > 0 {
+		w.sent.Set("Content-Type", http.DetectContentType(p))
 	}
 	w.send()
 	if w.head {
@@ -241,7 +242,10 @@ func (w *responseWriter) Flush() {
 	w.send()
 }
 
-func (w *responseWriter) send() { w.once.Do(func() { close(w.ready) }) }
+func (w *responseWriter) send() {
+	w.isSent = true
+	w.once.Do(func() { close(w.ready) })
+}
 
 // finish ends the response when the handler has returned: err says it failed.
 func (w *responseWriter) finish(err error) {
