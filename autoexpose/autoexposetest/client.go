@@ -84,7 +84,7 @@ func (c *Client) Connect(t testing.TB, opts *ConnectOptions) *mcp.ClientSession 
 		if header == nil {
 			header = make(http.Header)
 		}
-		header[k] = v
+		header[http.CanonicalHeaderKey(k)] = v
 	}
 	hc := c.HTTP
 	if len(header) > 0 {
