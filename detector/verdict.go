@@ -31,16 +31,25 @@ func (v Verdict) String() string {
 	return fmt.Sprintf("Verdict(%d)", int(v))
 }
 
-// MarshalText writes v as its name: direct, replay or refused.
+// MarshalText writes v as its name: direct, replay or refused; the zero
+// Verdict (none yet) as "".
 func (v Verdict) MarshalText() ([]byte, error) {
-	if v < Direct || v > Refused {
+	switch {
+	case v == 0:
+		return []byte{}, nil
+	case v < Direct || v > Refused:
 		return nil, fmt.Errorf("detector: %v has no name", v)
 	}
 	return []byte(v.String()), nil
 }
 
-// UnmarshalText reads a verdict's name: direct, replay or refused.
+// UnmarshalText reads a verdict's name: direct, replay or refused; "" is
+// the zero Verdict.
 func (v *Verdict) UnmarshalText(text []byte) error {
+	if len(text) == 0 {
+		*v = 0
+		return nil
+	}
 	for _, known := range []Verdict{Direct, Replay, Refused} {
 		if string(text) == known.String() {
 			*v = known
