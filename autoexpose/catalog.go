@@ -16,7 +16,7 @@ import (
 // client decodes that text into a Catalog.
 //
 // Its URI is <scheme>://catalog, where the scheme is the server's name
-// (Config.Name) in lower case with each "_" written "-", since a URI scheme
+// ([Config].Name) in lower case with each "_" written "-", since a URI scheme
 // cannot hold "_" ("example_mcp_weather" serves
 // "example-mcp-weather://catalog"), after "mcp-" when the name does not
 // start with a letter. mcp.disable_catalog: true serves no catalog.
@@ -27,20 +27,20 @@ import (
 // name the router's middlewares (their Go function names); a server that
 // keeps those to itself disables the catalog.
 type Catalog struct {
-	// Server is the server's name (Config.Name).
+	// Server is the server's name ([Config].Name).
 	Server string `json:"server"`
 	// Path is the MCP endpoint's path; "" over stdio.
 	Path string `json:"path,omitempty"`
 	// Sessions is how the server ties calls to sessions.
 	Sessions struct {
 		// Policy is stateless, stateful or exclusive (see
-		// MCPConfig.Stateful and Exclusive), or stdio.
+		// [MCPConfig].Stateful and Exclusive), or stdio.
 		Policy string `json:"policy"`
 		// IdleTimeoutMs is how long a stateful session lives without a
 		// request (mcp.idle_timeout); 0 when the server is stateless.
 		IdleTimeoutMs int64 `json:"idle_timeout_ms"`
 		// Rollout reports whether the server follows NeMo Gym's rollout
-		// contract (see package rollout): its tool calls then carry the
+		// contract (see package [rollout]): its tool calls then carry the
 		// session token that /seed_session hands out.
 		Rollout bool `json:"rollout"`
 		// TokenHeader is the header that carries the session token, when
@@ -68,7 +68,7 @@ type Catalog struct {
 			Burst      int     `json:"burst"`
 		} `json:"rate_limit"`
 	} `json:"limits"`
-	// Tools are the tools the reader may call, by name.
+	// Tools are the tools the reader may call, by name (see [Tool]).
 	Tools []Tool `json:"tools"`
 }
 

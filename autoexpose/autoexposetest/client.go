@@ -26,7 +26,7 @@ type Seed struct {
 // Seed starts a rollout in the client's session, as a harness does: it
 // posts body (JSON; "" posts {}) to /seed_session, and returns the token
 // and metadata of the response. The MCP sessions the client opens from then
-// on send the token (see Connect). It fails the test when the server
+// on send the token (see [Client.Connect]). It fails the test when the server
 // follows no rollout contract, or the response carries no token (its status
 // is not 2xx, or its body is not a JSON object).
 func (c *Client) Seed(t testing.TB, body string) *Seed {
@@ -72,7 +72,7 @@ type ConnectOptions struct {
 
 // Connect opens an MCP session with the server's MCP endpoint, with the
 // go-sdk client over Streamable HTTP, carrying the client's cookies and,
-// after Seed, its session token. The session closes when the test ends. It
+// after [Client.Seed], its session token. The session closes when the test ends. It
 // fails the test when the session cannot be opened.
 func (c *Client) Connect(t testing.TB, opts *ConnectOptions) *mcp.ClientSession {
 	t.Helper()

@@ -17,7 +17,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 )
 
-// A Call is one tool call that Parity makes through both doors.
+// A Call is one tool call that [Server.Parity] makes through both doors.
 type Call struct {
 	// Tool is the tool's name.
 	Tool string

@@ -9,7 +9,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 )
 
-// Verdicts checks the door's startup report (autoexpose.Door.Report), so
+// Verdicts checks the door's startup report ([autoexpose.Door.Report]), so
 // that a test pins what each route became and a change shows in CI: that a
 // route behind an auth middleware is replayed through it, say, and never
 // called directly.

@@ -21,13 +21,13 @@ import (
 // A Server serves a handler to clients in the same process, with no
 // listener: each client's requests are served by calling the handler, and
 // responses stream back as the handler writes them. The handler is the
-// server's real one: a router with its Door installed (autoexpose.Install),
-// or a Door made by autoexpose.Wrap.
+// server's real one: a router with its Door installed ([autoexpose.Install]),
+// or a Door made by [autoexpose.Wrap].
 type Server struct {
 	// URL is the base URL the clients address, http://127.0.0.1; the
 	// handler sees a loopback listener and Host 127.0.0.1.
 	URL string
-	// Seed is the body Parity posts to /seed_session to start each of its
+	// Seed is the body [Server.Parity] posts to /seed_session to start each of its
 	// sessions, when the rollout contract is on. Default {}.
 	Seed string
 
@@ -38,7 +38,7 @@ type Server struct {
 }
 
 // NewServer serves h, the handler that door is installed on (or door
-// itself, for a Door made by autoexpose.Wrap), until the test ends: then
+// itself, for a Door made by [autoexpose.Wrap]), until the test ends: then
 // the requests still in flight end, as they would if their connections
 // closed, and the Server waits for their handlers to return. It fails the
 // test at once when door serves no MCP endpoint (expose_tools_over_mcp is
@@ -106,7 +106,7 @@ func (s *Server) Client() *Client {
 	}
 }
 
-// A Client is one user of a Server: its HTTP requests and the MCP sessions
+// A Client is one user of a [Server]: its HTTP requests and the MCP sessions
 // it opens share its cookies, and so its session.
 type Client struct {
 	// HTTP sends requests to the server in process, with the client's
