@@ -83,13 +83,6 @@ func (b *builder) inspect(r chi.Router) *detector.Report {
 	if b.cfg.Outer != nil {
 		throughOuter(rep)
 	}
-	if installed(r, m.path()) {
-		b.errs = append(b.errs, &detector.RefusedError{
-			Reason: "Install was already called on this router: its MCP endpoint is at " + m.path(),
-			Fix:    "call Install once per router",
-		})
-		return rep
-	}
 	b.errs = append(b.errs, rep.Problems...)
 	b.middlewareWarnings(rep)
 	return rep
@@ -117,12 +110,7 @@ func (b *builder) harvest(rep *detector.Report, doc *openapi.Document) []Tool {
 func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*Door, error) {
 	m := &b.cfg.MCP
 	if len(tools) == 0 && len(b.errs) == 0 {
-		if routes != nil {
-			b.log.Warn("mcpdoor: no tools to serve: the router has no POST /<name> route that can be a tool " +
-				"(call Install after registering the routes; see the startup report for the routes and why each is not a tool)")
-		} else {
-			b.log.Warn("mcpdoor: no tools to serve: declare the wrapped handler's tools in Config.CatchAll, or describe its routes in Config.OpenAPI")
-		}
+		b.log.Warn("mcpdoor: no tools to serve: " + b.noTools(routes))
 	}
 	d := &Door{
 		name:  b.cfg.Name,
@@ -182,6 +170,46 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 	return d, nil
 }
 
+// noTools says why a Door has no tool to serve, and what to do about it.
+// routes is the router the tools were looked for in, nil for Wrap.
+func (b *builder) noTools(routes chi.Routes) string {
+	var by []string // what keeps the tools off MCP
+	for _, row := range b.report {
+		if row.Verdict != "excluded" {
+			continue
+		}
+		key := strings.TrimPrefix(row.Reason, "not in ")
+		if key == "x-mcp-exclude" {
+			key = "the OpenAPI document's x-mcp-exclude"
+		}
+		if !slices.Contains(by, key) {
+			by = append(by, key)
+		}
+	}
+	switch {
+	case len(by) > 0:
+		slices.Sort(by)
+		verb := "keeps"
+		if len(by) > 1 {
+			verb = "keep"
+		}
+		return strings.Join(by, " and ") + " " + verb + " every tool off MCP; the startup report lists them"
+	case routes == nil:
+		return "declare the wrapped handler's tools in Config.CatchAll, or describe its routes in Config.OpenAPI"
+	case len(routes.Routes()) == 0:
+		return "the router has no routes yet; call " + b.entry() + " after registering them"
+	}
+	return "none of the router's routes is a tool, a POST route at /<name>; the startup report lists each POST route it has and why it is not one"
+}
+
+// entry is the name of the call the builder builds for.
+func (b *builder) entry() string {
+	if b.stdio {
+		return "ServeStdio"
+	}
+	return "Install"
+}
+
 // middlewareWarnings warns of the router's own middlewares, which run in
 // front of the MCP endpoint too (a router's Use applies to every route), and
 // of entries of mcp.transparent_middleware that no route has.
@@ -202,23 +230,62 @@ func (b *builder) middlewareWarnings(rep *detector.Report) {
 		b.log.Warn(warn, "middlewares", strings.Join(front, ", "))
 	}
 	for _, name := range b.cfg.MCP.TransparentMiddleware {
-		if !rep.HasMiddleware(name) {
-			b.log.Warn("mcpdoor: mcp.transparent_middleware names a middleware no route has; check the name against the startup report's reasons",
-				"middleware", name)
+		if rep.HasMiddleware(name) {
+			continue
 		}
+		attrs := []any{"middleware", name}
+		if c := closestMiddleware(rep, name); c != "" {
+			attrs = append(attrs, "closest", c)
+		}
+		b.log.Warn("mcpdoor: mcp.transparent_middleware names a middleware no route has, so the entry does nothing; the startup report's reasons give each middleware by its full name", attrs...)
 	}
 }
 
-// installed reports whether r already serves a Door's MCP endpoint at path.
-func installed(r chi.Routes, path string) bool {
-	found := false
+// closestMiddleware returns the middleware of rep that an entry of
+// mcp.transparent_middleware most likely means: one whose full name ends in
+// it ("authenticate" for "github.com/you/app/api.authenticate"), or else
+// one a few typos away; or "".
+func closestMiddleware(rep *detector.Report, entry string) string {
+	names := slices.Clone(rep.RootMiddlewareNames)
+	for i := range rep.Routes {
+		names = append(names, rep.Routes[i].MiddlewareNames...)
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	for _, n := range names {
+		if strings.HasSuffix(n, "."+entry) || strings.HasSuffix(n, "/"+entry) {
+			return n
+		}
+	}
+	return nearest(entry, names)
+}
+
+// installedAt returns the path of the MCP endpoint of a Door that r already
+// serves, if it serves one: Install was called on it before.
+func installedAt(r chi.Routes) (path string, ok bool) {
 	chi.Walk(r, func(_, pattern string, h http.Handler, _ ...func(http.Handler) http.Handler) error {
-		if _, ok := h.(*endpoint); ok && pattern == path {
-			found = true
+		if _, isEndpoint := h.(*endpoint); isEndpoint && !ok {
+			path, ok = pattern, true
+			if len(path) > 1 {
+				path = strings.TrimSuffix(path, "/")
+			}
 		}
 		return nil
 	})
-	return found
+	return path, ok
+}
+
+// installedError refuses to build a Door for a router that serves one at
+// path already: a second Door would wrap /seed_session and /verify again.
+func (b *builder) installedError(path string) error {
+	fix := "call Install once per router"
+	if b.stdio {
+		fix = "call ServeStdio in place of Install, not after it"
+	}
+	return &detector.RefusedError{
+		Reason: "the router already serves an MCP endpoint of mcpdoor, at " + path + " (Install was called on it)",
+		Fix:    fix,
+	}
 }
 
 // degrade reports whether the config asks to run without the MCP endpoint

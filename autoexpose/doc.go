@@ -1,87 +1,111 @@
-// Package autoexpose serves a chi router's existing POST tool routes over MCP
-// (Model Context Protocol), with zero handler changes:
+// Package autoexpose serves a chi router's existing POST routes over MCP
+// (Model Context Protocol) as tools, with zero handler changes:
 //
-//	cfg, err := autoexpose.LoadConfig("server.yaml") // expose_tools_over_mcp: true
+//	cfg, err := autoexpose.LoadConfig("server.yaml") // name: weather, expose_tools_over_mcp: true
 //	...
 //	r := chi.NewRouter()
 //	r.Method(http.MethodPost, "/get_weather", autoexpose.Handler(getWeather))
-//	r.Post("/seed_session", seedSession)
-//	r.Post("/verify", verify)
 //	door, err := autoexpose.Install(r, cfg) // after the routes, before serving
 //
 // Any MCP client can then list and call the tools at /mcp, while every HTTP
 // route answers exactly as before. Both doors run the same handlers and share
-// the same per-session state.
+// the same per-session state (package session).
 //
-// # What Install promises
+// # What becomes a tool
 //
-//   - With expose_tools_over_mcp false, nothing changes, byte for byte.
-//   - Every POST /<name> route is a tool named <name> (see package detector
-//     for the rules), dispatched directly when every middleware on it is
-//     transparent and replayed through the whole router otherwise: a tool
-//     call never gets past a middleware the HTTP door enforces.
-//   - A route that cannot be a tool makes Install fail with an error naming
-//     the route and the fix; nothing is silently dropped.
-//   - Install sees the router it is given: its routes and their middleware
-//     chains. A handler the server wraps around the router is out of its
-//     sight unless Config.Outer names it; then every call replays through it.
-//   - Tools are listed by name. A call's arguments are validated against the
-//     tool's input schema, then sent to the route as the request body,
-//     unchanged.
+// Every POST /<name> route of the router is a tool named <name>: a name of
+// letters, digits, '_' and '-', at most 64 characters. A call's arguments
+// are validated against the tool's input schema, then posted to the route
+// as the request body, unchanged, with Content-Type application/json; the
+// route's response is the call's result. A route that cannot be a tool (a
+// nested path such as /a/b) makes Install fail with an error naming the
+// route and the fix, unless mcp.exclude keeps it off MCP. Routes with a
+// parameter, a wildcard or a mount are not tools; one POST /{param} route
+// is the catch-all dispatcher, which serves the tools Config.CatchAll
+// declares. [Door.Report] says what each POST route became, and why.
 //
-// # Schemas
+// Install reads the router it is given: its routes, and each route's
+// middlewares (the router's Use, Group's, With's). A route is dispatched
+// directly, its handler called in process, when every middleware on it is
+// known to be transparent (a logger, a recoverer, mcpdoor's session
+// middleware); otherwise the call is replayed through the whole router, so
+// that auth or a rate limit the HTTP door enforces runs for it too (see
+// package detector). A handler the server wraps around the router is out of
+// Install's sight unless Config.Outer names it.
 //
-// A tool's input schema comes from, in order: a declaration (Config.Declared,
-// the Tools hook), a typed handler (Handler), the server's OpenAPI document
-// (Config.OpenAPI or mcp.openapi: the operation's JSON request body schema,
-// summary, description and x-mcp- annotations), or else a permissive object
-// schema. The startup report names the source of each.
+// The router's own middlewares also run in front of the MCP endpoint, since
+// a router's Use applies to every route. Install warns of those it does not
+// know to be harmless there: a timeout cuts a session's stream, a body limit
+// refuses large requests, auth asks MCP clients for credentials.
+//
+// # What a tool says of itself
+//
+// Each of a tool's description, input schema, output schema and annotations
+// comes from the first that gives it of: the YAML's mcp.annotations
+// (annotations only); Config.Declared (a route's tool) or Config.CatchAll (a
+// catch-all tool); the route's typed handler ([Handler], [Describe],
+// [Annotate]); the route's operation in Config.OpenAPI; else the defaults
+// (the description "POST /<name>", a permissive object schema). An output
+// schema is advertised only when it describes an object. The startup report
+// names where each input schema came from ([SchemaSource]).
 //
 // # Results
 //
 // A 2xx JSON object response becomes structuredContent plus the same JSON as
 // text; other JSON and text become text; image/* and audio/* become image and
-// audio content, after the image is decoded and its format checked. A non-2xx
-// response is an isError result whose text reads
-// "HTTP <status> from POST /<tool>: <body>", with the envelope
-// {"error": {"code", "message", "status", "effect"}} for programs (see
-// ErrorEnvelope). A handler's panic is a 500 whose details go to the log
-// only; the server keeps serving. A call to an unknown tool is the JSON-RPC
-// error -32602, naming the tools there are.
+// audio content, after the image is decoded and its format checked.
+//
+// A failed call is an isError result with one text block for a model, and
+// {"error": [ErrorInfo]} for a program: as structuredContent, or, for a tool
+// that advertises an output schema, in the result's _meta under
+// "mcpdoor/error". A route's non-2xx response reads
+// "HTTP <status> from POST /<tool>: <body>", and ErrorInfo.Message is the
+// message its JSON body gives. mcpdoor's own refusals say so: arguments that
+// break the input schema are refused before the route runs ("Invalid
+// arguments for <tool> (checked against its input schema; POST /<tool> was
+// not called): ..."), as are calls over a limit. A handler's panic is a 500
+// whose details go to the log only; the server keeps serving. A call to an
+// unknown tool is the JSON-RPC error -32602, naming the tools there are.
 //
 // # Limits, cancellation and progress
 //
 // mcp.max_body_bytes, mcp.rate_limit (per session) and mcp.call_timeout
 // answer a call that passes them with an isError result naming the limit
-// (codes request_too_large, response_too_large, rate_limited, timeout; see
-// ErrorInfo). /verify has its own body limit, mcp.max_verify_bytes
-// (64 MiB by default): a trajectory over it gets 413 naming the key. A handler's context ends when the client cancels the call or
-// goes away, or at the timeout. Progress and Log let a long handler report
-// to the MCP client, and do nothing on the HTTP door.
+// (see [ErrorCode]). A handler's context ends when the client cancels the
+// call or goes away, or at the timeout. [Progress] and [Log] let a long
+// handler report to the MCP client, and do nothing on the HTTP door.
 //
-// # The rollout contract
+// # Sessions
 //
-// A rollout server (mcp.rollout, the default) has /seed_session and /verify.
-// Install wraps them: /seed_session's JSON response gains the "mcp" metadata
-// with a signed session token (see Metadata and package token), and /verify
-// sees mcp__<server>__<tool> names normalized (see package verifywrap). Every
-// tool call checks the token and runs in the session it names.
-//
-// NeMo Gym's observability prefix, /ng-rollout/<rollout_id>/<path>, is
-// served as /<path>, and the handler reads the id with RolloutID.
-//
-// # Session policy and protection
-//
-// The endpoint is stateless Streamable HTTP by default. mcp.stateful gives
+// A tool call runs in a session, which a handler reads with session.ID: the
+// session the caller's token names (package rollout), else the session of
+// its cookie, else, on a stateful endpoint, one per MCP session, else one
+// local session. The endpoint is stateless Streamable HTTP by default:
+// any replica with the same secret serves any call. mcp.stateful gives
 // sessions with Mcp-Session-Id, each ended after mcp.idle_timeout without a
 // request; mcp.exclusive allows one live session at a time and answers
-// another rollout's initialize with HTTP 409 and a JSON-RPC error (code
-// ExclusiveErrorCode) that says when to retry, while the same rollout
-// reconnects at any time. A request from a browser page of another origin,
-// or naming a foreign Host on a loopback listener (DNS rebinding), gets 403
-// (see mcp.allowed_origins and mcp.allowed_hosts).
-// Door.Close ends the sessions and the calls in flight; the endpoint then
-// answers 503.
+// another client's with HTTP 409 and a JSON-RPC error that says when to
+// retry, while the same rollout or client reconnects at any time. A request
+// from a browser page of another origin, or naming a foreign Host on a
+// loopback listener (DNS rebinding), gets 403 (see mcp.allowed_origins and
+// mcp.allowed_hosts). [Door.Close] ends the sessions and the calls in
+// flight; the endpoint then answers 503.
+//
+// # NeMo Gym's rollout contract
+//
+// When the router serves POST /seed_session and POST /verify, Install turns
+// on NeMo Gym's rollout contract (package rollout, configured by the
+// mcp.rollout block): /seed_session's JSON response gains the "mcp" metadata
+// with a signed session token, every tool call needs that token and runs in
+// its session, /verify sees mcp__<server>__<tool> names normalized, and
+// /ng-rollout/<rollout_id>/<path> is served as /<path>.
+//
+// # Other servers
+//
+// [Wrap] serves any http.Handler (an http.ServeMux, a framework without a
+// route table) with the door in front; [ServeStdio] serves the same tools
+// over standard input and output, for a client that starts the server
+// itself.
 //
 // # The catalog
 //
@@ -95,10 +119,4 @@
 // Package autoexposetest serves a server's real handler in process to an
 // HTTP client and the go-sdk's MCP client, checks that its two doors answer
 // alike, and pins its startup report.
-//
-// # stdio
-//
-// ServeStdio serves the same tools over standard input and output, for a
-// client that starts the server itself, with whatever else the process
-// prints kept off the stream.
 package autoexpose

@@ -76,6 +76,9 @@ func install(r chi.Router, cfg *Config) (*Door, error) {
 
 // build makes the Door for router r without changing r.
 func (b *builder) build(r chi.Router) (*Door, *detector.Report, error) {
+	if path, ok := installedAt(r); ok {
+		return nil, nil, b.installedError(path)
+	}
 	rep := b.inspect(r)
 	doc, err := loadOpenAPI(b.cfg)
 	if err != nil {

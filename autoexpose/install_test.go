@@ -47,7 +47,7 @@ func enabled(mcp MCPConfig) Config {
 	return Config{Name: "test", ExposeToolsOverMCP: true, MCP: mcp, Logger: slog.New(slog.DiscardHandler)}
 }
 
-// TestInstallRefusals: each startup refusal of CONTRACT.md is an error from
+// TestInstallRefusals: each startup refusal is an error from
 // Install naming the route and the fix, and leaves the router untouched.
 func TestInstallRefusals(t *testing.T) {
 	cases := []struct {

@@ -39,7 +39,7 @@ expose_tools_over_mcp: true
 	r := chi.NewRouter()
 	r.Post("/delete_all", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
 	served := requireAdmin(r)
-	cfg.Outer = served
+	cfg.Outer = served // tool calls go through requireAdmin, with the client's Authorization
 
 	door, err := autoexpose.Install(r, cfg)
 	if err != nil {

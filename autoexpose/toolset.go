@@ -39,9 +39,13 @@ func (b *builder) toolset(harvested []Tool, disp *dispatcher, doc *openapi.Docum
 				"route", "POST "+disp.route.Pattern)
 		}
 	case len(cfg.CatchAll) > 0:
+		them := "them"
+		if len(cfg.CatchAll) == 1 {
+			them = "it"
+		}
 		b.errs = append(b.errs, &detector.RefusedError{
-			Reason: fmt.Sprintf("Config.CatchAll declares %s, but the router has no catch-all dispatcher (a POST /{tool} route) to serve them",
-				quoted(slices.Sorted(maps.Keys(cfg.CatchAll)))),
+			Reason: fmt.Sprintf("Config.CatchAll declares %s, but the router has no catch-all dispatcher (a POST /{tool} route) to serve %s",
+				quoted(slices.Sorted(maps.Keys(cfg.CatchAll))), them),
 			Fix: "add the dispatcher route, or serve each tool at a route of its own (POST /<name>) and describe it in Config.Declared",
 		})
 	}
@@ -69,20 +73,29 @@ func (b *builder) toolset(harvested []Tool, disp *dispatcher, doc *openapi.Docum
 // unknownNames refuses each name in the config that names no tool: in
 // Config.Declared (a route's tool), mcp.include, mcp.exclude and
 // mcp.annotations (any tool). Config.CatchAll's names are the catch-all
-// tools themselves.
+// tools themselves. Install fails before it logs the startup report, so
+// the error names the likely tool, or lists them.
 func (b *builder) unknownNames(harvested, all []Tool) {
 	names := func(ts []Tool) []string {
 		out := make([]string, len(ts))
 		for i, t := range ts {
 			out[i] = t.Name
 		}
+		slices.Sort(out)
 		return out
 	}
 	routeTools, allTools := names(harvested), names(all)
-	refuse := func(key, name string, known []string, fix string) {
+	refuse := func(key, name string, known []string, kind, fix string) {
 		reason := fmt.Sprintf("%s names %q, which is no tool of this server", key, name)
-		if near := nearest(name, known); near != "" {
+		switch near := nearest(name, known); {
+		case near != "":
 			reason += fmt.Sprintf(" (did you mean %q?)", near)
+		case len(known) == 0:
+			reason += fmt.Sprintf(" (it has no %ss)", kind)
+		case len(known) == 1:
+			reason += fmt.Sprintf(" (its only %s is %q)", kind, known[0])
+		default:
+			reason += fmt.Sprintf(" (its %ss are %s)", kind, listed(known))
 		}
 		b.errs = append(b.errs, &detector.RefusedError{Reason: reason, Fix: fix})
 	}
@@ -91,11 +104,14 @@ func (b *builder) unknownNames(harvested, all []Tool) {
 		if slices.Contains(routeTools, name) {
 			continue
 		}
-		fix := "name a tool the router serves as POST /<name> (the report lists them)"
-		if slices.Contains(allTools, name) {
-			fix = "describe a catch-all tool in Config.CatchAll, not in Config.Declared"
+		if i := slices.IndexFunc(all, func(t Tool) bool { return t.Name == name }); i >= 0 {
+			b.errs = append(b.errs, &detector.RefusedError{
+				Reason: fmt.Sprintf("Config.Declared names %q, a tool of the catch-all dispatcher %s, not a route of its own", name, all[i].Route),
+				Fix:    "describe it in Config.CatchAll alone",
+			})
+			continue
 		}
-		refuse("Config.Declared", name, routeTools, fix)
+		refuse("Config.Declared", name, routeTools, "tool route", "name a tool the router serves as POST /<name>, or remove the entry")
 	}
 	for _, list := range []struct {
 		key     string
@@ -103,13 +119,13 @@ func (b *builder) unknownNames(harvested, all []Tool) {
 	}{{"mcp.include", m.Include}, {"mcp.exclude", m.Exclude}} {
 		for _, e := range list.entries {
 			if !slices.ContainsFunc(allTools, func(n string) bool { return matches(n, e) }) {
-				refuse(list.key, e, allTools, "fix the name, or remove it")
+				refuse(list.key, e, allTools, "tool", "correct the name, or remove the entry")
 			}
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(m.Annotations)) {
 		if !slices.Contains(allTools, name) {
-			refuse("mcp.annotations", name, allTools, "fix the name, or remove its entry")
+			refuse("mcp.annotations", name, allTools, "tool", "correct the name, or remove the entry")
 		}
 	}
 }
@@ -175,6 +191,20 @@ func quoted(names []string) string {
 		return q[0]
 	}
 	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+}
+
+// listed writes names as quoted does, up to ten of them:
+// "a", "b", ... "j" and 5 more.
+func listed(names []string) string {
+	const most = 10
+	if len(names) <= most {
+		return quoted(names)
+	}
+	q := make([]string, most)
+	for i, n := range names[:most] {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(q, ", "), len(names)-most)
 }
 
 // nearest returns the name of known closest to name by edit distance, when

@@ -40,13 +40,14 @@ var Transparent = []string{
 var closureNames = map[string]string{
 	position(funcOf(middleware.Heartbeat(""))):      "github.com/go-chi/chi/v5/middleware.Heartbeat.func1",
 	position(funcOf(middleware.RequestLogger(nil))): "github.com/go-chi/chi/v5/middleware.RequestLogger.func1",
+	position(funcOf(middleware.Timeout(0))):         "github.com/go-chi/chi/v5/middleware.Timeout.func1",
 }
 
 // FuncName returns the name mcpdoor knows a middleware function by, such as
 // "github.com/go-chi/chi/v5/middleware.Logger": the name the runtime gives
-// it, except that the closures of chi's Heartbeat and RequestLogger keep
-// their own names when the compiler inlined the constructor. This is the
-// name to list in the config's transparent_middleware.
+// it, except that the closures of chi's Heartbeat, RequestLogger and
+// Timeout keep their own names when the compiler inlined the constructor.
+// This is the name to list in the config's transparent_middleware.
 func FuncName(mw func(http.Handler) http.Handler) string {
 	if mw == nil {
 		return "<nil>"

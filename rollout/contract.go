@@ -29,12 +29,18 @@ type Params struct {
 	Path string
 	// Sessions is the server's session manager; its keys sign the tokens.
 	Sessions *session.Manager
-	// MaxSeedBytes caps a /seed_session request body.
+	// MaxSeedBytes caps a /seed_session request body, and the response
+	// held back to add the metadata to (mcp.max_body_bytes). Default 4 MiB.
 	MaxSeedBytes int64
 	// Logger receives what goes wrong: a failed AllowedTools hook, a seed
 	// response that gets no token, a /verify body that cannot be rewritten.
+	// Default slog.Default().
 	Logger *slog.Logger
 }
+
+// defaultMaxSeedBytes is the default of Params.MaxSeedBytes, the default
+// of mcp.max_body_bytes.
+const defaultMaxSeedBytes = 4 << 20
 
 // A Contract is the rollout contract of one server. It is safe for
 // concurrent use.
@@ -51,7 +57,17 @@ type Contract struct {
 }
 
 // New returns the contract that cfg configures for the server p describes.
+// It panics when p has no Sessions, a setup mistake.
 func New(cfg Config, p Params) *Contract {
+	if p.Sessions == nil {
+		panic("rollout: New with nil Params.Sessions")
+	}
+	if p.MaxSeedBytes <= 0 {
+		p.MaxSeedBytes = defaultMaxSeedBytes
+	}
+	if p.Logger == nil {
+		p.Logger = slog.Default()
+	}
 	return &Contract{
 		server:       p.Server,
 		path:         p.Path,

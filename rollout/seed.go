@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/mcpdoor/mcpdoor/replay"
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
@@ -31,16 +30,20 @@ type Metadata struct {
 // adds the Metadata, with a session token for that session and the tools
 // Config.AllowedTools allows, to a 2xx JSON object response that has no
 // MetadataKey yet. Any other response goes out as the handler wrote it, and
-// the log says why it carries no token. Every response sets the session's
-// cookie, beside any cookie the handler sets.
+// the log says why it carries no token; so does a response over
+// Params.MaxSeedBytes, which is not held back to be rewritten. Every
+// response sets the session's cookie, beside any cookie the handler sets.
 func (c *Contract) Seed(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		log := c.logger(r.Context())
+		// The session first, so that every response names it, a refusal
+		// included.
+		sid, r := c.sessions.Ensure(w, r)
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, c.maxSeed))
 		if err != nil {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
-				http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+				http.Error(w, fmt.Sprintf("request body exceeds the %d-byte limit (mcp.max_body_bytes)", mbe.Limit), http.StatusRequestEntityTooLarge)
 				return
 			}
 			http.Error(w, "reading request body: "+err.Error(), http.StatusBadRequest)
@@ -54,17 +57,19 @@ func (c *Contract) Seed(next http.Handler) http.Handler {
 				return
 			}
 		}
-		sid, r := c.sessions.Ensure(w, r)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 
-		resp := replay.Capture(next, r, c.maxSeed)
-		if resp.Panic != nil {
-			log.Error("mcpdoor: /seed_session handler panicked", "panic", resp.Panic, "stack", string(resp.Stack))
+		resp := &held{w: w, limit: c.maxSeed, send: func(h http.Header) { c.setHeader(w.Header(), h) }}
+		resp.serve(next, r, log)
+		if resp.spilled {
+			log.Warn(fmt.Sprintf("mcpdoor: /seed_session's response carries no MCP session token: the handler's response is over %d bytes (mcp.max_body_bytes), "+
+				"more than is held to add the metadata; it goes out as the handler wrote it", c.maxSeed), "status", resp.status)
+			return
 		}
-		out := resp.Body
-		if why := noToken(resp); why != "" {
-			log.Warn("mcpdoor: /seed_session's response carries no MCP session token: "+why, "status", resp.Status)
+		out := resp.body
+		if why := noToken(resp.status, resp.body); why != "" {
+			log.Warn("mcpdoor: /seed_session's response carries no MCP session token: "+why, "status", resp.status)
 		} else {
 			tok, err := c.codec.Mint(token.Payload{SID: sid, Tools: tools})
 			if err != nil {
@@ -79,38 +84,44 @@ func (c *Contract) Seed(next http.Handler) http.Handler {
 				Headers:    map[string]string{c.header: tok},
 			})
 		}
-		h := w.Header()
-		for k, v := range resp.Header {
-			if k != "Set-Cookie" {
-				h[k] = v
-			}
+		c.setHeader(w.Header(), resp.sent)
+		if w.Header().Get("Content-Length") != "" {
+			w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 		}
-		c.addCookies(h, resp.Header.Values("Set-Cookie"))
-		if h.Get("Content-Length") != "" {
-			h.Set("Content-Length", strconv.Itoa(len(out)))
-		}
-		w.WriteHeader(resp.Status)
+		w.WriteHeader(resp.status)
 		w.Write(out)
 	})
 }
 
 // noToken says why a seed response gets no token, or "" when it gets one:
 // only a 2xx JSON object without MetadataKey has room for the metadata.
-func noToken(resp *replay.Response) string {
-	switch {
-	case resp.Status < 200 || resp.Status > 299:
+func noToken(status int, body []byte) string {
+	if status < 200 || status > 299 {
 		return "the handler answered a status other than 2xx"
-	case resp.Truncated:
-		return "the handler's response is too large to rewrite"
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return `the handler's body is empty; answer a JSON object, at least {}, so that the "mcp" metadata can be added`
 	}
 	var members map[string]json.RawMessage
-	if err := json.Unmarshal(resp.Body, &members); err != nil || members == nil {
-		return `the handler's body is not a JSON object; answer at least {} so that the "mcp" metadata can be added`
+	if err := json.Unmarshal(body, &members); err != nil || members == nil {
+		return `the handler's body is not a JSON object; answer a JSON object, at least {}, so that the "mcp" metadata can be added`
 	}
 	if _, has := members[MetadataKey]; has {
 		return `the handler's JSON already has an "mcp" key, which is kept as it is`
 	}
 	return ""
+}
+
+// setHeader sets on h, the response's header, the seed handler's header
+// sent: all of it but its Set-Cookie lines, which addCookies adds beside
+// the session cookie.
+func (c *Contract) setHeader(h, sent http.Header) {
+	for k, v := range sent {
+		if k != "Set-Cookie" {
+			h[k] = v
+		}
+	}
+	c.addCookies(h, sent.Values("Set-Cookie"))
 }
 
 // addCookies adds the seed handler's Set-Cookie lines to h, which already

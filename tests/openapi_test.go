@@ -137,7 +137,7 @@ update_stock      POST /update_stock      direct    openapi
 
 // TestOpenAPIExampleParity: the same calls, in the same order, through the
 // HTTP door of one bookstore and the MCP door of another, give the same
-// answers (DESIGN.md, "Results").
+// answers (the package documentation, "Results").
 func TestOpenAPIExampleParity(t *testing.T) {
 	overHTTP, _ := startBookstore(t)
 	overMCP, _ := startBookstore(t)

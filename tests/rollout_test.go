@@ -141,7 +141,7 @@ func cookieSession(t *testing.T, c *server, r httpResponse) (string, error) {
 	return "", errors.New("no Set-Cookie")
 }
 
-// TestGating: tools/list and tools/call checked as CONTRACT.md says, in order.
+// TestGating: tools/list and tools/call checked as the rollout contract says, in order.
 func TestGating(t *testing.T) {
 	h, _, _ := newFixture(t, fixtureConfig(t))
 	s := serve(t, h)

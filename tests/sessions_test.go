@@ -176,7 +176,7 @@ func tokenless(stateful, exclusive bool) func(*autoexpose.MCPConfig) {
 	}
 }
 
-// TestTokenlessSession: with require_token: false, a tokenless call runs in
+// TestTokenlessSession: with allow_tokenless, a tokenless call runs in
 // one well-defined session, the same for direct and replayed calls.
 func TestTokenlessSession(t *testing.T) {
 	t.Run("stateless, no cookie: the one local session", func(t *testing.T) {

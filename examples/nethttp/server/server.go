@@ -1,6 +1,6 @@
 // Package server is the nethttp example: a notes service on a plain
 // http.ServeMux, which has no route table for Install to read, served over
-// MCP with autoexpose.Wrap. Its tools are declared once, in the Tools hook.
+// MCP with autoexpose.Wrap. Its tools are declared once, in Config.CatchAll.
 package server
 
 import (
