@@ -131,6 +131,7 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 			stateless:    !m.stateful() && !b.stdio,
 		},
 	}
+	d.catalog = b.catalog(d.calls.limiter)
 	replayer := replay.NewReplay(target, m.maxBodyBytes())
 	compiled := newResolver()
 	for _, tl := range tools {

@@ -147,6 +147,9 @@ type MCPConfig struct {
 	// Degrade is fail (Install returns the error) or http-only (the server
 	// runs without the MCP endpoint, and the log says why). Default fail.
 	Degrade string `yaml:"degrade"`
+	// DisableCatalog serves no catalog resource (see Catalog). Default
+	// false: the catalog is served.
+	DisableCatalog bool `yaml:"disable_catalog"`
 	// Annotations set tools' MCP annotations by tool name, over what any
 	// other source says: {get_weather: {read_only: true}}. Each name must be
 	// a tool.

@@ -36,6 +36,7 @@ mcp:
   call_timeout: 30s
   max_body_bytes: 1048576
   degrade: http-only
+  disable_catalog: true
   annotations: {get_weather: {read_only: true, title: Weather}}
   rollout:
     disable: true
@@ -64,6 +65,7 @@ mcp:
 		CallTimeout:           30 * time.Second,
 		MaxBodyBytes:          1 << 20,
 		Degrade:               "http-only",
+		DisableCatalog:        true,
 		Annotations:           map[string]Annotations{"get_weather": {ReadOnly: ptr(true), Title: "Weather"}},
 		Rollout: rollout.Config{
 			Disable:        true,

@@ -124,4 +124,17 @@
 // route table) with the door in front; [ServeStdio] serves the same tools
 // over standard input and output, for a client that starts the server
 // itself.
+//
+// # The catalog
+//
+// The Door serves one resource, the catalog (see [Catalog]): every tool with
+// its schemas, annotations, route and dispatch, and the server's session
+// policy and limits, as JSON, at <name>://catalog, narrowed by the reader's
+// session token as tools/list is. mcp.disable_catalog: true serves none.
+//
+// # Testing a server
+//
+// Package autoexposetest serves a server's real handler in process to an
+// HTTP client and the go-sdk's MCP client, checks that its two doors answer
+// alike, and pins its startup report.
 package autoexpose

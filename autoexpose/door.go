@@ -24,6 +24,7 @@ type Door struct {
 	handler  http.Handler // the MCP endpoint; nil for a Door that serves nothing
 	life     *lifecycle   // nil for a Door that serves nothing
 	slot     *slot        // the exclusive session's; nil unless mcp.exclusive
+	catalog  *Catalog     // without its tools; nil under mcp.disable_catalog
 	degraded error
 	wrapped  *wrapped // for a Door made by Wrap
 }

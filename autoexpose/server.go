@@ -13,7 +13,8 @@ import (
 )
 
 // newServer builds the go-sdk server: one low-level tool per exposed tool,
-// behind the middleware that answers unknown tools.
+// and the catalog resource, behind the middleware that answers unknown
+// tools.
 func (d *Door) newServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: d.name, Version: version()}, nil)
 	for _, name := range d.names {
@@ -21,6 +22,9 @@ func (d *Door) newServer() *mcp.Server {
 		s.AddTool(t.mcpTool(), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return d.calls.call(ctx, t, req), nil
 		})
+	}
+	if d.catalog != nil {
+		d.addCatalog(s)
 	}
 	s.AddReceivingMiddleware(d.middleware)
 	return s

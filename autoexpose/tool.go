@@ -12,23 +12,26 @@ import (
 )
 
 // A Tool is one MCP tool as mcpdoor serves it: what tools/list advertises,
-// and the route a call is dispatched to.
+// and the route a call is dispatched to. Its JSON is an entry of the
+// catalog (see Catalog): the keys of an MCP tool (name, description,
+// inputSchema, outputSchema, annotations), then mcpdoor's own (route,
+// dispatch, reasons, schema).
 type Tool struct {
-	Name         string
-	Description  string
-	InputSchema  *jsonschema.Schema
-	OutputSchema *jsonschema.Schema
-	// SchemaSource says where the input schema came from.
-	SchemaSource SchemaSource
-	// Route is the route that serves the tool, e.g. "POST /get_weather".
-	Route string
+	Name         string             `json:"name"`
+	Description  string             `json:"description,omitempty"`
+	InputSchema  *jsonschema.Schema `json:"inputSchema"`
+	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
 	// Annotations are the MCP tool annotations (readOnlyHint, ...); a
 	// read-only tool's failures have effect not_applied.
-	Annotations *mcp.ToolAnnotations
+	Annotations *mcp.ToolAnnotations `json:"annotations,omitempty"`
+	// Route is the route that serves the tool, e.g. "POST /get_weather".
+	Route string `json:"route"`
 	// Verdict and Reasons say how calls reach the route (see package
-	// detector).
-	Verdict detector.Verdict
-	Reasons []string
+	// detector): "direct" or "replay" in JSON.
+	Verdict detector.Verdict `json:"dispatch"`
+	Reasons []string         `json:"reasons,omitempty"`
+	// SchemaSource says where the input schema came from.
+	SchemaSource SchemaSource `json:"schema"`
 
 	route *detector.Route // the route that serves the tool
 	note  string          // why the schema is what it is, for the report

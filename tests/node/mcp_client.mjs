@@ -22,6 +22,8 @@
 //   {"op": "list", "cursor": "..."}                 -> client.listTools() result
 //   {"op": "call", "name": "...", "arguments": {}}  -> client.callTool() result
 //   {"op": "ping"}                                  -> client.ping() result
+//   {"op": "resources", "cursor": "..."}            -> client.listResources() result
+//   {"op": "read", "uri": "..."}                    -> client.readResource() result
 //   {"op": "info"}                                  -> serverInfo, capabilities, instructions,
 //                                                      protocolVersion, sessionId
 //   {"op": "http", "method": "POST", "path": "/seed_session", "headers": {},
@@ -311,6 +313,15 @@ class Runner {
       case 'ping': {
         const client = await this.mcp();
         return client.ping(this.requestOptions());
+      }
+      case 'resources': {
+        const client = await this.mcp();
+        const params = step.cursor !== undefined ? { cursor: step.cursor } : undefined;
+        return client.listResources(params, this.requestOptions());
+      }
+      case 'read': {
+        const client = await this.mcp();
+        return client.readResource({ uri: step.uri }, this.requestOptions());
       }
       case 'info':
         await this.mcp();

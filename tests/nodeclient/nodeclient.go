@@ -193,15 +193,17 @@ type Scenario struct {
 // Step is one step of a Scenario; build it with List, Call, HTTP, and the
 // other constructors, or fill in the fields for Op.
 type Step struct {
-	// Op is one of list, call, ping, info, http, connectHeadersFrom,
-	// terminate, close.
+	// Op is one of list, call, ping, resources, read, info, http,
+	// connectHeadersFrom, terminate, close.
 	Op string `json:"op"`
 
 	// Name and Arguments are the tool and arguments of a "call".
 	Name      string `json:"name,omitempty"`
 	Arguments any    `json:"arguments,omitempty"`
-	// Cursor pages a "list".
+	// Cursor pages a "list" or a "resources".
 	Cursor string `json:"cursor,omitempty"`
+	// URI is the resource a "read" reads.
+	URI string `json:"uri,omitempty"`
 
 	// Method, Path, Headers and Body make up an "http" request to the
 	// origin of Scenario.URL; a Body that is not a string is sent as JSON.
@@ -234,6 +236,14 @@ func Call(name string, arguments any) Step {
 
 // Ping is a ping step; its result is {} on success.
 func Ping() Step { return Step{Op: "ping"} }
+
+// Resources is a resources/list step; its result is the SDK's
+// listResources() result.
+func Resources() Step { return Step{Op: "resources"} }
+
+// Read is a resources/read step; its result is the SDK's readResource()
+// result.
+func Read(uri string) Step { return Step{Op: "read", URI: uri} }
 
 // Info records what the client learned while connecting: serverInfo,
 // capabilities, instructions, protocolVersion and sessionId.

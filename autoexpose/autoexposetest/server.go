@@ -1,0 +1,155 @@
+package autoexposetest
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/internal/kitlink"
+)
+
+// A Server serves a handler to clients in the same process, with no
+// listener: each client's requests are served by calling the handler, and
+// responses stream back as the handler writes them. The handler is the
+// server's real one: a router with its Door installed ([autoexpose.Install]),
+// or a Door made by [autoexpose.Wrap].
+type Server struct {
+	// URL is the base URL the clients address, http://127.0.0.1; the
+	// handler sees a loopback listener and Host 127.0.0.1.
+	URL string
+	// Seed is the body [Server.Parity] posts to /seed_session to start each of its
+	// sessions, when the rollout contract is on. Default {}.
+	Seed string
+
+	door  *autoexpose.Door
+	link  kitlink.Door
+	host  *host
+	ports atomic.Int32
+}
+
+// NewServer serves h, the handler that door is installed on (or door
+// itself, for a Door made by [autoexpose.Wrap]), until the test ends: then
+// the requests still in flight end, as they would if their connections
+// closed, and the Server waits for their handlers to return. It fails the
+// test at once when door serves no MCP endpoint (expose_tools_over_mcp is
+// false, or mcp.degrade: http-only dropped it).
+func NewServer(t testing.TB, h http.Handler, door *autoexpose.Door) *Server {
+	t.Helper()
+	link, ok := kitlink.Of(door)
+	if !ok {
+		why := "expose_tools_over_mcp is false"
+		if door != nil && door.Degraded() != nil {
+			why = "mcp.degrade: http-only dropped it: " + door.Degraded().Error()
+		}
+		t.Fatalf("autoexposetest: NewServer: the door serves no MCP endpoint (%s)", why)
+	}
+	s := &Server{
+		URL:  "http://127.0.0.1",
+		door: door,
+		link: link,
+		host: &host{
+			h:        h,
+			local:    &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80},
+			inflight: make(map[*serving]struct{}),
+		},
+	}
+	t.Cleanup(func() {
+		s.host.close(func(done <-chan struct{}) {
+			for {
+				select {
+				case <-done:
+					return
+				case <-time.After(5 * time.Second):
+					t.Logf("autoexposetest: waiting for handlers still running after their requests ended")
+				}
+			}
+		})
+	})
+	return s
+}
+
+// Client returns a new client of the server: one user, with a cookie jar
+// of its own that already holds a session cookie of a new session (signed
+// by the Door's session manager), so that its HTTP requests and its MCP
+// calls run in that session, apart from every other client's.
+func (s *Server) Client() *Client {
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		panic("autoexposetest: " + err.Error())
+	}
+	base, _ := url.Parse(s.URL)
+	cookie, err := s.link.Sessions.Cookie(rand.Text())
+	if err != nil {
+		panic("autoexposetest: a session cookie: " + err.Error())
+	}
+	jar.SetCookies(base, []*http.Cookie{cookie})
+	tr := &transport{host: s.host, remote: fmt.Sprintf("127.0.0.1:%d", 40000+s.ports.Add(1))}
+	return &Client{
+		HTTP: &http.Client{
+			Jar:       jar,
+			Transport: tr,
+			CheckRedirect: func(*http.Request, []*http.Request) error {
+				return http.ErrUseLastResponse
+			},
+		},
+		srv: s,
+	}
+}
+
+// A Client is one user of a [Server]: its HTTP requests and the MCP sessions
+// it opens share its cookies, and so its session.
+type Client struct {
+	// HTTP sends requests to the server in process, with the client's
+	// cookies. It does not follow redirects: a test sees what the route
+	// answered.
+	HTTP *http.Client
+
+	srv    *Server
+	header http.Header // sent with every MCP request: the last Seed's
+}
+
+// A Response is what the HTTP door answered.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Post sends body (JSON) to path through the HTTP door, as POST with
+// Content-Type application/json, and fails the test if no response comes.
+func (c *Client) Post(t testing.TB, path, body string) *Response {
+	t.Helper()
+	resp, err := c.post(context.Background(), path, body)
+	if err != nil {
+		t.Fatalf("autoexposetest: %v", err)
+	}
+	return resp
+}
+
+func (c *Client) post(ctx context.Context, path, body string) (*Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("POST %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("POST %s: reading the body: %w", path, err)
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
+}

@@ -1,0 +1,154 @@
+package autoexpose
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A Catalog is the content of the catalog resource a Door serves, so that an
+// agent, or a person, can see what the server offers and how: every tool a
+// caller may call, with its schemas, annotations, route and dispatch, and the
+// server's session policy and limits. A client lists it with resources/list
+// and reads it with resources/read, as one application/json text; a Go
+// client decodes that text into a Catalog.
+//
+// Its URI is <scheme>://catalog, where the scheme is the server's name
+// ([Config].Name) in lower case with each "_" written "-", since a URI scheme
+// cannot hold "_" ("example_mcp_weather" serves
+// "example-mcp-weather://catalog"), after "mcp-" when the name does not
+// start with a letter. mcp.disable_catalog: true serves no catalog.
+//
+// Like tools/list, the catalog is narrowed by the reader's session token: a
+// reader whose token lists tools sees only those; without a token, or with
+// one that does not verify, every tool. The reasons of a tool's dispatch
+// name the router's middlewares (their Go function names); a server that
+// keeps those to itself disables the catalog.
+type Catalog struct {
+	// Server is the server's name ([Config].Name).
+	Server string `json:"server"`
+	// Path is the MCP endpoint's path; "" over stdio.
+	Path string `json:"path,omitempty"`
+	// Sessions is how the server ties calls to sessions.
+	Sessions struct {
+		// Policy is stateless, stateful or exclusive (see
+		// [MCPConfig].Stateful and Exclusive), or stdio.
+		Policy string `json:"policy"`
+		// IdleTimeoutMs is how long a stateful session lives without a
+		// request (mcp.idle_timeout); 0 when the server is stateless.
+		IdleTimeoutMs int64 `json:"idle_timeout_ms"`
+		// Rollout reports whether the server follows NeMo Gym's rollout
+		// contract (see package [rollout]): its tool calls then carry the
+		// session token that /seed_session hands out.
+		Rollout bool `json:"rollout"`
+		// TokenHeader is the header that carries the session token, when
+		// Rollout is true.
+		TokenHeader string `json:"token_header,omitempty"`
+		// TokenRequired reports whether a tool call without a token is
+		// refused (false: mcp.rollout.allow_tokenless, stdio, or no
+		// rollout contract).
+		TokenRequired bool `json:"token_required"`
+		// TokenTTLMs is how long a token stays valid (mcp.rollout.token_ttl);
+		// 0: untimed.
+		TokenTTLMs int64 `json:"token_ttl_ms"`
+	} `json:"sessions"`
+	// Limits are what one tool call may take.
+	Limits struct {
+		// MaxBodyBytes caps a call's arguments and the route's response
+		// (mcp.max_body_bytes).
+		MaxBodyBytes int64 `json:"max_body_bytes"`
+		// CallTimeoutMs bounds one call (mcp.call_timeout); 0: none.
+		CallTimeoutMs int64 `json:"call_timeout_ms"`
+		// RateLimit is the calls a session may make (mcp.rate_limit):
+		// PerSession a second, Burst at once; 0 and 0 when there is no limit.
+		RateLimit struct {
+			PerSession float64 `json:"per_session"`
+			Burst      int     `json:"burst"`
+		} `json:"rate_limit"`
+	} `json:"limits"`
+	// Tools are the tools the reader may call, by name (see [Tool]).
+	Tools []Tool `json:"tools"`
+}
+
+// catalogURI returns the catalog's URI for the server name (see Catalog).
+func catalogURI(name string) string {
+	scheme := strings.ReplaceAll(strings.ToLower(name), "_", "-")
+	if scheme == "" || scheme[0] < 'a' || scheme[0] > 'z' {
+		scheme = "mcp-" + scheme
+	}
+	return scheme + "://catalog"
+}
+
+// catalog returns the catalog of the Door the builder makes, without its
+// tools, or nil under mcp.disable_catalog.
+func (b *builder) catalog(limiter *rateLimiter) *Catalog {
+	m := &b.cfg.MCP
+	if m.DisableCatalog {
+		return nil
+	}
+	c := &Catalog{Server: b.cfg.Name, Path: m.path()}
+	s := &c.Sessions
+	switch {
+	case b.stdio:
+		s.Policy, c.Path = "stdio", ""
+	case m.Exclusive:
+		s.Policy = "exclusive"
+	case m.Stateful:
+		s.Policy = "stateful"
+	default:
+		s.Policy = "stateless"
+	}
+	if m.stateful() && !b.stdio {
+		s.IdleTimeoutMs = m.idleTimeout().Milliseconds()
+	}
+	if b.contract != nil {
+		s.Rollout = true
+		s.TokenHeader = b.contract.TokenHeader()
+		s.TokenRequired = !m.Rollout.AllowTokenless && !b.stdio
+		s.TokenTTLMs = m.Rollout.TokenTTL.Milliseconds()
+	}
+	c.Limits.MaxBodyBytes = m.maxBodyBytes()
+	c.Limits.CallTimeoutMs = m.CallTimeout.Milliseconds()
+	if limiter != nil {
+		c.Limits.RateLimit.PerSession = float64(limiter.limit)
+		c.Limits.RateLimit.Burst = limiter.burst
+	}
+	return c
+}
+
+// addCatalog serves the catalog on s as a resource.
+func (d *Door) addCatalog(s *mcp.Server) {
+	uri := catalogURI(d.name)
+	s.AddResource(&mcp.Resource{
+		URI:         uri,
+		Name:        "catalog",
+		Title:       d.name + " catalog",
+		Description: "What this server offers: every tool you may call, with its schemas, annotations, route and dispatch, and the server's session policy and limits.",
+		MIMEType:    "application/json",
+	}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		data, err := json.Marshal(d.catalogFor(req))
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(data)}}}, nil
+	})
+}
+
+// catalogFor returns the catalog as the reader of req may see it: with the
+// tools its session token allows, as tools/list narrows them (see listFor).
+func (d *Door) catalogFor(req mcp.Request) *Catalog {
+	c := *d.catalog
+	var visible func(string) bool
+	if d.calls.contract != nil {
+		visible = d.calls.contract.Visible(headerOf(req))
+	}
+	c.Tools = make([]Tool, 0, len(d.names))
+	for _, name := range d.names {
+		if visible == nil || visible(name) {
+			c.Tools = append(c.Tools, d.tools[name].Tool)
+		}
+	}
+	return &c
+}
