@@ -38,7 +38,7 @@ func ExampleServer_Parity() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := autoexposetest.NewServer(t, h, door)
+	ts := autoexposetest.NewServer(t, h, door) // h, door: your routes, then autoexpose.Install
 	ts.Parity(t,
 		autoexposetest.Call{Tool: "get_weather", Arguments: `{"city":"Paris"}`},
 		autoexposetest.Call{Tool: "get_weather", Arguments: `{"city":""}`},
