@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -86,64 +85,12 @@ func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
 	return p
 }
 
-// initializeBody is an initialize request with this id.
-func initializeBody(id int) string {
-	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`, id)
-}
-
-// mcpRequest sends a raw request to the MCP endpoint, as a Streamable HTTP
-// client would, with a session id when sid is set, and the header's
-// name-value pairs.
-func (s *server) mcpRequest(method, sid, body string, header ...string) httpResponse {
-	s.t.Helper()
-	req, err := http.NewRequest(method, s.srv.URL+"/mcp", strings.NewReader(body))
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if sid != "" {
-		req.Header.Set("Mcp-Session-Id", sid)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		s.t.Fatalf("%s /mcp: %v", method, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		s.t.Fatalf("%s /mcp: reading body: %v", method, err)
-	}
-	return httpResponse{Status: resp.StatusCode, Header: resp.Header, Body: b}
-}
-
 // wantBusy checks a raw response is the exclusive server's 409.
 func wantBusy(t testing.TB, r httpResponse, id, message string) {
 	t.Helper()
 	if r.Status != http.StatusConflict || r.Header.Get("Content-Type") != "application/json" || string(r.Body) != busyBody(id, message) {
 		t.Errorf("got %d %q %s\nwant 409 application/json %s", r.Status, r.Header.Get("Content-Type"), r.Body, busyBody(id, message))
 	}
-}
-
-// connectErr connects a go-sdk client, with the header's name-value pairs
-// on every request, and returns its error.
-func (s *server) connectErr(header ...string) (*mcp.ClientSession, error) {
-	h := http.Header{}
-	for i := 0; i+1 < len(header); i += 2 {
-		h.Set(header[i], header[i+1])
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "second", Version: "1"}, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	hc := &http.Client{Jar: s.client.Jar, Timeout: s.client.Timeout, Transport: &headerTransport{base: http.DefaultTransport, header: h}}
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.srv.URL + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, nil)
-	if err == nil {
-		s.t.Cleanup(func() { cs.Close() })
-	}
-	return cs, err
 }
 
 // TestExclusiveSecondClient: while one rollout's session is live, a client
@@ -159,16 +106,16 @@ func TestExclusiveSecondClient(t *testing.T) {
 	}
 
 	t.Run("raw initialize", func(t *testing.T) {
-		wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(7)), "7", busyMessage)
+		wantBusy(t, s.newClient().rawMCP(t, initializeBody(7), raw{}), "7", busyMessage)
 	})
 	t.Run("raw ping without a session", func(t *testing.T) {
-		wantBusy(t, s.newClient().mcpRequest("POST", "", `{"jsonrpc":"2.0","id":"p-1","method":"ping"}`), `"p-1"`, busyMessage)
+		wantBusy(t, s.newClient().rawMCP(t, `{"jsonrpc":"2.0","id":"p-1","method":"ping"}`, raw{}), `"p-1"`, busyMessage)
 	})
 	t.Run("notification without a session", func(t *testing.T) {
-		wantBusy(t, s.newClient().mcpRequest("POST", "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`), "null", busyMessage)
+		wantBusy(t, s.newClient().rawMCP(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, raw{}), "null", busyMessage)
 	})
 	t.Run("go-sdk client", func(t *testing.T) {
-		_, err := s.newClient().connectErr(tokenHeader, rolloutToken(t, "rollout-b"))
+		_, err := s.newClient().dial(mcpOptions{header: http.Header{tokenHeader: {rolloutToken(t, "rollout-b")}}})
 		var rpcErr *jsonrpc.Error
 		if !errors.As(err, &rpcErr) || rpcErr.Code != -32000 || rpcErr.Message != busyMessage {
 			t.Fatalf("second client: %v", err)
@@ -186,13 +133,13 @@ func TestExclusiveSecondClient(t *testing.T) {
 // frees the slot at once, for any rollout.
 func TestExclusiveDeleteReleases(t *testing.T) {
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
-	init := s.mcpRequest("POST", "", initializeBody(1), tokenHeader, rolloutToken(t, "rollout-a"))
+	init := s.rawMCP(t, initializeBody(1), raw{header: []string{tokenHeader, rolloutToken(t, "rollout-a")}})
 	sid := init.Header.Get("Mcp-Session-Id")
 	if init.Status != http.StatusOK || sid == "" {
 		t.Fatalf("initialize: %d %s", init.Status, init.Body)
 	}
-	wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(2)), "2", busyMessage)
-	if del := s.mcpRequest("DELETE", sid, ""); del.Status != http.StatusNoContent {
+	wantBusy(t, s.newClient().rawMCP(t, initializeBody(2), raw{}), "2", busyMessage)
+	if del := s.rawMCP(t, "", raw{method: "DELETE", sid: sid}); del.Status != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s", del.Status, del.Body)
 	}
 	second := s.newClient().connect(mcpOptions{header: http.Header{tokenHeader: {rolloutToken(t, "rollout-b")}}})
@@ -235,7 +182,7 @@ func TestExclusiveIdleReleases(t *testing.T) {
 		t.Fatalf("the call ended before it started waiting: %v %v", o.res, o.err)
 	}
 	time.Sleep(idle * 3 / 2) // longer than the idle timeout, with the call running
-	wantBusy(t, s.mcpRequest("POST", "", initializeBody(3), tokenHeader, other), "3", busy)
+	wantBusy(t, s.rawMCP(t, initializeBody(3), raw{header: []string{tokenHeader, other}}), "3", busy)
 	close(s.release)
 	if o := <-done; o.err != nil || resultJSON(t, o.res) != `{"content":[{"type":"text","text":"released"}]}` {
 		t.Fatalf("the held call: %v %v", o.res, o.err)
@@ -245,7 +192,7 @@ func TestExclusiveIdleReleases(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	var r httpResponse
 	for {
-		r = s.newClient().mcpRequest("POST", "", initializeBody(4), tokenHeader, other)
+		r = s.newClient().rawMCP(t, initializeBody(4), raw{header: []string{tokenHeader, other}})
 		if r.Status != http.StatusConflict || time.Now().After(deadline) {
 			break
 		}
@@ -265,7 +212,7 @@ func TestExclusiveIdleReleases(t *testing.T) {
 // with the token header tokens(i) and in spelling i%4 of the go-sdk's
 // initialize (plain, a key in other case, a batch, trailing bytes), and
 // returns the responses.
-func (s *server) raceInitializes(n int, tokens func(i int) string) []httpResponse {
+func (s *server) raceInitializes(t *testing.T, n int, tokens func(i int) string) []httpResponse {
 	start := make(chan struct{})
 	results := make([]httpResponse, n)
 	var wg sync.WaitGroup
@@ -279,23 +226,15 @@ func (s *server) raceInitializes(n int, tokens func(i int) string) []httpRespons
 		case 3:
 			body += " x"
 		}
-		req, _ := http.NewRequest("POST", s.srv.URL+"/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set(tokenHeader, tokens(i))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		header := []string{tokenHeader, tokens(i)}
+		wg.Go(func() {
 			<-start
-			resp, err := s.client.Do(req)
+			var err error
+			results[i] = s.rawMCP(t, body, raw{header: header, err: &err})
 			if err != nil {
-				s.t.Errorf("initialize %d: %v", i, err)
-				return
+				t.Errorf("initialize %d: %v", i, err)
 			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			results[i] = httpResponse{Status: resp.StatusCode, Header: resp.Header, Body: b}
-		}()
+		})
 	}
 	close(start)
 	wg.Wait()
@@ -318,7 +257,7 @@ func raceID(i int) string {
 func TestExclusiveRace(t *testing.T) {
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
 	const n = 50
-	results := s.raceInitializes(n, func(i int) string { return rolloutToken(t, fmt.Sprint("rollout-", i)) })
+	results := s.raceInitializes(t, n, func(i int) string { return rolloutToken(t, fmt.Sprint("rollout-", i)) })
 	var winners []int
 	var winner string
 	for i, r := range results {
@@ -340,10 +279,10 @@ func TestExclusiveRace(t *testing.T) {
 	if live := s.liveSessions(); len(live) != 1 || live[0] != winner {
 		t.Errorf("live sessions %v, want the winner's %s", live, winner)
 	}
-	if del := s.mcpRequest("DELETE", winner, ""); del.Status != http.StatusNoContent {
+	if del := s.rawMCP(t, "", raw{method: "DELETE", sid: winner}); del.Status != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s", del.Status, del.Body)
 	}
-	if r := s.mcpRequest("POST", "", initializeBody(n)); r.Status != http.StatusOK {
+	if r := s.rawMCP(t, initializeBody(n), raw{}); r.Status != http.StatusOK {
 		t.Errorf("initialize after the winner's DELETE: %d %s", r.Status, r.Body)
 	}
 }
@@ -355,7 +294,7 @@ func TestExclusiveRace(t *testing.T) {
 func TestExclusiveRaceSameRollout(t *testing.T) {
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
 	tok := rolloutToken(t, "one rollout")
-	results := s.raceInitializes(20, func(int) string { return tok })
+	results := s.raceInitializes(t, 20, func(int) string { return tok })
 	won := map[string]bool{}
 	for i, r := range results {
 		switch r.Status {
@@ -432,7 +371,7 @@ func TestExclusiveTypeScript(t *testing.T) {
 		t.Errorf("live sessions %v, want the reconnected client's %s", live, info.SessionID)
 	}
 
-	if del := s.mcpRequest("DELETE", info.SessionID, ""); del.Status != http.StatusNoContent {
+	if del := s.rawMCP(t, "", raw{method: "DELETE", sid: info.SessionID}); del.Status != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s", del.Status, del.Body)
 	}
 	third := nodeclient.Run(t, nodeclient.Scenario{URL: url, Headers: rollout("rollout-c"), Steps: []nodeclient.Step{
@@ -445,7 +384,7 @@ func TestExclusiveTypeScript(t *testing.T) {
 	if err := third.Err(1); err != nil {
 		t.Errorf("third client's terminate: %v", err)
 	}
-	if r := s.mcpRequest("POST", "", initializeBody(1)); r.Status != http.StatusOK {
+	if r := s.rawMCP(t, initializeBody(1), raw{}); r.Status != http.StatusOK {
 		t.Errorf("initialize after the third client's terminate: %d %s", r.Status, r.Body)
 	}
 }
@@ -499,12 +438,12 @@ func TestExclusiveBypass(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
-			first := s.mcpRequest("POST", "", c.body, c.header...)
+			first := s.rawMCP(t, c.body, raw{header: c.header})
 			sid := first.Header.Get("Mcp-Session-Id")
 			if opened := sid != "" && slices.Contains(s.liveSessions(), sid); opened != c.opens {
 				t.Fatalf("the POST opened a session: %v, want %v (%d %s)", opened, c.opens, first.Status, first.Body)
 			}
-			second := s.newClient().mcpRequest("POST", "", initializeBody(2), tokenHeader, rolloutToken(t, "other"))
+			second := s.newClient().rawMCP(t, initializeBody(2), raw{header: []string{tokenHeader, rolloutToken(t, "other")}})
 			if c.opens {
 				wantBusy(t, second, "2", busyMessage)
 			} else if second.Status != http.StatusOK {
@@ -588,13 +527,13 @@ func TestExclusiveReconnect(t *testing.T) {
 	}
 
 	t.Run("another rollout", func(t *testing.T) {
-		wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(5), tokenHeader, rolloutToken(t, "rollout-b")), "5", busyMessage)
+		wantBusy(t, s.newClient().rawMCP(t, initializeBody(5), raw{header: []string{tokenHeader, rolloutToken(t, "rollout-b")}}), "5", busyMessage)
 	})
 	t.Run("an invalid token", func(t *testing.T) {
-		wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(6), tokenHeader, "garbage"), "6", busyMessage)
+		wantBusy(t, s.newClient().rawMCP(t, initializeBody(6), raw{header: []string{tokenHeader, "garbage"}}), "6", busyMessage)
 	})
 	t.Run("no token", func(t *testing.T) {
-		wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(7)), "7", busyMessage)
+		wantBusy(t, s.newClient().rawMCP(t, initializeBody(7), raw{}), "7", busyMessage)
 	})
 
 	t.Run("a call running", func(t *testing.T) {
@@ -608,7 +547,7 @@ func TestExclusiveReconnect(t *testing.T) {
 		case err := <-done:
 			t.Fatalf("the call ended before it started waiting: %v", err)
 		}
-		wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(8), tokenHeader, tok), "8", busyMessage)
+		wantBusy(t, s.newClient().rawMCP(t, initializeBody(8), raw{header: []string{tokenHeader, tok}}), "8", busyMessage)
 		close(s.release)
 		if err := <-done; err != nil {
 			t.Fatalf("the running call: %v", err)
@@ -640,8 +579,8 @@ func TestExclusiveReconnectTokenless(t *testing.T) {
 
 		other := s.newClient()
 		other.post("/text", `{}`)
-		wantBusy(t, other.mcpRequest("POST", "", initializeBody(2)), "2", busyMessage)
-		wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(3)), "3", busyMessage)
+		wantBusy(t, other.rawMCP(t, initializeBody(2), raw{}), "2", busyMessage)
+		wantBusy(t, s.newClient().rawMCP(t, initializeBody(3), raw{}), "3", busyMessage)
 
 		again := agent.connect(mcpOptions{})
 		if got, want := resultJSON(t, call(t, again, "history", nil)),
@@ -684,7 +623,7 @@ func TestExclusiveReconnectCallRunning(t *testing.T) {
 	abandon()
 	<-done // the client has given up on the call; the server runs it still
 
-	wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(2), tokenHeader, tok), "2", busyMessage)
+	wantBusy(t, s.newClient().rawMCP(t, initializeBody(2), raw{header: []string{tokenHeader, tok}}), "2", busyMessage)
 	release.Do(func() { close(s.release) })
 	if how := <-s.ended; how != "cancelled" {
 		t.Fatalf("the running call was %s, want cancelled (by its connection's end)", how)
@@ -693,7 +632,7 @@ func TestExclusiveReconnectCallRunning(t *testing.T) {
 	// the handler returns.
 	var r httpResponse
 	for range 200 {
-		if r = s.newClient().mcpRequest("POST", "", initializeBody(3), tokenHeader, tok); r.Status != http.StatusConflict {
+		if r = s.newClient().rawMCP(t, initializeBody(3), raw{header: []string{tokenHeader, tok}}); r.Status != http.StatusConflict {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -63,10 +63,10 @@ func TestRateLimit(t *testing.T) {
 		h := newHostile(t, "  rate_limit: {per_session: 0.01, burst: 1}\n")
 		const over = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Rate limit exceeded for this session; retry in 1m40s."}],` +
 			`"structuredContent":{"error":{"code":"rate_limited","message":"the session has made more calls than mcp.rate_limit allows","status":429,"effect":"not_applied","retry_after_ms":100000}},"isError":true}}`
-		if r := h.mustRPC(t, echoCall); string(r.Body) != sse(echoAnswer) {
+		if r := h.rawMCP(t, echoCall, raw{protocol: "2025-11-25"}); string(r.Body) != sse(echoAnswer) {
 			t.Errorf("first client: %s", r.Body)
 		}
-		if r := h.newClient().mustRPC(t, echoCall); string(r.Body) != sse(over) {
+		if r := h.newClient().rawMCP(t, echoCall, raw{protocol: "2025-11-25"}); string(r.Body) != sse(over) {
 			t.Errorf("second client:\n got %s\nwant %s", r.Body, sse(over))
 		}
 	})
@@ -83,7 +83,7 @@ func TestCallTimeout(t *testing.T) {
 	}
 
 	t.Run("a handler that honours its context", func(t *testing.T) {
-		r := h.mustRPC(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
+		r := h.rawMCP(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","arguments":{}}}`, raw{protocol: "2025-11-25"})
 		if string(r.Body) != timedOut("/wait") {
 			t.Errorf("got %s\nwant %s", r.Body, timedOut("/wait"))
 		}
@@ -121,7 +121,7 @@ func TestCallTimeout(t *testing.T) {
 	})
 
 	t.Run("a handler that hangs", func(t *testing.T) {
-		r := h.mustRPC(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang","arguments":{}}}`)
+		r := h.rawMCP(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang","arguments":{}}}`, raw{protocol: "2025-11-25"})
 		if string(r.Body) != timedOut("/hang") {
 			t.Errorf("got %s\nwant %s", r.Body, timedOut("/hang"))
 		}
@@ -138,7 +138,7 @@ func TestResponseCap(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	r := h.mustRPC(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"huge","arguments":{}}}`)
+	r := h.rawMCP(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"huge","arguments":{}}}`, raw{protocol: "2025-11-25"})
 	runtime.ReadMemStats(&after)
 	const want = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Response from POST /huge exceeds the 4194304-byte limit (mcp.max_body_bytes)."}],` +
 		`"structuredContent":{"error":{"code":"response_too_large","message":"the response exceeds 4194304 bytes","status":200,"effect":"unknown"}},"isError":true}}`

@@ -148,7 +148,7 @@ func TestDiscoverUnsupportedVersion(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newPolicyServer(t, c.mcp)
-			r := s.mcpRequest("POST", "", body, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover")
+			r := s.rawMCP(t, body, raw{protocol: "2026-07-28", header: []string{"Mcp-Method", "server/discover"}})
 			if r.Status != c.status || r.Header.Get("Content-Type") != c.contentType || string(r.Body) != c.want {
 				t.Errorf("got %d %q %s\nwant %d %q %s", r.Status, r.Header.Get("Content-Type"), r.Body, c.status, c.contentType, c.want)
 			}

@@ -306,11 +306,11 @@ func TestDetachedCall(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var header []string // the MCP session's, when stateful
+			var mcpSession string // when stateful
 			if stateful {
-				init := y.mustRPC(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
-				header = []string{"Mcp-Session-Id", init.Header.Get("Mcp-Session-Id")}
-				if r := y.mustRPC(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header...); r.Status != http.StatusAccepted {
+				init := y.rawMCP(t, initializeBody(0), raw{protocol: "2025-11-25"})
+				mcpSession = init.Header.Get("Mcp-Session-Id")
+				if r := y.rawMCP(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, raw{protocol: "2025-11-25", sid: mcpSession}); r.Status != http.StatusAccepted {
 					t.Fatalf("initialized: %d %s", r.Status, r.Body)
 				}
 			}
@@ -322,7 +322,7 @@ func TestDetachedCall(t *testing.T) {
 				"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n" +
 				"Cookie: " + cookie.Name + "=" + cookie.Value + "\r\n"
 			if stateful {
-				head += header[0] + ": " + header[1] + "\r\n"
+				head += "Mcp-Session-Id: " + mcpSession + "\r\n"
 			}
 			const tries = 200
 			for i := range tries {
@@ -338,7 +338,7 @@ func TestDetachedCall(t *testing.T) {
 				conn.Close()
 			}
 			// The same call from a client that waits for the answer.
-			if r := y.mustRPC(t, callBody(tries+1), header...); r.Status != http.StatusOK || !strings.Contains(string(r.Body), `"text":"here"`) {
+			if r := y.rawMCP(t, callBody(tries+1), raw{protocol: "2025-11-25", sid: mcpSession}); r.Status != http.StatusOK || !strings.Contains(string(r.Body), `"text":"here"`) {
 				t.Fatalf("a call that waits: %d %s", r.Status, r.Body)
 			}
 			// Closing the door waits for the calls running in its sessions,
