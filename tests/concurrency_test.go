@@ -11,14 +11,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestConcurrentRollouts: 32 rollouts in parallel, each making 50 calls that
+// TestConcurrentRollouts: rollouts in parallel, each making calls that
 // alternate between the HTTP door and the MCP door; each sees exactly its
 // own calls, in order. Run with -race; TestMain checks that no goroutine is
-// left behind.
+// left behind. With MCPDOOR_LONG=1 (see longEnv) it runs 32 rollouts × 50
+// calls; by default, and with -short, 8 × 10.
 func TestConcurrentRollouts(t *testing.T) {
-	rollouts, calls := 32, 50
-	if testing.Short() {
-		rollouts, calls = 8, 10
+	rollouts, calls := 8, 10
+	if long() && !testing.Short() {
+		rollouts, calls = 32, 50
 	}
 	h, _, _ := newFixture(t, fixtureConfig(t))
 	s := serve(t, h)
