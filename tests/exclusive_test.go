@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,9 +43,13 @@ type policyServer struct {
 	release chan struct{}
 	waiting chan struct{} // gets a value when /wait starts
 	ended   chan string   // then "released", or "cancelled" when its context ended
+	noticed chan struct{} // gets a value when /wait sees its context end
 	// stubborn makes /wait ignore its context, as a handler may: set it
 	// before the first request.
 	stubborn bool
+
+	active atomic.Int64  // requests in flight
+	quiet  chan struct{} // gets a value when active falls to 0
 }
 
 func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
@@ -58,7 +63,7 @@ func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &policyServer{release: make(chan struct{}), waiting: make(chan struct{}, 1), ended: make(chan string, 1)}
+	p := &policyServer{release: make(chan struct{}), waiting: make(chan struct{}, 1), ended: make(chan string, 1), noticed: make(chan struct{}, 1), quiet: make(chan struct{}, 1)}
 	f := &fixture{sessions: sessions, state: make(map[string][]string)}
 	r := chi.NewRouter()
 	f.routes(r)
@@ -69,6 +74,10 @@ func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
 			p.ended <- "released"
 			w.Write([]byte("released"))
 		case <-r.Context().Done():
+			select {
+			case p.noticed <- struct{}{}:
+			default:
+			}
 			if p.stubborn {
 				<-p.release
 			}
@@ -80,9 +89,33 @@ func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.server = serve(t, r)
+	p.server = serve(t, http.HandlerFunc(func(w http.ResponseWriter, r2 *http.Request) {
+		p.active.Add(1)
+		defer func() {
+			if p.active.Add(-1) == 0 {
+				select {
+				case p.quiet <- struct{}{}:
+				default:
+				}
+			}
+		}()
+		r.ServeHTTP(w, r2)
+	}))
 	t.Cleanup(func() { p.door.Close() })
 	return p
+}
+
+// waitQuiet waits until the server has no request in flight: every
+// request it was sent, the door's part of it included, has been served.
+func (p *policyServer) waitQuiet(t testing.TB) {
+	t.Helper()
+	for p.active.Load() != 0 {
+		select {
+		case <-p.quiet:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%d requests still in flight after 30s", p.active.Load())
+		}
+	}
 }
 
 // wantBusy checks a raw response is the exclusive server's 409.
@@ -157,14 +190,44 @@ func TestExclusiveDeleteReleases(t *testing.T) {
 // TestExclusiveIdleReleases: a session that sends nothing for idle_timeout
 // ends and frees the slot for another rollout, so a crashed client cannot
 // hold the server; a call in flight is not idleness.
+//
+// The idle timer is the go-sdk's own, with no clock to inject: the test
+// waits out the idle timeout once, with the call running. It starts at
+// 250ms, and doubles it when the machine was too slow to start the call
+// before the new session idled out.
 func TestExclusiveIdleReleases(t *testing.T) {
-	// Long enough for the first client to make its call before its session
-	// idles out, on a busy machine.
-	const idle = time.Second
+	for idle := 250 * time.Millisecond; !idleReleases(t, idle); idle *= 2 {
+		if idle >= 8*time.Second {
+			t.Fatalf("the session idled out within %v, before its first call started", idle)
+		}
+		t.Logf("the session idled out within %v, before its first call started; again with twice the idle timeout", idle)
+	}
+}
+
+// idleReleases is TestExclusiveIdleReleases with this idle timeout. It
+// returns false, having checked nothing, when the session ended before its
+// call started.
+func idleReleases(t *testing.T, idle time.Duration) (started bool) {
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true, IdleTimeout: idle})
-	busy := strings.Replace(busyMessage, "600s", "1s", 1)
-	first := s.connect(mcpOptions{header: http.Header{tokenHeader: {rolloutToken(t, "rollout-a")}}})
+	busy := strings.Replace(busyMessage, "600s", idle.String(), 1)
 	other := rolloutToken(t, "rollout-b")
+	first, err := s.dial(mcpOptions{header: http.Header{tokenHeader: {rolloutToken(t, "rollout-a")}}})
+	if err != nil {
+		t.Logf("connecting: %v", err)
+		return false
+	}
+	var live *mcp.ServerSession
+	for ss := range s.door.Server().Sessions() {
+		live = ss
+	}
+	if live == nil {
+		return false
+	}
+	gone := make(chan struct{}) // closed when the session has ended
+	go func() {
+		live.Wait()
+		close(gone)
+	}()
 
 	// While the first client's call runs, however long, the slot is held.
 	type outcome struct {
@@ -179,33 +242,37 @@ func TestExclusiveIdleReleases(t *testing.T) {
 	select {
 	case <-s.waiting:
 	case o := <-done:
+		if errors.Is(o.err, mcp.ErrSessionMissing) {
+			return false
+		}
 		t.Fatalf("the call ended before it started waiting: %v %v", o.res, o.err)
 	}
-	time.Sleep(idle * 3 / 2) // longer than the idle timeout, with the call running
+	select {
+	case <-gone:
+		t.Fatalf("the session ended while its call was running")
+	case <-time.After(idle * 3 / 2): // longer than the idle timeout
+	}
 	wantBusy(t, s.rawMCP(t, initializeBody(3), raw{header: []string{tokenHeader, other}}), "3", busy)
 	close(s.release)
 	if o := <-done; o.err != nil || resultJSON(t, o.res) != `{"content":[{"type":"text","text":"released"}]}` {
 		t.Fatalf("the held call: %v %v", o.res, o.err)
 	}
 
-	// Then it goes idle, and a new client gets in.
-	deadline := time.Now().Add(30 * time.Second)
-	var r httpResponse
-	for {
-		r = s.newClient().rawMCP(t, initializeBody(4), raw{header: []string{tokenHeader, other}})
-		if r.Status != http.StatusConflict || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	// Then it goes idle and ends, and a new client gets in.
+	select {
+	case <-gone:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the session was still live 30s after its call, with an idle timeout of %v", idle)
 	}
-	if r.Status != http.StatusOK || r.Header.Get("Mcp-Session-Id") == "" {
+	if r := s.newClient().rawMCP(t, initializeBody(4), raw{header: []string{tokenHeader, other}}); r.Status != http.StatusOK || r.Header.Get("Mcp-Session-Id") == "" {
 		t.Fatalf("initialize after the idle timeout: %d %s", r.Status, r.Body)
 	}
 	// The idle session is gone for its client too.
-	_, err := first.CallTool(context.Background(), &mcp.CallToolParams{Name: "text", Arguments: map[string]any{}})
+	_, err = first.CallTool(context.Background(), &mcp.CallToolParams{Name: "text", Arguments: map[string]any{}})
 	if !errors.Is(err, mcp.ErrSessionMissing) {
 		t.Errorf("the idle client's next call: %v, want %v", err, mcp.ErrSessionMissing)
 	}
+	return true
 }
 
 // raceInitializes sends n initializes at the same instant, initialize i
@@ -624,19 +691,19 @@ func TestExclusiveReconnectCallRunning(t *testing.T) {
 	<-done // the client has given up on the call; the server runs it still
 
 	wantBusy(t, s.newClient().rawMCP(t, initializeBody(2), raw{header: []string{tokenHeader, tok}}), "2", busyMessage)
+	select { // the handler has seen its connection end, and waits for release
+	case <-s.noticed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the handler's context did not end with its connection")
+	}
 	release.Do(func() { close(s.release) })
 	if how := <-s.ended; how != "cancelled" {
 		t.Fatalf("the running call was %s, want cancelled (by its connection's end)", how)
 	}
 	// The call's last step (its result going nowhere) ends a moment after
-	// the handler returns.
-	var r httpResponse
-	for range 200 {
-		if r = s.newClient().rawMCP(t, initializeBody(3), raw{header: []string{tokenHeader, tok}}); r.Status != http.StatusConflict {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	// the handler returns, and with it the call's request.
+	s.waitQuiet(t)
+	r := s.newClient().rawMCP(t, initializeBody(3), raw{header: []string{tokenHeader, tok}})
 	sid := r.Header.Get("Mcp-Session-Id")
 	if r.Status != http.StatusOK || sid == "" {
 		t.Fatalf("the reconnect after the call returned: %d %s", r.Status, r.Body)

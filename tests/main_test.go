@@ -5,13 +5,18 @@
 package tests
 
 import (
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
 )
 
 // TestMain fails the package if any test leaves a goroutine behind: every
-// door, client and listener a test starts must stop with it.
+// door, client and listener a test starts must stop with it. Then it
+// removes the binaries the tests built.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		removeBuilds()
+		os.Exit(code)
+	}))
 }

@@ -21,14 +21,20 @@ type notes struct {
 	mu       sync.Mutex
 	progress []string
 	logs     []string
+	more     chan struct{} // gets a value when a notification arrives
 }
 
 func (n *notes) options() *mcp.ClientOptions {
+	n.more = make(chan struct{}, 1)
 	add := func(list *[]string, v any) {
 		b, _ := json.Marshal(v)
 		n.mu.Lock()
 		*list = append(*list, string(b))
 		n.mu.Unlock()
+		select {
+		case n.more <- struct{}{}:
+		default:
+		}
 	}
 	return &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
@@ -44,17 +50,28 @@ func (n *notes) options() *mcp.ClientOptions {
 // wait returns what was received once there are at least the progress and
 // log notifications wanted, or after a generous timeout.
 func (n *notes) wait(progress, logs int) (p, l string) {
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	timeout := time.After(10 * time.Second)
+	for {
 		n.mu.Lock()
+		p, l = strings.Join(n.progress, "\n"), strings.Join(n.logs, "\n")
 		done := len(n.progress) >= progress && len(n.logs) >= logs
 		n.mu.Unlock()
 		if done {
-			break
+			return p, l
+		}
+		select {
+		case <-n.more:
+		case <-timeout:
+			return p, l
 		}
 	}
+}
+
+// reset forgets what was received.
+func (n *notes) reset() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return strings.Join(n.progress, "\n"), strings.Join(n.logs, "\n")
+	n.progress, n.logs = nil, nil
 }
 
 // TestProgressAndLog: a handler's autoexpose.Progress and autoexpose.Log
@@ -124,7 +141,7 @@ func TestProgressAndLog(t *testing.T) {
 				}
 
 				// Without a progress token, no progress.
-				n = notes{}
+				n.reset()
 				call(t, cs, "steps", map[string]any{"n": 2})
 				if gotProgress, _ := n.wait(0, 0); gotProgress != "" {
 					t.Errorf("progress without a token: %s", gotProgress)

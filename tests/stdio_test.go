@@ -5,10 +5,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,17 +28,48 @@ var strayLines = []string{
 	"stray write to file descriptor 1 from the echo handler",
 }
 
-// goBuild builds the main package pkg (relative to the repository root)
-// into the test's temporary directory and returns the binary's path.
+// builds are the binaries goBuild has built, one per package, kept for the
+// whole run of the test binary (TestMain removes them): each test that
+// starts a server as a process gets the same binary, built once.
+var builds struct {
+	mu   sync.Mutex
+	dir  string
+	bins map[string]string
+}
+
+// goBuild builds the main package pkg (relative to the repository root),
+// or reuses the binary built for it, and returns the binary's path.
 func goBuild(t *testing.T, pkg string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
+	builds.mu.Lock()
+	defer builds.mu.Unlock()
+	if bin, ok := builds.bins[pkg]; ok {
+		return bin
+	}
+	if builds.dir == "" {
+		dir, err := os.MkdirTemp("", "mcpdoor-tests-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		builds.dir, builds.bins = dir, make(map[string]string)
+	}
+	bin := filepath.Join(builds.dir, fmt.Sprint(len(builds.bins), "-", filepath.Base(pkg)))
 	build := exec.Command("go", "build", "-o", bin, pkg)
 	build.Dir = nodeclient.RepoRoot(t)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
 	}
+	builds.bins[pkg] = bin
 	return bin
+}
+
+// removeBuilds removes what goBuild built.
+func removeBuilds() {
+	builds.mu.Lock()
+	defer builds.mu.Unlock()
+	if builds.dir != "" {
+		os.RemoveAll(builds.dir)
+	}
 }
 
 // wantStray checks that every stray line reached standard error.

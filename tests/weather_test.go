@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -20,12 +19,7 @@ import (
 // base URL.
 func startWeather(t *testing.T, args ...string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "weather")
-	build := exec.Command("go", "build", "-o", bin, "./examples/weather")
-	build.Dir = nodeclient.RepoRoot(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./examples/weather: %v\n%s", err, out)
-	}
+	bin := goBuild(t, "./examples/weather")
 	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), "WEATHER_MCP_SECRET=")
 	output, err := cmd.StdoutPipe()
