@@ -18,6 +18,7 @@ import (
 // fixture tools, prompts and resources that only the suite's reference
 // server has, and their results are ignored.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	nodeclient.Node(t)
 	for _, mode := range []struct {
 		name string
@@ -27,6 +28,7 @@ func TestConformance(t *testing.T) {
 		{"stateful", []string{"-config", filepath.Join(nodeclient.RepoRoot(t), "examples", "weather", "stateful.yaml")}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
 			base := startWeather(t, mode.args...)
 			rep := nodeclient.Conformance(t, base+"/mcp")
 			for _, name := range nodeclient.CoreScenarios {

@@ -100,6 +100,7 @@ func statusCode(status int) string {
 // TestWorkplaceTypeScript completes a scenario's task with the official
 // TypeScript SDK client: seed, list the tools, call them, verify.
 func TestWorkplaceTypeScript(t *testing.T) {
+	t.Parallel()
 	nodeclient.Node(t)
 	h, _, err := workplace.New(exampleConfig(t, "name: workplace_assistant\nexpose_tools_over_mcp: true\nmcp:"))
 	if err != nil {

@@ -196,6 +196,7 @@ func TestExclusiveDeleteReleases(t *testing.T) {
 // 250ms, and doubles it when the machine was too slow to start the call
 // before the new session idled out.
 func TestExclusiveIdleReleases(t *testing.T) {
+	t.Parallel()
 	for idle := 250 * time.Millisecond; !idleReleases(t, idle); idle *= 2 {
 		if idle >= 8*time.Second {
 			t.Fatalf("the session idled out within %v, before its first call started", idle)
@@ -402,6 +403,7 @@ func TestStatefulSessions(t *testing.T) {
 // third rollout's client connects, and its own DELETE (terminate) frees the
 // server again.
 func TestExclusiveTypeScript(t *testing.T) {
+	t.Parallel()
 	nodeclient.Node(t)
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
 	url := s.srv.URL + "/mcp"

@@ -159,6 +159,7 @@ func TestDegradeServesHTTP(t *testing.T) {
 // starts, ends the stream, so Shutdown finishes before its 5s deadline
 // and the process exits 0.
 func TestWeatherShutdown(t *testing.T) {
+	t.Parallel()
 	bin := goBuild(t, "./examples/weather")
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-config", filepath.Join(nodeclient.RepoRoot(t), "examples", "weather", "stateful.yaml"))
 	cmd.Env = append(cmd.Environ(), "WEATHER_MCP_SECRET=")

@@ -76,6 +76,7 @@ func TestRateLimit(t *testing.T) {
 // the handler's context is cancelled, and a handler that ignores it runs on
 // while the server serves other calls; what it writes late goes nowhere.
 func TestCallTimeout(t *testing.T) {
+	t.Parallel()
 	h := newHostile(t, "  call_timeout: 200ms\n")
 	timedOut := func(path string) string {
 		return sse(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"POST ` + path + ` timed out after 200ms."}],` +

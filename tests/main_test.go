@@ -2,6 +2,13 @@
 // the HTTP door and the MCP door of real servers on 127.0.0.1, compared; real
 // MCP clients (the go-sdk client, the official TypeScript SDK client); and
 // the whole rollout contract.
+//
+// Tests that mostly wait, on another process (a Node client, a built server)
+// or on a timer, call t.Parallel; the testing package runs them together
+// once every other test has finished. A test that measures the whole
+// process (goroutines, the heap, allocations) must not call it.
+//
+// The load tests run small unless MCPDOOR_LONG=1 is set (see longEnv).
 package tests
 
 import (

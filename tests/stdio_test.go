@@ -4,8 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -28,17 +29,20 @@ var strayLines = []string{
 	"stray write to file descriptor 1 from the echo handler",
 }
 
-// builds are the binaries goBuild has built, one per package, kept for the
-// whole run of the test binary (TestMain removes them): each test that
-// starts a server as a process gets the same binary, built once.
+// builds are the binaries goBuild has built, by package. They are kept in
+// a directory of the user's cache, one per checkout, from one run to the
+// next: go build leaves a binary that is up to date as it is, so later runs
+// skip the link (a second or two on a busy machine). Without a user cache
+// directory they go to a temporary one, which TestMain removes.
 var builds struct {
 	mu   sync.Mutex
 	dir  string
+	temp bool // dir is temporary
 	bins map[string]string
 }
 
 // goBuild builds the main package pkg (relative to the repository root),
-// or reuses the binary built for it, and returns the binary's path.
+// once per run, and returns the binary's path.
 func goBuild(t *testing.T, pkg string) string {
 	t.Helper()
 	builds.mu.Lock()
@@ -46,16 +50,25 @@ func goBuild(t *testing.T, pkg string) string {
 	if bin, ok := builds.bins[pkg]; ok {
 		return bin
 	}
+	root := nodeclient.RepoRoot(t)
 	if builds.dir == "" {
-		dir, err := os.MkdirTemp("", "mcpdoor-tests-")
+		dir, err := os.UserCacheDir()
+		if err == nil {
+			sum := sha256.Sum256([]byte(root))
+			dir = filepath.Join(dir, "mcpdoor-tests", hex.EncodeToString(sum[:6]))
+			err = os.MkdirAll(dir, 0o755)
+		}
 		if err != nil {
-			t.Fatal(err)
+			if dir, err = os.MkdirTemp("", "mcpdoor-tests-"); err != nil {
+				t.Fatal(err)
+			}
+			builds.temp = true
 		}
 		builds.dir, builds.bins = dir, make(map[string]string)
 	}
-	bin := filepath.Join(builds.dir, fmt.Sprint(len(builds.bins), "-", filepath.Base(pkg)))
+	bin := filepath.Join(builds.dir, strings.ReplaceAll(strings.Trim(pkg, "./"), "/", "_"))
 	build := exec.Command("go", "build", "-o", bin, pkg)
-	build.Dir = nodeclient.RepoRoot(t)
+	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
 	}
@@ -63,11 +76,11 @@ func goBuild(t *testing.T, pkg string) string {
 	return bin
 }
 
-// removeBuilds removes what goBuild built.
+// removeBuilds removes what goBuild built in a temporary directory.
 func removeBuilds() {
 	builds.mu.Lock()
 	defer builds.mu.Unlock()
-	if builds.dir != "" {
+	if builds.temp {
 		os.RemoveAll(builds.dir)
 	}
 }
@@ -87,6 +100,7 @@ func wantStray(t *testing.T, stderr string) {
 // handler prints goes to standard error), and is the process's own again
 // once ServeStdio returns.
 func TestStdioStream(t *testing.T) {
+	t.Parallel()
 	bin := goBuild(t, "./tests/testdata/stdioserver")
 	cmd := exec.Command(bin)
 	stdin, _ := cmd.StdinPipe()
@@ -141,6 +155,7 @@ func TestStdioStream(t *testing.T) {
 // TestStdioGoClient drives the stdio fixture with the go-sdk's
 // CommandTransport.
 func TestStdioGoClient(t *testing.T) {
+	t.Parallel()
 	bin := goBuild(t, "./tests/testdata/stdioserver")
 	cmd := exec.Command(bin)
 	var stderr bytes.Buffer
@@ -188,6 +203,7 @@ func connectCommand(t *testing.T, cmd *exec.Cmd) *mcp.ClientSession {
 // TestStdioTypeScript drives the stdio fixture with the official
 // TypeScript SDK's stdio client.
 func TestStdioTypeScript(t *testing.T) {
+	t.Parallel()
 	nodeclient.Node(t)
 	bin := goBuild(t, "./tests/testdata/stdioserver")
 	out := nodeclient.Run(t, nodeclient.Scenario{Command: bin, Steps: []nodeclient.Step{
@@ -218,6 +234,7 @@ func TestStdioTypeScript(t *testing.T) {
 // TestWeatherStdio: `weather -stdio`, what `claude mcp add weather -- go run
 // ./examples/weather -stdio` starts, serves its tools over stdio.
 func TestWeatherStdio(t *testing.T) {
+	t.Parallel()
 	bin := goBuild(t, "./examples/weather")
 	cmd := exec.Command(bin, "-stdio")
 	cmd.Env = append(cmd.Environ(), "WEATHER_MCP_SECRET=")

@@ -67,6 +67,7 @@ func startWeather(t *testing.T, args ...string) string {
 // first command, then list and call its tools with the official TypeScript
 // SDK client.
 func TestNewUser(t *testing.T) {
+	t.Parallel()
 	nodeclient.Node(t)
 	base := startWeather(t)
 	out := nodeclient.Run(t, nodeclient.Scenario{
@@ -106,6 +107,7 @@ func TestNewUser(t *testing.T) {
 // read the "mcp" metadata, connect with its header, see and call only the
 // allowed tool, and verify with namespaced names.
 func TestRolloutTypeScript(t *testing.T) {
+	t.Parallel()
 	nodeclient.Node(t)
 	base := startWeather(t)
 	connect := nodeclient.ConnectHeadersFrom(0, "mcp.headers")
