@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -72,8 +72,11 @@ func runRollout(t *testing.T, s *server, i, calls int) error {
 	json.Unmarshal(b, &viaMCP)
 	var viaHTTP struct{ History []string }
 	json.Unmarshal(c.post("/history", `{}`).Body, &viaHTTP)
-	if !slices.Equal(viaMCP.History, want) || !slices.Equal(viaHTTP.History, want) {
-		return fmt.Errorf("rollout %d: MCP door sees %q, HTTP door %q, want %q", i, viaMCP.History, viaHTTP.History, want)
+	if diff := cmp.Diff(want, viaMCP.History); diff != "" {
+		return fmt.Errorf("rollout %d: the calls the MCP door sees (-want +got):\n%s", i, diff)
+	}
+	if diff := cmp.Diff(want, viaHTTP.History); diff != "" {
+		return fmt.Errorf("rollout %d: the calls the HTTP door sees (-want +got):\n%s", i, diff)
 	}
 	return nil
 }

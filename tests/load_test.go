@@ -9,12 +9,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 )
@@ -188,8 +188,8 @@ func loadRollout(cs *mcp.ClientSession, i, calls int) error {
 	var got struct{ History []string }
 	b, _ := json.Marshal(res.StructuredContent)
 	json.Unmarshal(b, &got)
-	if !slices.Equal(got.History, want) {
-		return fmt.Errorf("rollout %d: its session holds %d calls %.80q..., want its %d in order", i, len(got.History), got.History, calls)
+	if diff := cmp.Diff(want, got.History); diff != "" {
+		return fmt.Errorf("rollout %d: the calls its session holds, want its %d in order (-want +got):\n%s", i, calls, diff)
 	}
 	return nil
 }

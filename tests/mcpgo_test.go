@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"runtime/debug"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	mcpgoclient "github.com/mark3labs/mcp-go/client"
 	mcpgotransport "github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -79,8 +79,8 @@ func TestMCPGoClient(t *testing.T) {
 			for _, tl := range list.Tools {
 				names = append(names, tl.Name)
 			}
-			if got := strings.Join(names, " "); got != allTools {
-				t.Errorf("tools/list: %s\nwant %s", got, allTools)
+			if diff := cmp.Diff(allTools, names); diff != "" {
+				t.Errorf("tools/list (-want +got):\n%s", diff)
 			}
 
 			for _, call := range []struct {

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"strings"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
@@ -49,11 +50,11 @@ func (n *notes) options() *mcp.ClientOptions {
 
 // wait returns what was received once there are at least the progress and
 // log notifications wanted, or after a generous timeout.
-func (n *notes) wait(progress, logs int) (p, l string) {
+func (n *notes) wait(progress, logs int) (p, l []string) {
 	timeout := time.After(10 * time.Second)
 	for {
 		n.mu.Lock()
-		p, l = strings.Join(n.progress, "\n"), strings.Join(n.logs, "\n")
+		p, l = slices.Clone(n.progress), slices.Clone(n.logs)
 		done := len(n.progress) >= progress && len(n.logs) >= logs
 		n.mu.Unlock()
 		if done {
@@ -78,15 +79,17 @@ func (n *notes) reset() {
 // reach the MCP client that made the call, through direct and replay
 // dispatch, on each protocol the door serves; over HTTP they do nothing.
 func TestProgressAndLog(t *testing.T) {
-	const (
-		result   = `{"content":[{"type":"text","text":"{\"done\":3}"}],"structuredContent":{"done":3}}`
-		progress = `{"progressToken":"tok-1","message":"step 1 of 3","progress":1,"total":3}` + "\n" +
-			`{"progressToken":"tok-1","message":"step 2 of 3","progress":2,"total":3}` + "\n" +
-			`{"progressToken":"tok-1","message":"step 3 of 3","progress":3,"total":3}`
-		logs = `{"data":{"step":1},"level":"info","logger":"steps"}` + "\n" +
-			`{"data":{"step":2},"level":"info","logger":"steps"}` + "\n" +
-			`{"data":{"step":3},"level":"info","logger":"steps"}`
-	)
+	const result = `{"content":[{"type":"text","text":"{\"done\":3}"}],"structuredContent":{"done":3}}`
+	progress := []string{
+		`{"progressToken":"tok-1","message":"step 1 of 3","progress":1,"total":3}`,
+		`{"progressToken":"tok-1","message":"step 2 of 3","progress":2,"total":3}`,
+		`{"progressToken":"tok-1","message":"step 3 of 3","progress":3,"total":3}`,
+	}
+	logs := []string{
+		`{"data":{"step":1},"level":"info","logger":"steps"}`,
+		`{"data":{"step":2},"level":"info","logger":"steps"}`,
+		`{"data":{"step":3},"level":"info","logger":"steps"}`,
+	}
 	for _, dispatch := range []string{"auto", "replay"} {
 		// The client asks for info and above: with logging/setLevel on
 		// 2025-11-25 (which a stateless door forgets, logging info and above
@@ -133,17 +136,17 @@ func TestProgressAndLog(t *testing.T) {
 					t.Errorf("result %s, want %s", got, result)
 				}
 				gotProgress, gotLogs := n.wait(3, 3)
-				if gotProgress != progress {
-					t.Errorf("progress notifications:\n%s\nwant\n%s", gotProgress, progress)
+				if diff := cmp.Diff(progress, gotProgress); diff != "" {
+					t.Errorf("progress notifications (-want +got):\n%s", diff)
 				}
-				if gotLogs != logs {
-					t.Errorf("log notifications:\n%s\nwant\n%s", gotLogs, logs)
+				if diff := cmp.Diff(logs, gotLogs); diff != "" {
+					t.Errorf("log notifications (-want +got):\n%s", diff)
 				}
 
 				// Without a progress token, no progress.
 				n.reset()
 				call(t, cs, "steps", map[string]any{"n": 2})
-				if gotProgress, _ := n.wait(0, 0); gotProgress != "" {
+				if gotProgress, _ := n.wait(0, 0); len(gotProgress) != 0 {
 					t.Errorf("progress without a token: %s", gotProgress)
 				}
 			})
@@ -184,9 +187,12 @@ func TestForecastProgress(t *testing.T) {
 	if got := resultJSON(t, res); got != want {
 		t.Errorf("result %s\nwant %s", got, want)
 	}
-	const wantProgress = `{"progressToken":42,"message":"day 1 of 2","progress":1,"total":2}` + "\n" +
-		`{"progressToken":42,"message":"day 2 of 2","progress":2,"total":2}`
-	if got, _ := n.wait(2, 0); got != wantProgress {
-		t.Errorf("progress:\n%s\nwant\n%s", got, wantProgress)
+	wantProgress := []string{
+		`{"progressToken":42,"message":"day 1 of 2","progress":1,"total":2}`,
+		`{"progressToken":42,"message":"day 2 of 2","progress":2,"total":2}`,
+	}
+	got, _ := n.wait(2, 0)
+	if diff := cmp.Diff(wantProgress, got); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
@@ -146,8 +147,8 @@ func TestStdioStream(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("stdioserver: %v\n%s", err, stderr.String())
 	}
-	if strings.Join(rest, "\n") != "stdioserver: done" {
-		t.Errorf("standard output after ServeStdio returned: %q, want the process's own line only", rest)
+	if diff := cmp.Diff([]string{"stdioserver: done"}, rest); diff != "" {
+		t.Errorf("standard output after ServeStdio returned, the process's own line only (-want +got):\n%s", diff)
 	}
 	wantStray(t, stderr.String())
 }
@@ -169,8 +170,10 @@ func TestStdioGoClient(t *testing.T) {
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
 	}
-	if strings.Join(names, " ") != "echo quiet" || tools.Tools[0].Description != "Echo the text, after printing to standard output." {
-		t.Errorf("tools/list: %v", names)
+	if diff := cmp.Diff([]string{"echo", "quiet"}, names); diff != "" {
+		t.Errorf("tools/list (-want +got):\n%s", diff)
+	} else if tools.Tools[0].Description != "Echo the text, after printing to standard output." {
+		t.Errorf("echo's description: %q", tools.Tools[0].Description)
 	}
 	for range 3 { // the stream survives every stray print
 		if got := resultJSON(t, call(t, cs, "echo", map[string]any{"text": "hi"})); got != `{"content":[{"type":"text","text":"{\"echo\":\"hi\",\"session\":true}"}],"structuredContent":{"echo":"hi","session":true}}` {
@@ -217,8 +220,11 @@ func TestStdioTypeScript(t *testing.T) {
 		} `json:"tools"`
 	}
 	out.Decode(t, 0, &list)
-	if len(list.Tools) != 2 || list.Tools[0].Name != "echo" || list.Tools[1].Name != "quiet" {
-		t.Errorf("tools/list: %s", out.Results[0])
+	want := []struct {
+		Name string `json:"name"`
+	}{{"echo"}, {"quiet"}}
+	if diff := cmp.Diff(want, list.Tools); diff != "" {
+		t.Errorf("tools/list (-want +got):\n%s", diff)
 	}
 	for i, want := range []string{
 		`{"content":[{"type":"text","text":"{\"echo\":\"hi\",\"session\":true}"}],"structuredContent":{"echo":"hi","session":true}}`,

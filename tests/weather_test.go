@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
 )
 
@@ -85,7 +86,9 @@ func TestNewUser(t *testing.T) {
 	for _, tl := range list.Tools {
 		names = append(names, tl.Name)
 	}
-	if strings.Join(names, " ") != "forecast get_weather list_cities" || list.Tools[1].Description != "Get the current weather in a city." {
+	if diff := cmp.Diff([]string{"forecast", "get_weather", "list_cities"}, names); diff != "" {
+		t.Errorf("tools/list (-want +got):\n%s", diff)
+	} else if list.Tools[1].Description != "Get the current weather in a city." {
 		t.Errorf("tools/list: %+v", list.Tools)
 	}
 	var res struct {
