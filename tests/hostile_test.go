@@ -168,6 +168,7 @@ func (h *hostile) stillServes(t *testing.T) {
 // TestBadInput sends what a broken or hostile client might, and checks the
 // exact answer and that the server serves the next call.
 func TestBadInput(t *testing.T) {
+	t.Parallel() // a refused body costs the server net/http's half-second wait before it closes the connection
 	h := newHostile(t, "")
 	call := func(tool, args string) string {
 		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`

@@ -203,6 +203,7 @@ func TestArgumentsTooLarge(t *testing.T) {
 // endpoint's body limit, reports the error the 413 carries, and its session
 // goes on (a plain-text 413 would end it).
 func TestBodyLimitGoClient(t *testing.T) {
+	t.Parallel() // a refused body costs the server net/http's half-second wait before it closes the connection
 	h := newHostile(t, "")
 	cs := h.connect(mcpOptions{})
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
