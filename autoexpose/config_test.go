@@ -5,13 +5,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mcpdoor/mcpdoor/rollout"
 )
 
@@ -75,11 +75,14 @@ mcp:
 			MaxVerifyBytes: 128 << 20,
 		},
 	}
-	if cfg.Name != "example_mcp_weather" || !cfg.ExposeToolsOverMCP || !reflect.DeepEqual(cfg.MCP, want) {
-		t.Errorf("got %+v\nwant %+v", cfg.MCP, want)
+	if cfg.Name != "example_mcp_weather" || !cfg.ExposeToolsOverMCP {
+		t.Errorf("name %q, expose_tools_over_mcp %v", cfg.Name, cfg.ExposeToolsOverMCP)
 	}
-	if got := cfg.MCP.forwardHeaders(); !reflect.DeepEqual(got, []string{"Authorization", "X-Tenant"}) {
-		t.Errorf("forward headers canonicalized: %q", got)
+	if diff := cmp.Diff(want, cfg.MCP); diff != "" {
+		t.Errorf("mcp (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"Authorization", "X-Tenant"}, cfg.MCP.forwardHeaders()); diff != "" {
+		t.Errorf("forward headers, canonicalized (-want +got):\n%s", diff)
 	}
 }
 
@@ -90,9 +93,11 @@ func TestConfigDefaults(t *testing.T) {
 			t.Fatalf("%q: %v", doc, err)
 		}
 		m := &cfg.MCP
-		if m.path() != "/mcp" || m.maxBodyBytes() != 4<<20 || m.idleTimeout() != 600*time.Second || m.stateful() ||
-			!m.Rollout.IsZero() || !reflect.DeepEqual(m.forwardHeaders(), []string{"Authorization"}) {
+		if m.path() != "/mcp" || m.maxBodyBytes() != 4<<20 || m.idleTimeout() != 600*time.Second || m.stateful() || !m.Rollout.IsZero() {
 			t.Errorf("%q: defaults wrong: %+v", doc, m)
+		}
+		if diff := cmp.Diff([]string{"Authorization"}, m.forwardHeaders()); diff != "" {
+			t.Errorf("%q: forward headers (-want +got):\n%s", doc, diff)
 		}
 	}
 	cfg, _ := ParseConfig([]byte("mcp: {forward_headers: []}"))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpdoor/mcpdoor/rollout"
 	"github.com/mcpdoor/mcpdoor/token"
@@ -119,8 +120,8 @@ func TestInstallAccepts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if names := toolNames(door); names != "seed_session t verify" {
-			t.Errorf("tools %s", names)
+		if diff := cmp.Diff([]string{"seed_session", "t", "verify"}, toolNames(door)); diff != "" {
+			t.Errorf("tools (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("excluded nested route", func(t *testing.T) {
@@ -129,8 +130,8 @@ func TestInstallAccepts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if names := toolNames(door); names != "t" {
-			t.Errorf("tools %s", names)
+		if diff := cmp.Diff([]string{"t"}, toolNames(door)); diff != "" {
+			t.Errorf("tools (-want +got):\n%s", diff)
 		}
 		// Excluded from MCP, unchanged over HTTP.
 		w := httptest.NewRecorder()
@@ -159,8 +160,8 @@ func TestInstallAccepts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if names := toolNames(door); names != "finance__get_quote get_weather" {
-			t.Errorf("tools %s", names)
+		if diff := cmp.Diff([]string{"finance__get_quote", "get_weather"}, toolNames(door)); diff != "" {
+			t.Errorf("tools (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("flag off", func(t *testing.T) {
@@ -190,12 +191,12 @@ func TestInstallAccepts(t *testing.T) {
 	})
 }
 
-func toolNames(d *Door) string {
+func toolNames(d *Door) []string {
 	var names []string
 	for _, t := range d.Tools() {
 		names = append(names, t.Name)
 	}
-	return strings.Join(names, " ")
+	return names
 }
 
 // TestReport: the startup report is returned and logged once.

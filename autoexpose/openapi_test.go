@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 )
@@ -246,7 +247,7 @@ func TestOpenAPIToolsForWrap(t *testing.T) {
 		`upload | POST /upload | permissive | Upload a receipt | {"type":"object"} | openapi: the request body is image/png; only an application/json (or +json) body can carry a tool's arguments`,
 		`ghost | POST /ghost | openapi | A route the server does not have | {"type":"object","additionalProperties":false} | `,
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("tools:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestValidName(t *testing.T) {
@@ -57,18 +58,18 @@ func TestReservedByOptions(t *testing.T) {
 	}
 	for _, c := range []struct {
 		opts *Options
-		want string
+		want []string
 	}{
-		{nil, "mcp_tool rpc seed_session verify"},
-		{&Options{Reserved: []string{"seed_session", "verify"}}, "mcp_tool rpc"},
-		{&Options{MCPPath: "/rpc"}, "mcp_tool seed_session verify"},
+		{nil, []string{"mcp_tool", "rpc", "seed_session", "verify"}},
+		{&Options{Reserved: []string{"seed_session", "verify"}}, []string{"mcp_tool", "rpc"}},
+		{&Options{MCPPath: "/rpc"}, []string{"mcp_tool", "seed_session", "verify"}},
 	} {
 		rep, err := Inspect(r, c.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Join(names(rep.Tools()), " "); got != c.want {
-			t.Errorf("%+v: tools %q, want %q", c.opts, got, c.want)
+		if diff := cmp.Diff(c.want, names(rep.Tools())); diff != "" {
+			t.Errorf("%+v: tools (-want +got):\n%s", c.opts, diff)
 		}
 	}
 }

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpdoor/mcpdoor/replay"
 )
@@ -61,8 +61,11 @@ func TestPanic(t *testing.T) {
 				disp := d.new(panicky(v.v))
 				resp := disp.Dispatch(context.Background(), &replay.Call{Path: "/t", Body: []byte(`{"panic":true}`)})
 				want := http.Header{"Content-Type": {"text/plain; charset=utf-8"}}
-				if resp.Status != http.StatusInternalServerError || string(resp.Body) != "Internal Server Error" || !reflect.DeepEqual(resp.Header, want) {
-					t.Errorf("Dispatch = %d %v %q, want 500 %v \"Internal Server Error\"", resp.Status, resp.Header, resp.Body, want)
+				if resp.Status != http.StatusInternalServerError || string(resp.Body) != "Internal Server Error" {
+					t.Errorf("Dispatch = %d %q, want 500 \"Internal Server Error\"", resp.Status, resp.Body)
+				}
+				if diff := cmp.Diff(want, resp.Header); diff != "" {
+					t.Errorf("header (-want +got):\n%s", diff)
 				}
 				if resp.Panic != v.v {
 					t.Errorf("Panic = %#v, want %#v", resp.Panic, v.v)
@@ -128,8 +131,8 @@ func TestCallNotModified(t *testing.T) {
 			Body:   []byte(`{"a":1}`),
 			Header: http.Header{"Authorization": {"Bearer x"}, "X-Forwarded-For": {"198.51.100.1"}},
 		}
-		if !reflect.DeepEqual(c, want) {
-			t.Errorf("%T: the call became %+v, want %+v", d, c, want)
+		if diff := cmp.Diff(want, c); diff != "" {
+			t.Errorf("%T: the call changed (-want +got):\n%s", d, diff)
 		}
 	}
 }

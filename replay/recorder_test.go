@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mcpdoor/mcpdoor/replay"
 )
 
@@ -145,8 +146,8 @@ func TestRecorder(t *testing.T) {
 			if resp.Status != tc.wantStatus || string(resp.Body) != tc.wantBody || resp.Truncated {
 				t.Errorf("Dispatch = %d %q (truncated %v), want %d %q", resp.Status, resp.Body, resp.Truncated, tc.wantStatus, tc.wantBody)
 			}
-			if !reflect.DeepEqual(resp.Header, tc.wantHeader) {
-				t.Errorf("header = %v, want %v", resp.Header, tc.wantHeader)
+			if diff := cmp.Diff(tc.wantHeader, resp.Header); diff != "" {
+				t.Errorf("header (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -257,8 +258,8 @@ func TestHeaderAfterWriteHeaderMatchesHTTP(t *testing.T) {
 		t.Errorf("recorder %d %q, HTTP %d %q", resp.Status, resp.Body, res.StatusCode, body)
 	}
 	for _, k := range []string{"Content-Type", "X-Early", "X-Late"} {
-		if g, w := resp.Header.Values(k), res.Header.Values(k); !reflect.DeepEqual(g, w) {
-			t.Errorf("%s: recorder %q, HTTP %q", k, g, w)
+		if diff := cmp.Diff(res.Header.Values(k), resp.Header.Values(k)); diff != "" {
+			t.Errorf("%s (-HTTP +recorder):\n%s", k, diff)
 		}
 	}
 }

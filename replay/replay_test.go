@@ -5,11 +5,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpdoor/mcpdoor/replay"
 )
@@ -101,8 +101,8 @@ func TestReplay(t *testing.T) {
 				t.Errorf("Dispatch = %d %q (truncated %v, panic %v), want %d %q",
 					resp.Status, resp.Body, resp.Truncated, resp.Panic, tc.wantStatus, tc.wantBody)
 			}
-			if !reflect.DeepEqual(resp.Header, tc.wantHeader) {
-				t.Errorf("header = %v, want %v", resp.Header, tc.wantHeader)
+			if diff := cmp.Diff(tc.wantHeader, resp.Header); diff != "" {
+				t.Errorf("header (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -132,8 +132,8 @@ func TestReplayRequest(t *testing.T) {
 		Header: http.Header{"Authorization": {"Bearer abc"}, "Content-Type": {"application/json"}},
 		Body:   body, Pattern: "/send_email", RoutePattern: "/send_email",
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("handler saw\n%+v\nwant\n%+v", got, want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("what the handler saw (-want +got):\n%s", diff)
 	}
 }
 

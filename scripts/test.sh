@@ -7,20 +7,22 @@
 #      the MCP conformance suite and Node 22) when missing or out of date;
 #   2. go vet ./... and staticcheck ./...
 #   3. go test -race ./...   with MCPDOOR_REQUIRE_NODE=1, so the tests that
-#      drive the server with the Node client fail instead of skipping;
+#      drive the server with the Node client fail instead of skipping, and
+#      MCPDOOR_LONG=1, so the load tests (TestLoad, TestConcurrentRollouts)
+#      run at full size rather than the small size of a plain go test;
 #   4. a short fuzz pass: every Fuzz target, one at a time, for $FUZZTIME
 #      (default 20000x: a count of inputs, not a duration — a duration-based
 #      -fuzztime can fail with "context deadline exceeded" and no crasher,
 #      a race in Go's fuzz coordinator, go.dev/issue/75804, fixed in Go 1.27).
 #
-#   --short     pass -short to go test
+#   --short     pass -short to go test (the load tests run small)
 #   --no-fuzz   skip step 4
 #
 # Works from any directory. Needs go, and npm (for step 1).
 set -euo pipefail
 
 usage() {
-	sed -n '2,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	sed -n '2,19s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 short=()
@@ -49,11 +51,22 @@ run() {
 }
 
 # 1. Node dependencies. A stamp of the manifest and lockfile inside
-# node_modules tells whether the installed tree is the committed one.
+# node_modules tells whether the installed tree is the committed one. A
+# node_modules that is a symbolic link (one install shared by several
+# checkouts) is used as it is, never reinstalled: npm ci would empty the
+# directory it links to.
 node_dir=tests/node
 stamp="$node_dir/node_modules/.mcpdoor-installed"
 want="$(cat "$node_dir/package.json" "$node_dir/package-lock.json" | sha256sum | cut -d' ' -f1)"
-if [[ ! -x "$node_dir/node_modules/node/bin/node" || ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
+if [[ -L "$node_dir/node_modules" ]]; then
+	if [[ ! -x "$node_dir/node_modules/node/bin/node" ]]; then
+		echo "test.sh: $node_dir/node_modules links to a directory without Node 22; install it there (npm ci) or remove the link" >&2
+		exit 1
+	fi
+	if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
+		echo "test.sh: $node_dir/node_modules is a link, used as it is; it may not match $node_dir/package-lock.json" >&2
+	fi
+elif [[ ! -x "$node_dir/node_modules/node/bin/node" || ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
 	if ! command -v npm >/dev/null; then
 		echo "test.sh: npm is needed to install the Node test dependencies ($node_dir)" >&2
 		exit 1
@@ -65,7 +78,7 @@ if [[ ! -x "$node_dir/node_modules/node/bin/node" || ! -f "$stamp" || "$(cat "$s
 fi
 run "$node_dir/node_modules/node/bin/node" --version
 
-export MCPDOOR_REQUIRE_NODE=1
+export MCPDOOR_REQUIRE_NODE=1 MCPDOOR_LONG=1
 
 # 2, 3. Vet, lint and test.
 run go vet ./...

@@ -2,7 +2,6 @@ package session_test
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/gorilla/securecookie"
 
 	"github.com/mcpdoor/mcpdoor/session"
@@ -410,8 +411,8 @@ func TestDropCookie(t *testing.T) {
 				h.Add("Set-Cookie", v)
 			}
 			m.DropCookie(h)
-			if got := h.Values("Set-Cookie"); fmt.Sprint(got) != fmt.Sprint(tc.want) {
-				t.Errorf("got %q, want %q", got, tc.want)
+			if diff := cmp.Diff(tc.want, h.Values("Set-Cookie"), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("Set-Cookie (-want +got):\n%s", diff)
 			}
 			if _, ok := h["Set-Cookie"]; ok && len(tc.want) == 0 {
 				t.Error("an empty Set-Cookie entry is left")

@@ -24,7 +24,8 @@ func TestCancellation(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			errc := make(chan error, 1)
 			go func() {
-				_, err := h.rpc(ctx, waitCall)
+				var err error
+				h.rawMCP(t, waitCall, raw{protocol: "2025-11-25", ctx: ctx, err: &err})
 				errc <- err
 			}()
 			h.waitStarted(t, "/wait")
@@ -45,29 +46,23 @@ func TestCancellation(t *testing.T) {
 	for _, config := range []string{"", "  call_timeout: 30s\n"} {
 		t.Run("notifications/cancelled, stateful/"+strings.TrimSpace(config), func(t *testing.T) {
 			h := newHostile(t, "  stateful: true\n"+config)
-			init := h.mustRPC(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+			init := h.rawMCP(t, initializeBody(1), raw{protocol: "2025-11-25"})
 			sid := init.Header.Get("Mcp-Session-Id")
 			if init.Status != http.StatusOK || sid == "" {
 				t.Fatalf("initialize: %d %s", init.Status, init.Body)
 			}
-			defer func() {
-				req, _ := http.NewRequest(http.MethodDelete, h.srv.URL+"/mcp", nil)
-				req.Header.Set("Mcp-Session-Id", sid)
-				if resp, err := h.client.Do(req); err == nil {
-					resp.Body.Close()
-				}
-			}()
-			if r := h.mustRPC(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, "Mcp-Session-Id", sid); r.Status != http.StatusAccepted {
+			defer h.rawMCP(t, "", raw{method: http.MethodDelete, sid: sid})
+			if r := h.rawMCP(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, raw{protocol: "2025-11-25", sid: sid}); r.Status != http.StatusAccepted {
 				t.Fatalf("notifications/initialized: %d %s", r.Status, r.Body)
 			}
 			answer := make(chan httpResponse, 1)
 			go func() {
-				r, _ := h.rpc(t.Context(), waitCall, "Mcp-Session-Id", sid)
-				answer <- r
+				var err error // the answer tells
+				answer <- h.rawMCP(t, waitCall, raw{protocol: "2025-11-25", sid: sid, err: &err})
 			}()
 			h.waitStarted(t, "/wait")
 			at := time.Now()
-			r := h.mustRPC(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"the user gave up"}}`, "Mcp-Session-Id", sid)
+			r := h.rawMCP(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"the user gave up"}}`, raw{protocol: "2025-11-25", sid: sid})
 			if r.Status != http.StatusAccepted {
 				t.Fatalf("notifications/cancelled: %d %s", r.Status, r.Body)
 			}
@@ -88,7 +83,7 @@ func TestCancellation(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Error("the cancelled call's POST got no answer")
 			}
-			if r := h.mustRPC(t, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"record","arguments":{"still":"serving"}}}`, "Mcp-Session-Id", sid); string(r.Body) != sse(`{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"{\"still\":\"serving\"}"}]}}`) {
+			if r := h.rawMCP(t, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"record","arguments":{"still":"serving"}}}`, raw{protocol: "2025-11-25", sid: sid}); string(r.Body) != sse(`{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"{\"still\":\"serving\"}"}]}}`) {
 				t.Errorf("the next call in the session: %d %s", r.Status, r.Body)
 			}
 		})

@@ -4,21 +4,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestConcurrentRollouts: 32 rollouts in parallel, each making 50 calls that
+// TestConcurrentRollouts: rollouts in parallel, each making calls that
 // alternate between the HTTP door and the MCP door; each sees exactly its
 // own calls, in order. Run with -race; TestMain checks that no goroutine is
-// left behind.
+// left behind. With MCPDOOR_LONG=1 (see longEnv) it runs 32 rollouts × 50
+// calls; by default, and with -short, 8 × 10.
 func TestConcurrentRollouts(t *testing.T) {
-	rollouts, calls := 32, 50
-	if testing.Short() {
-		rollouts, calls = 8, 10
+	rollouts, calls := 8, 10
+	if long() && !testing.Short() {
+		rollouts, calls = 32, 50
 	}
 	h, _, _ := newFixture(t, fixtureConfig(t))
 	s := serve(t, h)
@@ -71,8 +72,11 @@ func runRollout(t *testing.T, s *server, i, calls int) error {
 	json.Unmarshal(b, &viaMCP)
 	var viaHTTP struct{ History []string }
 	json.Unmarshal(c.post("/history", `{}`).Body, &viaHTTP)
-	if !slices.Equal(viaMCP.History, want) || !slices.Equal(viaHTTP.History, want) {
-		return fmt.Errorf("rollout %d: MCP door sees %q, HTTP door %q, want %q", i, viaMCP.History, viaHTTP.History, want)
+	if diff := cmp.Diff(want, viaMCP.History); diff != "" {
+		return fmt.Errorf("rollout %d: the calls the MCP door sees (-want +got):\n%s", i, diff)
+	}
+	if diff := cmp.Diff(want, viaHTTP.History); diff != "" {
+		return fmt.Errorf("rollout %d: the calls the HTTP door sees (-want +got):\n%s", i, diff)
 	}
 	return nil
 }

@@ -12,12 +12,18 @@ import (
 	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
 )
 
-// TestConformance runs the official MCP conformance suite's core scenarios
-// against examples/weather, stateless (its default) and stateful
-// (stateful.yaml). Every scenario must pass, except that a stateless server
-// cannot give server-sse-multiple-streams the session it looks for: the
-// suite warns, and the warning is logged, not failed.
+// TestConformance runs the official MCP conformance suite against
+// examples/weather, stateless (its default) and stateful (stateful.yaml).
+// Every core scenario (nodeclient.CoreScenarios) must pass, except that a
+// stateless server cannot give server-sse-multiple-streams the session it
+// looks for: the suite warns, and the warning is logged, not failed.
+//
+// The suite runs whole, in one Node process per mode, which costs a third
+// of running the core scenarios one process each; the other scenarios call
+// fixture tools, prompts and resources that only the suite's reference
+// server has, and their results are ignored.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	nodeclient.Node(t)
 	for _, mode := range []struct {
 		name string
@@ -27,19 +33,20 @@ func TestConformance(t *testing.T) {
 		{"stateful", []string{"-config", filepath.Join(nodeclient.RepoRoot(t), "examples", "weather", "stateful.yaml")}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
 			base := startWeather(t, mode.args...)
-			rep := nodeclient.RequireConformance(t, base+"/mcp", nodeclient.CoreScenarios...)
-			for _, s := range rep.Scenarios {
+			rep := nodeclient.Conformance(t, base+"/mcp")
+			for _, name := range nodeclient.CoreScenarios {
+				s := rep.Scenario(name)
 				switch {
+				case s == nil:
+					t.Errorf("%s: did not run", name)
 				case s.Result == "PASS":
-				case mode.name == "stateless" && s.Scenario == "server-sse-multiple-streams":
-					t.Logf("stateless: %s %s (expected: no session id): %v", s.Scenario, s.Result, s.Notes)
+				case mode.name == "stateless" && name == "server-sse-multiple-streams" && s.Result == "WARN":
+					t.Logf("stateless: %s %s (expected: no session id): %v", name, s.Result, s.Notes)
 				default:
-					t.Errorf("%s: %s %v", s.Scenario, s.Result, s.Notes)
+					t.Errorf("%s: %s %v", name, s.Result, s.Notes)
 				}
-			}
-			if len(rep.Scenarios) != len(nodeclient.CoreScenarios) {
-				t.Errorf("%d scenarios ran, want %d", len(rep.Scenarios), len(nodeclient.CoreScenarios))
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
@@ -100,6 +101,7 @@ func statusCode(status int) string {
 // TestWorkplaceTypeScript completes a scenario's task with the official
 // TypeScript SDK client: seed, list the tools, call them, verify.
 func TestWorkplaceTypeScript(t *testing.T) {
+	t.Parallel()
 	nodeclient.Node(t)
 	h, _, err := workplace.New(exampleConfig(t, "name: workplace_assistant\nexpose_tools_over_mcp: true\nmcp:"))
 	if err != nil {
@@ -174,7 +176,7 @@ func TestNetHTTPParity(t *testing.T) {
 	if want := `{"notes":[{"id":1,"tags":["home"],"text":"buy milk"},{"id":2,"tags":["home"],"text":"buy milk"},{"id":3,"tags":["work"],"text":"call Ana"},{"id":4,"tags":["work"],"text":"call Ana"}]}`; string(b) != want {
 		t.Errorf("notes %s\nwant %s", b, want)
 	}
-	if got := listNames(t, cs); got != "add_note delete_note list_notes" {
-		t.Errorf("tools %s", got)
+	if diff := cmp.Diff([]string{"add_note", "delete_note", "list_notes"}, listNames(t, cs)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,9 +43,13 @@ type policyServer struct {
 	release chan struct{}
 	waiting chan struct{} // gets a value when /wait starts
 	ended   chan string   // then "released", or "cancelled" when its context ended
+	noticed chan struct{} // gets a value when /wait sees its context end
 	// stubborn makes /wait ignore its context, as a handler may: set it
 	// before the first request.
 	stubborn bool
+
+	active atomic.Int64  // requests in flight
+	quiet  chan struct{} // gets a value when active falls to 0
 }
 
 func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
@@ -59,7 +63,7 @@ func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &policyServer{release: make(chan struct{}), waiting: make(chan struct{}, 1), ended: make(chan string, 1)}
+	p := &policyServer{release: make(chan struct{}), waiting: make(chan struct{}, 1), ended: make(chan string, 1), noticed: make(chan struct{}, 1), quiet: make(chan struct{}, 1)}
 	f := &fixture{sessions: sessions, state: make(map[string][]string)}
 	r := chi.NewRouter()
 	f.routes(r)
@@ -70,6 +74,10 @@ func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
 			p.ended <- "released"
 			w.Write([]byte("released"))
 		case <-r.Context().Done():
+			select {
+			case p.noticed <- struct{}{}:
+			default:
+			}
 			if p.stubborn {
 				<-p.release
 			}
@@ -81,43 +89,33 @@ func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.server = serve(t, r)
+	p.server = serve(t, http.HandlerFunc(func(w http.ResponseWriter, r2 *http.Request) {
+		p.active.Add(1)
+		defer func() {
+			if p.active.Add(-1) == 0 {
+				select {
+				case p.quiet <- struct{}{}:
+				default:
+				}
+			}
+		}()
+		r.ServeHTTP(w, r2)
+	}))
 	t.Cleanup(func() { p.door.Close() })
 	return p
 }
 
-// initializeBody is an initialize request with this id.
-func initializeBody(id int) string {
-	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`, id)
-}
-
-// mcpRequest sends a raw request to the MCP endpoint, as a Streamable HTTP
-// client would, with a session id when sid is set, and the header's
-// name-value pairs.
-func (s *server) mcpRequest(method, sid, body string, header ...string) httpResponse {
-	s.t.Helper()
-	req, err := http.NewRequest(method, s.srv.URL+"/mcp", strings.NewReader(body))
-	if err != nil {
-		s.t.Fatal(err)
+// waitQuiet waits until the server has no request in flight: every
+// request it was sent, the door's part of it included, has been served.
+func (p *policyServer) waitQuiet(t testing.TB) {
+	t.Helper()
+	for p.active.Load() != 0 {
+		select {
+		case <-p.quiet:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%d requests still in flight after 30s", p.active.Load())
+		}
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if sid != "" {
-		req.Header.Set("Mcp-Session-Id", sid)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		s.t.Fatalf("%s /mcp: %v", method, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		s.t.Fatalf("%s /mcp: reading body: %v", method, err)
-	}
-	return httpResponse{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }
 
 // wantBusy checks a raw response is the exclusive server's 409.
@@ -126,24 +124,6 @@ func wantBusy(t testing.TB, r httpResponse, id, message string) {
 	if r.Status != http.StatusConflict || r.Header.Get("Content-Type") != "application/json" || string(r.Body) != busyBody(id, message) {
 		t.Errorf("got %d %q %s\nwant 409 application/json %s", r.Status, r.Header.Get("Content-Type"), r.Body, busyBody(id, message))
 	}
-}
-
-// connectErr connects a go-sdk client, with the header's name-value pairs
-// on every request, and returns its error.
-func (s *server) connectErr(header ...string) (*mcp.ClientSession, error) {
-	h := http.Header{}
-	for i := 0; i+1 < len(header); i += 2 {
-		h.Set(header[i], header[i+1])
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "second", Version: "1"}, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	hc := &http.Client{Jar: s.client.Jar, Timeout: s.client.Timeout, Transport: &headerTransport{base: http.DefaultTransport, header: h}}
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.srv.URL + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, nil)
-	if err == nil {
-		s.t.Cleanup(func() { cs.Close() })
-	}
-	return cs, err
 }
 
 // TestExclusiveSecondClient: while one rollout's session is live, a client
@@ -159,16 +139,16 @@ func TestExclusiveSecondClient(t *testing.T) {
 	}
 
 	t.Run("raw initialize", func(t *testing.T) {
-		wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(7)), "7", busyMessage)
+		wantBusy(t, s.newClient().rawMCP(t, initializeBody(7), raw{}), "7", busyMessage)
 	})
 	t.Run("raw ping without a session", func(t *testing.T) {
-		wantBusy(t, s.newClient().mcpRequest("POST", "", `{"jsonrpc":"2.0","id":"p-1","method":"ping"}`), `"p-1"`, busyMessage)
+		wantBusy(t, s.newClient().rawMCP(t, `{"jsonrpc":"2.0","id":"p-1","method":"ping"}`, raw{}), `"p-1"`, busyMessage)
 	})
 	t.Run("notification without a session", func(t *testing.T) {
-		wantBusy(t, s.newClient().mcpRequest("POST", "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`), "null", busyMessage)
+		wantBusy(t, s.newClient().rawMCP(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, raw{}), "null", busyMessage)
 	})
 	t.Run("go-sdk client", func(t *testing.T) {
-		_, err := s.newClient().connectErr(tokenHeader, rolloutToken(t, "rollout-b"))
+		_, err := s.newClient().dial(mcpOptions{header: http.Header{tokenHeader: {rolloutToken(t, "rollout-b")}}})
 		var rpcErr *jsonrpc.Error
 		if !errors.As(err, &rpcErr) || rpcErr.Code != -32000 || rpcErr.Message != busyMessage {
 			t.Fatalf("second client: %v", err)
@@ -186,13 +166,13 @@ func TestExclusiveSecondClient(t *testing.T) {
 // frees the slot at once, for any rollout.
 func TestExclusiveDeleteReleases(t *testing.T) {
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
-	init := s.mcpRequest("POST", "", initializeBody(1), tokenHeader, rolloutToken(t, "rollout-a"))
+	init := s.rawMCP(t, initializeBody(1), raw{header: []string{tokenHeader, rolloutToken(t, "rollout-a")}})
 	sid := init.Header.Get("Mcp-Session-Id")
 	if init.Status != http.StatusOK || sid == "" {
 		t.Fatalf("initialize: %d %s", init.Status, init.Body)
 	}
-	wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(2)), "2", busyMessage)
-	if del := s.mcpRequest("DELETE", sid, ""); del.Status != http.StatusNoContent {
+	wantBusy(t, s.newClient().rawMCP(t, initializeBody(2), raw{}), "2", busyMessage)
+	if del := s.rawMCP(t, "", raw{method: "DELETE", sid: sid}); del.Status != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s", del.Status, del.Body)
 	}
 	second := s.newClient().connect(mcpOptions{header: http.Header{tokenHeader: {rolloutToken(t, "rollout-b")}}})
@@ -210,14 +190,45 @@ func TestExclusiveDeleteReleases(t *testing.T) {
 // TestExclusiveIdleReleases: a session that sends nothing for idle_timeout
 // ends and frees the slot for another rollout, so a crashed client cannot
 // hold the server; a call in flight is not idleness.
+//
+// The idle timer is the go-sdk's own, with no clock to inject: the test
+// waits out the idle timeout once, with the call running. It starts at
+// 250ms, and doubles it when the machine was too slow to start the call
+// before the new session idled out.
 func TestExclusiveIdleReleases(t *testing.T) {
-	// Long enough for the first client to make its call before its session
-	// idles out, on a busy machine.
-	const idle = time.Second
+	t.Parallel()
+	for idle := 250 * time.Millisecond; !idleReleases(t, idle); idle *= 2 {
+		if idle >= 8*time.Second {
+			t.Fatalf("the session idled out within %v, before its first call started", idle)
+		}
+		t.Logf("the session idled out within %v, before its first call started; again with twice the idle timeout", idle)
+	}
+}
+
+// idleReleases is TestExclusiveIdleReleases with this idle timeout. It
+// returns false, having checked nothing, when the session ended before its
+// call started.
+func idleReleases(t *testing.T, idle time.Duration) (started bool) {
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true, IdleTimeout: idle})
-	busy := strings.Replace(busyMessage, "600s", "1s", 1)
-	first := s.connect(mcpOptions{header: http.Header{tokenHeader: {rolloutToken(t, "rollout-a")}}})
+	busy := strings.Replace(busyMessage, "600s", idle.String(), 1)
 	other := rolloutToken(t, "rollout-b")
+	first, err := s.dial(mcpOptions{header: http.Header{tokenHeader: {rolloutToken(t, "rollout-a")}}})
+	if err != nil {
+		t.Logf("connecting: %v", err)
+		return false
+	}
+	var live *mcp.ServerSession
+	for ss := range s.door.Server().Sessions() {
+		live = ss
+	}
+	if live == nil {
+		return false
+	}
+	gone := make(chan struct{}) // closed when the session has ended
+	go func() {
+		live.Wait()
+		close(gone)
+	}()
 
 	// While the first client's call runs, however long, the slot is held.
 	type outcome struct {
@@ -232,40 +243,44 @@ func TestExclusiveIdleReleases(t *testing.T) {
 	select {
 	case <-s.waiting:
 	case o := <-done:
+		if errors.Is(o.err, mcp.ErrSessionMissing) {
+			return false
+		}
 		t.Fatalf("the call ended before it started waiting: %v %v", o.res, o.err)
 	}
-	time.Sleep(idle * 3 / 2) // longer than the idle timeout, with the call running
-	wantBusy(t, s.mcpRequest("POST", "", initializeBody(3), tokenHeader, other), "3", busy)
+	select {
+	case <-gone:
+		t.Fatalf("the session ended while its call was running")
+	case <-time.After(idle * 3 / 2): // longer than the idle timeout
+	}
+	wantBusy(t, s.rawMCP(t, initializeBody(3), raw{header: []string{tokenHeader, other}}), "3", busy)
 	close(s.release)
 	if o := <-done; o.err != nil || resultJSON(t, o.res) != `{"content":[{"type":"text","text":"released"}]}` {
 		t.Fatalf("the held call: %v %v", o.res, o.err)
 	}
 
-	// Then it goes idle, and a new client gets in.
-	deadline := time.Now().Add(30 * time.Second)
-	var r httpResponse
-	for {
-		r = s.newClient().mcpRequest("POST", "", initializeBody(4), tokenHeader, other)
-		if r.Status != http.StatusConflict || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	// Then it goes idle and ends, and a new client gets in.
+	select {
+	case <-gone:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the session was still live 30s after its call, with an idle timeout of %v", idle)
 	}
-	if r.Status != http.StatusOK || r.Header.Get("Mcp-Session-Id") == "" {
+	if r := s.newClient().rawMCP(t, initializeBody(4), raw{header: []string{tokenHeader, other}}); r.Status != http.StatusOK || r.Header.Get("Mcp-Session-Id") == "" {
 		t.Fatalf("initialize after the idle timeout: %d %s", r.Status, r.Body)
 	}
 	// The idle session is gone for its client too.
-	_, err := first.CallTool(context.Background(), &mcp.CallToolParams{Name: "text", Arguments: map[string]any{}})
+	_, err = first.CallTool(context.Background(), &mcp.CallToolParams{Name: "text", Arguments: map[string]any{}})
 	if !errors.Is(err, mcp.ErrSessionMissing) {
 		t.Errorf("the idle client's next call: %v, want %v", err, mcp.ErrSessionMissing)
 	}
+	return true
 }
 
 // raceInitializes sends n initializes at the same instant, initialize i
 // with the token header tokens(i) and in spelling i%4 of the go-sdk's
 // initialize (plain, a key in other case, a batch, trailing bytes), and
 // returns the responses.
-func (s *server) raceInitializes(n int, tokens func(i int) string) []httpResponse {
+func (s *server) raceInitializes(t *testing.T, n int, tokens func(i int) string) []httpResponse {
 	start := make(chan struct{})
 	results := make([]httpResponse, n)
 	var wg sync.WaitGroup
@@ -279,23 +294,15 @@ func (s *server) raceInitializes(n int, tokens func(i int) string) []httpRespons
 		case 3:
 			body += " x"
 		}
-		req, _ := http.NewRequest("POST", s.srv.URL+"/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set(tokenHeader, tokens(i))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		header := []string{tokenHeader, tokens(i)}
+		wg.Go(func() {
 			<-start
-			resp, err := s.client.Do(req)
+			var err error
+			results[i] = s.rawMCP(t, body, raw{header: header, err: &err})
 			if err != nil {
-				s.t.Errorf("initialize %d: %v", i, err)
-				return
+				t.Errorf("initialize %d: %v", i, err)
 			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			results[i] = httpResponse{Status: resp.StatusCode, Header: resp.Header, Body: b}
-		}()
+		})
 	}
 	close(start)
 	wg.Wait()
@@ -318,7 +325,7 @@ func raceID(i int) string {
 func TestExclusiveRace(t *testing.T) {
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
 	const n = 50
-	results := s.raceInitializes(n, func(i int) string { return rolloutToken(t, fmt.Sprint("rollout-", i)) })
+	results := s.raceInitializes(t, n, func(i int) string { return rolloutToken(t, fmt.Sprint("rollout-", i)) })
 	var winners []int
 	var winner string
 	for i, r := range results {
@@ -340,10 +347,10 @@ func TestExclusiveRace(t *testing.T) {
 	if live := s.liveSessions(); len(live) != 1 || live[0] != winner {
 		t.Errorf("live sessions %v, want the winner's %s", live, winner)
 	}
-	if del := s.mcpRequest("DELETE", winner, ""); del.Status != http.StatusNoContent {
+	if del := s.rawMCP(t, "", raw{method: "DELETE", sid: winner}); del.Status != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s", del.Status, del.Body)
 	}
-	if r := s.mcpRequest("POST", "", initializeBody(n)); r.Status != http.StatusOK {
+	if r := s.rawMCP(t, initializeBody(n), raw{}); r.Status != http.StatusOK {
 		t.Errorf("initialize after the winner's DELETE: %d %s", r.Status, r.Body)
 	}
 }
@@ -355,7 +362,7 @@ func TestExclusiveRace(t *testing.T) {
 func TestExclusiveRaceSameRollout(t *testing.T) {
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
 	tok := rolloutToken(t, "one rollout")
-	results := s.raceInitializes(20, func(int) string { return tok })
+	results := s.raceInitializes(t, 20, func(int) string { return tok })
 	won := map[string]bool{}
 	for i, r := range results {
 		switch r.Status {
@@ -396,6 +403,7 @@ func TestStatefulSessions(t *testing.T) {
 // third rollout's client connects, and its own DELETE (terminate) frees the
 // server again.
 func TestExclusiveTypeScript(t *testing.T) {
+	t.Parallel()
 	nodeclient.Node(t)
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
 	url := s.srv.URL + "/mcp"
@@ -432,7 +440,7 @@ func TestExclusiveTypeScript(t *testing.T) {
 		t.Errorf("live sessions %v, want the reconnected client's %s", live, info.SessionID)
 	}
 
-	if del := s.mcpRequest("DELETE", info.SessionID, ""); del.Status != http.StatusNoContent {
+	if del := s.rawMCP(t, "", raw{method: "DELETE", sid: info.SessionID}); del.Status != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s", del.Status, del.Body)
 	}
 	third := nodeclient.Run(t, nodeclient.Scenario{URL: url, Headers: rollout("rollout-c"), Steps: []nodeclient.Step{
@@ -445,7 +453,7 @@ func TestExclusiveTypeScript(t *testing.T) {
 	if err := third.Err(1); err != nil {
 		t.Errorf("third client's terminate: %v", err)
 	}
-	if r := s.mcpRequest("POST", "", initializeBody(1)); r.Status != http.StatusOK {
+	if r := s.rawMCP(t, initializeBody(1), raw{}); r.Status != http.StatusOK {
 		t.Errorf("initialize after the third client's terminate: %d %s", r.Status, r.Body)
 	}
 }
@@ -499,12 +507,12 @@ func TestExclusiveBypass(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
-			first := s.mcpRequest("POST", "", c.body, c.header...)
+			first := s.rawMCP(t, c.body, raw{header: c.header})
 			sid := first.Header.Get("Mcp-Session-Id")
 			if opened := sid != "" && slices.Contains(s.liveSessions(), sid); opened != c.opens {
 				t.Fatalf("the POST opened a session: %v, want %v (%d %s)", opened, c.opens, first.Status, first.Body)
 			}
-			second := s.newClient().mcpRequest("POST", "", initializeBody(2), tokenHeader, rolloutToken(t, "other"))
+			second := s.newClient().rawMCP(t, initializeBody(2), raw{header: []string{tokenHeader, rolloutToken(t, "other")}})
 			if c.opens {
 				wantBusy(t, second, "2", busyMessage)
 			} else if second.Status != http.StatusOK {
@@ -588,13 +596,13 @@ func TestExclusiveReconnect(t *testing.T) {
 	}
 
 	t.Run("another rollout", func(t *testing.T) {
-		wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(5), tokenHeader, rolloutToken(t, "rollout-b")), "5", busyMessage)
+		wantBusy(t, s.newClient().rawMCP(t, initializeBody(5), raw{header: []string{tokenHeader, rolloutToken(t, "rollout-b")}}), "5", busyMessage)
 	})
 	t.Run("an invalid token", func(t *testing.T) {
-		wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(6), tokenHeader, "garbage"), "6", busyMessage)
+		wantBusy(t, s.newClient().rawMCP(t, initializeBody(6), raw{header: []string{tokenHeader, "garbage"}}), "6", busyMessage)
 	})
 	t.Run("no token", func(t *testing.T) {
-		wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(7)), "7", busyMessage)
+		wantBusy(t, s.newClient().rawMCP(t, initializeBody(7), raw{}), "7", busyMessage)
 	})
 
 	t.Run("a call running", func(t *testing.T) {
@@ -608,7 +616,7 @@ func TestExclusiveReconnect(t *testing.T) {
 		case err := <-done:
 			t.Fatalf("the call ended before it started waiting: %v", err)
 		}
-		wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(8), tokenHeader, tok), "8", busyMessage)
+		wantBusy(t, s.newClient().rawMCP(t, initializeBody(8), raw{header: []string{tokenHeader, tok}}), "8", busyMessage)
 		close(s.release)
 		if err := <-done; err != nil {
 			t.Fatalf("the running call: %v", err)
@@ -640,8 +648,8 @@ func TestExclusiveReconnectTokenless(t *testing.T) {
 
 		other := s.newClient()
 		other.post("/text", `{}`)
-		wantBusy(t, other.mcpRequest("POST", "", initializeBody(2)), "2", busyMessage)
-		wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(3)), "3", busyMessage)
+		wantBusy(t, other.rawMCP(t, initializeBody(2), raw{}), "2", busyMessage)
+		wantBusy(t, s.newClient().rawMCP(t, initializeBody(3), raw{}), "3", busyMessage)
 
 		again := agent.connect(mcpOptions{})
 		if got, want := resultJSON(t, call(t, again, "history", nil)),
@@ -684,20 +692,20 @@ func TestExclusiveReconnectCallRunning(t *testing.T) {
 	abandon()
 	<-done // the client has given up on the call; the server runs it still
 
-	wantBusy(t, s.newClient().mcpRequest("POST", "", initializeBody(2), tokenHeader, tok), "2", busyMessage)
+	wantBusy(t, s.newClient().rawMCP(t, initializeBody(2), raw{header: []string{tokenHeader, tok}}), "2", busyMessage)
+	select { // the handler has seen its connection end, and waits for release
+	case <-s.noticed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the handler's context did not end with its connection")
+	}
 	release.Do(func() { close(s.release) })
 	if how := <-s.ended; how != "cancelled" {
 		t.Fatalf("the running call was %s, want cancelled (by its connection's end)", how)
 	}
 	// The call's last step (its result going nowhere) ends a moment after
-	// the handler returns.
-	var r httpResponse
-	for range 200 {
-		if r = s.newClient().mcpRequest("POST", "", initializeBody(3), tokenHeader, tok); r.Status != http.StatusConflict {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	// the handler returns, and with it the call's request.
+	s.waitQuiet(t)
+	r := s.newClient().rawMCP(t, initializeBody(3), raw{header: []string{tokenHeader, tok}})
 	sid := r.Header.Get("Mcp-Session-Id")
 	if r.Status != http.StatusOK || sid == "" {
 		t.Fatalf("the reconnect after the call returned: %d %s", r.Status, r.Body)

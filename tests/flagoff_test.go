@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 	"github.com/mcpdoor/mcpdoor/session"
@@ -68,8 +69,11 @@ func TestFlagOff(t *testing.T) {
 			ca, cb := ha.Values("Set-Cookie"), hb.Values("Set-Cookie")
 			ha.Del("Set-Cookie")
 			hb.Del("Set-Cookie")
-			if fmt.Sprint(ha) != fmt.Sprint(hb) || len(ca) != len(cb) {
-				t.Fatalf("headers differ:\nwith    %v %v\nwithout %v %v", hb, cb, ha, ca)
+			if diff := cmp.Diff(ha, hb); diff != "" {
+				t.Fatalf("headers, but for Set-Cookie (-without Install +with):\n%s", diff)
+			}
+			if len(ca) != len(cb) {
+				t.Fatalf("Set-Cookie headers: %d with Install, %d without", len(cb), len(ca))
 			}
 			reader := session.New(testKeys(t), nil)
 			for i := range ca {

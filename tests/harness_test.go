@@ -102,6 +102,19 @@ type mcpOptions struct {
 // the same HTTP client (and cookie jar) as the HTTP door.
 func (s *server) connect(o mcpOptions) *mcp.ClientSession {
 	s.t.Helper()
+	if o.path == "" {
+		o.path = "/mcp"
+	}
+	cs, err := s.dial(o)
+	if err != nil {
+		s.t.Fatalf("connecting to %s: %v", o.path, err)
+	}
+	return cs
+}
+
+// dial is connect that returns the error, for tests of a refused
+// connection.
+func (s *server) dial(o mcpOptions) (*mcp.ClientSession, error) {
 	hc := s.client
 	if o.header != nil {
 		hc = &http.Client{Jar: s.client.Jar, Timeout: s.client.Timeout,
@@ -119,10 +132,84 @@ func (s *server) connect(o mcpOptions) *mcp.ClientSession {
 		DisableStandaloneSSE: true,
 	}, &mcp.ClientSessionOptions{ProtocolVersion: o.protocol})
 	if err != nil {
-		s.t.Fatalf("connecting to %s: %v", o.path, err)
+		return nil, err
 	}
 	s.t.Cleanup(func() { cs.Close() })
-	return cs
+	return cs, nil
+}
+
+// raw is a request to the MCP endpoint written by hand, for what a go-sdk
+// client cannot send or would not show. The zero value is a POST to /mcp
+// without a session, with the headers every Streamable HTTP client sends
+// (Content-Type: application/json; Accept: application/json,
+// text/event-stream).
+type raw struct {
+	method   string          // default POST
+	path     string          // default /mcp
+	sid      string          // sent as Mcp-Session-Id
+	protocol string          // sent as MCP-Protocol-Version
+	header   []string        // more headers, as name-value pairs
+	body     io.Reader       // read instead of the body string: sent chunked, without a Content-Length, unless a *strings.Reader
+	ctx      context.Context // the request's context; default the test's
+	// err, if set, receives the transport's error (a cancelled context,
+	// say), which otherwise fails the test; set it off the test's
+	// goroutine.
+	err *error
+}
+
+// initializeBody is an initialize request with this id.
+func initializeBody(id int) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`, id)
+}
+
+// rawMCP sends body to the server's MCP endpoint as o says, and returns the
+// answer as it came.
+func (s *server) rawMCP(t testing.TB, body string, o raw) httpResponse {
+	t.Helper()
+	if o.method == "" {
+		o.method = http.MethodPost
+	}
+	if o.path == "" {
+		o.path = "/mcp"
+	}
+	if o.body == nil {
+		o.body = strings.NewReader(body)
+	}
+	if o.ctx == nil {
+		o.ctx = t.Context()
+	}
+	var r httpResponse
+	err := func() error {
+		req, err := http.NewRequestWithContext(o.ctx, o.method, s.srv.URL+o.path, o.body)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if o.sid != "" {
+			req.Header.Set("Mcp-Session-Id", o.sid)
+		}
+		if o.protocol != "" {
+			req.Header.Set("MCP-Protocol-Version", o.protocol)
+		}
+		for i := 0; i+1 < len(o.header); i += 2 {
+			req.Header.Set(o.header[i], o.header[i+1])
+		}
+		resp, err := s.client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		r = httpResponse{Status: resp.StatusCode, Header: resp.Header}
+		r.Body, err = io.ReadAll(resp.Body)
+		return err
+	}()
+	if o.err != nil {
+		*o.err = err
+	} else if err != nil {
+		t.Fatalf("%s %s: %v", o.method, o.path, err)
+	}
+	return r
 }
 
 // call calls a tool and fails the test on a protocol error.

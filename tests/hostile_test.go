@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -147,44 +146,6 @@ func (h *hostile) waitEnded(t *testing.T) ended {
 	return ended{}
 }
 
-// rpc POSTs a raw JSON-RPC body to the MCP endpoint as a 2025-11-25 client
-// would, and returns the answer as is.
-func (s *server) rpc(ctx context.Context, body string, header ...string) (httpResponse, error) {
-	return s.rpcFrom(ctx, strings.NewReader(body), header...)
-}
-
-// rpcFrom is rpc with the body read from r: sent chunked, without a
-// Content-Length, unless r is a *strings.Reader.
-func (s *server) rpcFrom(ctx context.Context, body io.Reader, header ...string) (httpResponse, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.srv.URL+"/mcp", body)
-	if err != nil {
-		return httpResponse{}, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return httpResponse{}, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return httpResponse{Status: resp.StatusCode, Header: resp.Header, Body: b}, err
-}
-
-// mustRPC is rpc that fails the test on a transport error.
-func (s *server) mustRPC(t *testing.T, body string, header ...string) httpResponse {
-	t.Helper()
-	r, err := s.rpc(t.Context(), body, header...)
-	if err != nil {
-		t.Fatalf("POST /mcp: %v", err)
-	}
-	return r
-}
-
 // sse is the body of a one-event SSE response carrying data.
 func sse(data string) string { return "event: message\ndata: " + data + "\n\n" }
 
@@ -198,7 +159,7 @@ const (
 // stillServes checks that the server answers a good call as it should.
 func (h *hostile) stillServes(t *testing.T) {
 	t.Helper()
-	r := h.mustRPC(t, echoCall)
+	r := h.rawMCP(t, echoCall, raw{protocol: "2025-11-25"})
 	if r.Status != http.StatusOK || string(r.Body) != sse(echoAnswer) {
 		t.Errorf("after that, a good call got %d %q, want 200 %q", r.Status, r.Body, sse(echoAnswer))
 	}
@@ -207,6 +168,7 @@ func (h *hostile) stillServes(t *testing.T) {
 // TestBadInput sends what a broken or hostile client might, and checks the
 // exact answer and that the server serves the next call.
 func TestBadInput(t *testing.T) {
+	t.Parallel() // a refused body costs the server net/http's half-second wait before it closes the connection
 	h := newHostile(t, "")
 	call := func(tool, args string) string {
 		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`
@@ -326,10 +288,7 @@ func TestBadInput(t *testing.T) {
 			if tc.chunked {
 				body = io.MultiReader(body)
 			}
-			r, err := h.rpcFrom(t.Context(), body)
-			if err != nil {
-				t.Fatalf("POST /mcp: %v", err)
-			}
+			r := h.rawMCP(t, "", raw{protocol: "2025-11-25", body: body})
 			if r.Status != tc.status || r.Header.Get("Content-Type") != tc.contentType || string(r.Body) != tc.want {
 				t.Errorf("got %d %s\n%.2000q\nwant %d %s\n%.2000q", r.Status, r.Header.Get("Content-Type"), r.Body, tc.status, tc.contentType, tc.want)
 			}

@@ -76,7 +76,7 @@ func TestDoorClose(t *testing.T) {
 				t.Errorf("%d sessions live after Close", live)
 			}
 			for _, sid := range []string{"", cs.ID()} {
-				if r := s.mcpRequest("POST", sid, initializeBody(1)); r.Status != http.StatusServiceUnavailable || string(r.Body) != closedBody {
+				if r := s.rawMCP(t, initializeBody(1), raw{sid: sid}); r.Status != http.StatusServiceUnavailable || string(r.Body) != closedBody {
 					t.Errorf("POST /mcp (session %q) after Close: %d %q", sid, r.Status, r.Body)
 				}
 			}
@@ -145,7 +145,7 @@ func TestDegradeServesHTTP(t *testing.T) {
 	if got := s.post("/reports/daily", `{}`); got.Status != 200 || string(got.Body) != "daily" {
 		t.Errorf("POST /reports/daily: %d %s", got.Status, got.Body)
 	}
-	if got := s.mcpRequest("POST", "", initializeBody(1)); got.Status != http.StatusNotFound {
+	if got := s.rawMCP(t, initializeBody(1), raw{}); got.Status != http.StatusNotFound {
 		t.Errorf("POST /mcp: %d %s", got.Status, got.Body)
 	}
 	want := `level=ERROR msg="mcpdoor: serving HTTP only (mcp.degrade: http-only), no MCP endpoint" err="mcpdoor: POST /reports/daily: tool name \"reports/daily\" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /reports_daily, or keep the route off MCP with mcp.exclude: [\"reports/daily\"]"`
@@ -159,6 +159,7 @@ func TestDegradeServesHTTP(t *testing.T) {
 // starts, ends the stream, so Shutdown finishes before its 5s deadline
 // and the process exits 0.
 func TestWeatherShutdown(t *testing.T) {
+	t.Parallel()
 	bin := goBuild(t, "./examples/weather")
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-config", filepath.Join(nodeclient.RepoRoot(t), "examples", "weather", "stateful.yaml"))
 	cmd.Env = append(cmd.Environ(), "WEATHER_MCP_SECRET=")

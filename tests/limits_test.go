@@ -63,10 +63,10 @@ func TestRateLimit(t *testing.T) {
 		h := newHostile(t, "  rate_limit: {per_session: 0.01, burst: 1}\n")
 		const over = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Rate limit exceeded for this session; retry in 1m40s."}],` +
 			`"structuredContent":{"error":{"code":"rate_limited","message":"the session has made more calls than mcp.rate_limit allows","status":429,"effect":"not_applied","retry_after_ms":100000}},"isError":true}}`
-		if r := h.mustRPC(t, echoCall); string(r.Body) != sse(echoAnswer) {
+		if r := h.rawMCP(t, echoCall, raw{protocol: "2025-11-25"}); string(r.Body) != sse(echoAnswer) {
 			t.Errorf("first client: %s", r.Body)
 		}
-		if r := h.newClient().mustRPC(t, echoCall); string(r.Body) != sse(over) {
+		if r := h.newClient().rawMCP(t, echoCall, raw{protocol: "2025-11-25"}); string(r.Body) != sse(over) {
 			t.Errorf("second client:\n got %s\nwant %s", r.Body, sse(over))
 		}
 	})
@@ -76,6 +76,7 @@ func TestRateLimit(t *testing.T) {
 // the handler's context is cancelled, and a handler that ignores it runs on
 // while the server serves other calls; what it writes late goes nowhere.
 func TestCallTimeout(t *testing.T) {
+	t.Parallel()
 	h := newHostile(t, "  call_timeout: 200ms\n")
 	timedOut := func(path string) string {
 		return sse(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"POST ` + path + ` timed out after 200ms."}],` +
@@ -83,7 +84,7 @@ func TestCallTimeout(t *testing.T) {
 	}
 
 	t.Run("a handler that honours its context", func(t *testing.T) {
-		r := h.mustRPC(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
+		r := h.rawMCP(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","arguments":{}}}`, raw{protocol: "2025-11-25"})
 		if string(r.Body) != timedOut("/wait") {
 			t.Errorf("got %s\nwant %s", r.Body, timedOut("/wait"))
 		}
@@ -113,7 +114,7 @@ func TestCallTimeout(t *testing.T) {
 				if err := <-h.late; err == nil || !strings.HasPrefix(err.Error(), "mcpdoor: progress: ") {
 					t.Errorf("Progress after the call was answered: %v, want an error", err)
 				}
-				if p, _ := n.wait(0, 0); p != "" {
+				if p, _ := n.wait(0, 0); len(p) != 0 {
 					t.Errorf("the client got progress after its answer: %s", p)
 				}
 			})
@@ -121,7 +122,7 @@ func TestCallTimeout(t *testing.T) {
 	})
 
 	t.Run("a handler that hangs", func(t *testing.T) {
-		r := h.mustRPC(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang","arguments":{}}}`)
+		r := h.rawMCP(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hang","arguments":{}}}`, raw{protocol: "2025-11-25"})
 		if string(r.Body) != timedOut("/hang") {
 			t.Errorf("got %s\nwant %s", r.Body, timedOut("/hang"))
 		}
@@ -138,7 +139,7 @@ func TestResponseCap(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	r := h.mustRPC(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"huge","arguments":{}}}`)
+	r := h.rawMCP(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"huge","arguments":{}}}`, raw{protocol: "2025-11-25"})
 	runtime.ReadMemStats(&after)
 	const want = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Response from POST /huge exceeds the 4194304-byte limit (mcp.max_body_bytes)."}],` +
 		`"structuredContent":{"error":{"code":"response_too_large","message":"the response exceeds 4194304 bytes","status":200,"effect":"unknown"}},"isError":true}}`
@@ -202,6 +203,7 @@ func TestArgumentsTooLarge(t *testing.T) {
 // endpoint's body limit, reports the error the 413 carries, and its session
 // goes on (a plain-text 413 would end it).
 func TestBodyLimitGoClient(t *testing.T) {
+	t.Parallel() // a refused body costs the server net/http's half-second wait before it closes the connection
 	h := newHostile(t, "")
 	cs := h.connect(mcpOptions{})
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)

@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"runtime/debug"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	mcpgoclient "github.com/mark3labs/mcp-go/client"
 	mcpgotransport "github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -79,8 +79,8 @@ func TestMCPGoClient(t *testing.T) {
 			for _, tl := range list.Tools {
 				names = append(names, tl.Name)
 			}
-			if got := strings.Join(names, " "); got != allTools {
-				t.Errorf("tools/list: %s\nwant %s", got, allTools)
+			if diff := cmp.Diff(allTools, names); diff != "" {
+				t.Errorf("tools/list (-want +got):\n%s", diff)
 			}
 
 			for _, call := range []struct {
@@ -148,7 +148,7 @@ func TestDiscoverUnsupportedVersion(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newPolicyServer(t, c.mcp)
-			r := s.mcpRequest("POST", "", body, "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover")
+			r := s.rawMCP(t, body, raw{protocol: "2026-07-28", header: []string{"Mcp-Method", "server/discover"}})
 			if r.Status != c.status || r.Header.Get("Content-Type") != c.contentType || string(r.Body) != c.want {
 				t.Errorf("got %d %q %s\nwant %d %q %s", r.Status, r.Header.Get("Content-Type"), r.Body, c.status, c.contentType, c.want)
 			}

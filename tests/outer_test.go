@@ -4,10 +4,10 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"slices"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 )
@@ -65,8 +65,12 @@ func TestOuterHandler(t *testing.T) {
 	} {
 		t.Run("dispatch "+c.dispatch, func(t *testing.T) {
 			s, door := outerServer(t, true, c.dispatch)
-			if got := door.Tools()[0]; got.Verdict.String() != "replay" || !slices.Equal(got.Reasons, c.reasons) {
-				t.Errorf("verdict %v, reasons %q", got.Verdict, got.Reasons)
+			got := door.Tools()[0]
+			if got.Verdict.String() != "replay" {
+				t.Errorf("verdict %v, want replay", got.Verdict)
+			}
+			if diff := cmp.Diff(c.reasons, got.Reasons); diff != "" {
+				t.Errorf("reasons (-want +got):\n%s", diff)
 			}
 			t.Run("without the credential", func(t *testing.T) {
 				hr := s.post("/delete_all", `{}`)

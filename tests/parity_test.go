@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -105,22 +106,31 @@ func errorExpected(text string, typed bool, e envelope) *mcp.CallToolResult {
 	return res
 }
 
-// sameJSON compares two values by their JSON.
+// sameJSON compares two values by their JSON: the documents they encode
+// to, whatever the order of their keys.
 func sameJSON(t *testing.T, got, want any) {
 	t.Helper()
 	if res, ok := got.(*mcp.CallToolResult); ok {
 		got = json.RawMessage(resultJSON(t, res))
 	}
-	g, _ := json.Marshal(got)
-	w, _ := json.Marshal(want)
-	var gv, wv any
-	json.Unmarshal(g, &gv)
-	json.Unmarshal(w, &wv)
-	gb, _ := json.Marshal(gv)
-	wb, _ := json.Marshal(wv)
-	if !bytes.Equal(gb, wb) {
-		t.Errorf("MCP door gave\n  %s\nwant (from the HTTP door)\n  %s", gb, wb)
+	if diff := cmp.Diff(asJSON(t, want), asJSON(t, got)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
+}
+
+// asJSON is the JSON document v encodes to, decoded into maps, slices and
+// scalars.
+func asJSON(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }
 
 // TestParity sends the same request through both doors of the fixture and

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"strings"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
@@ -21,14 +22,20 @@ type notes struct {
 	mu       sync.Mutex
 	progress []string
 	logs     []string
+	more     chan struct{} // gets a value when a notification arrives
 }
 
 func (n *notes) options() *mcp.ClientOptions {
+	n.more = make(chan struct{}, 1)
 	add := func(list *[]string, v any) {
 		b, _ := json.Marshal(v)
 		n.mu.Lock()
 		*list = append(*list, string(b))
 		n.mu.Unlock()
+		select {
+		case n.more <- struct{}{}:
+		default:
+		}
 	}
 	return &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
@@ -43,33 +50,46 @@ func (n *notes) options() *mcp.ClientOptions {
 
 // wait returns what was received once there are at least the progress and
 // log notifications wanted, or after a generous timeout.
-func (n *notes) wait(progress, logs int) (p, l string) {
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+func (n *notes) wait(progress, logs int) (p, l []string) {
+	timeout := time.After(10 * time.Second)
+	for {
 		n.mu.Lock()
+		p, l = slices.Clone(n.progress), slices.Clone(n.logs)
 		done := len(n.progress) >= progress && len(n.logs) >= logs
 		n.mu.Unlock()
 		if done {
-			break
+			return p, l
+		}
+		select {
+		case <-n.more:
+		case <-timeout:
+			return p, l
 		}
 	}
+}
+
+// reset forgets what was received.
+func (n *notes) reset() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return strings.Join(n.progress, "\n"), strings.Join(n.logs, "\n")
+	n.progress, n.logs = nil, nil
 }
 
 // TestProgressAndLog: a handler's autoexpose.Progress and autoexpose.Log
 // reach the MCP client that made the call, through direct and replay
 // dispatch, on each protocol the door serves; over HTTP they do nothing.
 func TestProgressAndLog(t *testing.T) {
-	const (
-		result   = `{"content":[{"type":"text","text":"{\"done\":3}"}],"structuredContent":{"done":3}}`
-		progress = `{"progressToken":"tok-1","message":"step 1 of 3","progress":1,"total":3}` + "\n" +
-			`{"progressToken":"tok-1","message":"step 2 of 3","progress":2,"total":3}` + "\n" +
-			`{"progressToken":"tok-1","message":"step 3 of 3","progress":3,"total":3}`
-		logs = `{"data":{"step":1},"level":"info","logger":"steps"}` + "\n" +
-			`{"data":{"step":2},"level":"info","logger":"steps"}` + "\n" +
-			`{"data":{"step":3},"level":"info","logger":"steps"}`
-	)
+	const result = `{"content":[{"type":"text","text":"{\"done\":3}"}],"structuredContent":{"done":3}}`
+	progress := []string{
+		`{"progressToken":"tok-1","message":"step 1 of 3","progress":1,"total":3}`,
+		`{"progressToken":"tok-1","message":"step 2 of 3","progress":2,"total":3}`,
+		`{"progressToken":"tok-1","message":"step 3 of 3","progress":3,"total":3}`,
+	}
+	logs := []string{
+		`{"data":{"step":1},"level":"info","logger":"steps"}`,
+		`{"data":{"step":2},"level":"info","logger":"steps"}`,
+		`{"data":{"step":3},"level":"info","logger":"steps"}`,
+	}
 	for _, dispatch := range []string{"auto", "replay"} {
 		// The client asks for info and above: with logging/setLevel on
 		// 2025-11-25 (which a stateless door forgets, logging info and above
@@ -116,17 +136,17 @@ func TestProgressAndLog(t *testing.T) {
 					t.Errorf("result %s, want %s", got, result)
 				}
 				gotProgress, gotLogs := n.wait(3, 3)
-				if gotProgress != progress {
-					t.Errorf("progress notifications:\n%s\nwant\n%s", gotProgress, progress)
+				if diff := cmp.Diff(progress, gotProgress); diff != "" {
+					t.Errorf("progress notifications (-want +got):\n%s", diff)
 				}
-				if gotLogs != logs {
-					t.Errorf("log notifications:\n%s\nwant\n%s", gotLogs, logs)
+				if diff := cmp.Diff(logs, gotLogs); diff != "" {
+					t.Errorf("log notifications (-want +got):\n%s", diff)
 				}
 
 				// Without a progress token, no progress.
-				n = notes{}
+				n.reset()
 				call(t, cs, "steps", map[string]any{"n": 2})
-				if gotProgress, _ := n.wait(0, 0); gotProgress != "" {
+				if gotProgress, _ := n.wait(0, 0); len(gotProgress) != 0 {
 					t.Errorf("progress without a token: %s", gotProgress)
 				}
 			})
@@ -167,9 +187,12 @@ func TestForecastProgress(t *testing.T) {
 	if got := resultJSON(t, res); got != want {
 		t.Errorf("result %s\nwant %s", got, want)
 	}
-	const wantProgress = `{"progressToken":42,"message":"day 1 of 2","progress":1,"total":2}` + "\n" +
-		`{"progressToken":42,"message":"day 2 of 2","progress":2,"total":2}`
-	if got, _ := n.wait(2, 0); got != wantProgress {
-		t.Errorf("progress:\n%s\nwant\n%s", got, wantProgress)
+	wantProgress := []string{
+		`{"progressToken":42,"message":"day 1 of 2","progress":1,"total":2}`,
+		`{"progressToken":42,"message":"day 2 of 2","progress":2,"total":2}`,
+	}
+	got, _ := n.wait(2, 0)
+	if diff := cmp.Diff(wantProgress, got); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
 	}
 }

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -44,7 +44,8 @@ func (s *server) rollout(seed string) (*server, *mcp.ClientSession, string) {
 	return c, c.connect(mcpOptions{header: http.Header{tokenHeader: {tok}}, path: meta.URLPath}), tok
 }
 
-func listNames(t *testing.T, cs *mcp.ClientSession) string {
+// listNames returns the names of the tools the session lists, in order.
+func listNames(t *testing.T, cs *mcp.ClientSession) []string {
 	t.Helper()
 	res, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
@@ -54,10 +55,11 @@ func listNames(t *testing.T, cs *mcp.ClientSession) string {
 	for _, tl := range res.Tools {
 		names = append(names, tl.Name)
 	}
-	return strings.Join(names, " ")
+	return names
 }
 
-const allTools = "array bad_image boom history image map_body nocontent problem raw_echo sniffed_image steps teapot text weather"
+// allTools are the fixture's tools, as tools/list names them.
+var allTools = []string{"array", "bad_image", "boom", "history", "image", "map_body", "nocontent", "problem", "raw_echo", "sniffed_image", "steps", "teapot", "text", "weather"}
 
 func TestSeedSession(t *testing.T) {
 	h, _, _ := newFixture(t, fixtureConfig(t))
@@ -116,8 +118,11 @@ func TestSeedSession(t *testing.T) {
 	t.Run("hook narrows the token", func(t *testing.T) {
 		_, meta := s.newClient().seedSession(`{"allowed_tools":["weather","history"]}`)
 		p, err := codec.Verify(meta.Headers[tokenHeader])
-		if err != nil || !slices.Equal(p.Tools, []string{"weather", "history"}) {
-			t.Fatalf("token %+v %v", p, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"weather", "history"}, p.Tools); diff != "" {
+			t.Errorf("the token's tools (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("hook error fails the seed request", func(t *testing.T) {
@@ -147,11 +152,11 @@ func TestGating(t *testing.T) {
 	s := serve(t, h)
 
 	t.Run("tokenless and garbage-token listings show all tools", func(t *testing.T) {
-		if got := listNames(t, s.connect(mcpOptions{})); got != allTools {
-			t.Errorf("tokenless: %s", got)
+		if diff := cmp.Diff(allTools, listNames(t, s.connect(mcpOptions{}))); diff != "" {
+			t.Errorf("tokenless (-want +got):\n%s", diff)
 		}
-		if got := listNames(t, s.connect(mcpOptions{header: http.Header{tokenHeader: {"garbage"}}})); got != allTools {
-			t.Errorf("garbage token: %s", got)
+		if diff := cmp.Diff(allTools, listNames(t, s.connect(mcpOptions{header: http.Header{tokenHeader: {"garbage"}}}))); diff != "" {
+			t.Errorf("garbage token (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("refusals", func(t *testing.T) {
@@ -183,8 +188,8 @@ func TestGating(t *testing.T) {
 	})
 	t.Run("allow-list narrows list and call", func(t *testing.T) {
 		_, cs, _ := s.rollout(`{"allowed_tools":["weather","ghost"]}`)
-		if got := listNames(t, cs); got != "weather" {
-			t.Errorf("listed %s", got)
+		if diff := cmp.Diff([]string{"weather"}, listNames(t, cs)); diff != "" {
+			t.Errorf("listed (-want +got):\n%s", diff)
 		}
 		if res := call(t, cs, "weather", map[string]any{"city": "Paris"}); res.IsError {
 			t.Errorf("allowed tool refused: %s", resultJSON(t, res))
@@ -205,8 +210,8 @@ func TestGating(t *testing.T) {
 	})
 	t.Run("hook returning nil gives an unrestricted token", func(t *testing.T) {
 		_, cs, _ := s.rollout(`{}`)
-		if got := listNames(t, cs); got != allTools {
-			t.Errorf("listed %s", got)
+		if diff := cmp.Diff(allTools, listNames(t, cs)); diff != "" {
+			t.Errorf("listed (-want +got):\n%s", diff)
 		}
 	})
 }
@@ -268,8 +273,8 @@ func TestVerifyNormalization(t *testing.T) {
 		if err := json.Unmarshal(r.Body, &got); err != nil {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
-		if want := []string{"weather", "mcp__other__weather", "history", "teapot"}; !slices.Equal(got.Seen, want) {
-			t.Errorf("verify saw %q, want %q", got.Seen, want)
+		if diff := cmp.Diff([]string{"weather", "mcp__other__weather", "history", "teapot"}, got.Seen); diff != "" {
+			t.Errorf("the names verify saw (-want +got):\n%s", diff)
 		}
 		if got.Reward != 1.0 {
 			t.Errorf("reward %v", got.Reward)
@@ -280,8 +285,8 @@ func TestVerifyNormalization(t *testing.T) {
 				echoed = append(echoed, item["name"].(string))
 			}
 		}
-		if want := []string{"mcp__fixture__weather", "mcp__other__weather", "mcp__fixture__history", "teapot"}; !slices.Equal(echoed, want) {
-			t.Errorf("echoed names %q, want %q", echoed, want)
+		if diff := cmp.Diff([]string{"mcp__fixture__weather", "mcp__other__weather", "mcp__fixture__history", "teapot"}, echoed); diff != "" {
+			t.Errorf("the names verify echoed (-want +got):\n%s", diff)
 		}
 		if string(got.Params) != `{"tools":[{"name":"mcp__fixture__weather"}]}` {
 			t.Errorf("responses_create_params changed: %s", got.Params)

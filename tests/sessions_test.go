@@ -8,12 +8,14 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
@@ -306,11 +308,11 @@ func TestDetachedCall(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var header []string // the MCP session's, when stateful
+			var mcpSession string // when stateful
 			if stateful {
-				init := y.mustRPC(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
-				header = []string{"Mcp-Session-Id", init.Header.Get("Mcp-Session-Id")}
-				if r := y.mustRPC(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, header...); r.Status != http.StatusAccepted {
+				init := y.rawMCP(t, initializeBody(0), raw{protocol: "2025-11-25"})
+				mcpSession = init.Header.Get("Mcp-Session-Id")
+				if r := y.rawMCP(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, raw{protocol: "2025-11-25", sid: mcpSession}); r.Status != http.StatusAccepted {
 					t.Fatalf("initialized: %d %s", r.Status, r.Body)
 				}
 			}
@@ -322,7 +324,7 @@ func TestDetachedCall(t *testing.T) {
 				"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n" +
 				"Cookie: " + cookie.Name + "=" + cookie.Value + "\r\n"
 			if stateful {
-				head += header[0] + ": " + header[1] + "\r\n"
+				head += "Mcp-Session-Id: " + mcpSession + "\r\n"
 			}
 			const tries = 200
 			for i := range tries {
@@ -338,7 +340,7 @@ func TestDetachedCall(t *testing.T) {
 				conn.Close()
 			}
 			// The same call from a client that waits for the answer.
-			if r := y.mustRPC(t, callBody(tries+1), header...); r.Status != http.StatusOK || !strings.Contains(string(r.Body), `"text":"here"`) {
+			if r := y.rawMCP(t, callBody(tries+1), raw{protocol: "2025-11-25", sid: mcpSession}); r.Status != http.StatusOK || !strings.Contains(string(r.Body), `"text":"here"`) {
 				t.Fatalf("a call that waits: %d %s", r.Status, r.Body)
 			}
 			// Closing the door waits for the calls running in its sessions,
@@ -406,7 +408,7 @@ func (g *gymClient) post(path, body string) httpResponse {
 }
 
 // verified returns the history /verify reports for the client's session.
-func (g *gymClient) verified() string {
+func (g *gymClient) verified() []string {
 	g.s.t.Helper()
 	r := g.post("/verify", `{}`)
 	var v struct {
@@ -415,7 +417,7 @@ func (g *gymClient) verified() string {
 	if err := json.Unmarshal(r.Body, &v); err != nil {
 		g.s.t.Fatalf("verify: %d %s", r.Status, r.Body)
 	}
-	return strings.Join(v.History, " ")
+	return v.History
 }
 
 // TestGymAgents: NeMo Gym's agents keep one session through a rollout, over
@@ -443,8 +445,8 @@ func TestGymAgents(t *testing.T) {
 						t.Fatalf("call %d: %d %s", i+1, r.Status, r.Body)
 					}
 				}
-				if got := g.verified(); got != "C1 C2 C3 C4 C5" {
-					t.Errorf("verify sees %q, want the five calls", got)
+				if diff := cmp.Diff([]string{"C1", "C2", "C3", "C4", "C5"}, g.verified()); diff != "" {
+					t.Errorf("the calls verify sees (-want +got):\n%s", diff)
 				}
 			})
 			t.Run("claude_code_agent over MCP, seeded with a cookie", func(t *testing.T) {
@@ -464,8 +466,8 @@ func TestGymAgents(t *testing.T) {
 					callCities(t, cs, tool, city)
 					want = append(want, city)
 				}
-				if got := g.verified(); got != strings.Join(want, " ") {
-					t.Errorf("verify sees %q, want %q", got, strings.Join(want, " "))
+				if diff := cmp.Diff(want, g.verified()); diff != "" {
+					t.Errorf("the calls verify sees (-want +got):\n%s", diff)
 				}
 			})
 		})
@@ -549,8 +551,9 @@ func TestSeedSessionCookie(t *testing.T) {
 						}
 					}
 				}
-				if got := strings.Join(names, " "); got != "mcpdoor_session theme" && got != "theme mcpdoor_session" {
-					t.Errorf("seed %d set cookies %q, want the session's and the handler's", i+1, got)
+				slices.Sort(names)
+				if diff := cmp.Diff([]string{"mcpdoor_session", "theme"}, names); diff != "" {
+					t.Errorf("seed %d: the cookies set, the session's and the handler's (-want +got):\n%s", i+1, diff)
 				}
 			}
 			if sids[0] == "" || sids[1] != sids[0] || sids[2] != sids[0] {

@@ -4,14 +4,19 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
@@ -25,17 +30,60 @@ var strayLines = []string{
 	"stray write to file descriptor 1 from the echo handler",
 }
 
-// goBuild builds the main package pkg (relative to the repository root)
-// into the test's temporary directory and returns the binary's path.
+// builds are the binaries goBuild has built, by package. They are kept in
+// a directory of the user's cache, one per checkout, from one run to the
+// next: go build leaves a binary that is up to date as it is, so later runs
+// skip the link (a second or two on a busy machine). Without a user cache
+// directory they go to a temporary one, which TestMain removes.
+var builds struct {
+	mu   sync.Mutex
+	dir  string
+	temp bool // dir is temporary
+	bins map[string]string
+}
+
+// goBuild builds the main package pkg (relative to the repository root),
+// once per run, and returns the binary's path.
 func goBuild(t *testing.T, pkg string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
+	builds.mu.Lock()
+	defer builds.mu.Unlock()
+	if bin, ok := builds.bins[pkg]; ok {
+		return bin
+	}
+	root := nodeclient.RepoRoot(t)
+	if builds.dir == "" {
+		dir, err := os.UserCacheDir()
+		if err == nil {
+			sum := sha256.Sum256([]byte(root))
+			dir = filepath.Join(dir, "mcpdoor-tests", hex.EncodeToString(sum[:6]))
+			err = os.MkdirAll(dir, 0o755)
+		}
+		if err != nil {
+			if dir, err = os.MkdirTemp("", "mcpdoor-tests-"); err != nil {
+				t.Fatal(err)
+			}
+			builds.temp = true
+		}
+		builds.dir, builds.bins = dir, make(map[string]string)
+	}
+	bin := filepath.Join(builds.dir, strings.ReplaceAll(strings.Trim(pkg, "./"), "/", "_"))
 	build := exec.Command("go", "build", "-o", bin, pkg)
-	build.Dir = nodeclient.RepoRoot(t)
+	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
 	}
+	builds.bins[pkg] = bin
 	return bin
+}
+
+// removeBuilds removes what goBuild built in a temporary directory.
+func removeBuilds() {
+	builds.mu.Lock()
+	defer builds.mu.Unlock()
+	if builds.temp {
+		os.RemoveAll(builds.dir)
+	}
 }
 
 // wantStray checks that every stray line reached standard error.
@@ -53,6 +101,7 @@ func wantStray(t *testing.T, stderr string) {
 // handler prints goes to standard error), and is the process's own again
 // once ServeStdio returns.
 func TestStdioStream(t *testing.T) {
+	t.Parallel()
 	bin := goBuild(t, "./tests/testdata/stdioserver")
 	cmd := exec.Command(bin)
 	stdin, _ := cmd.StdinPipe()
@@ -98,8 +147,8 @@ func TestStdioStream(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("stdioserver: %v\n%s", err, stderr.String())
 	}
-	if strings.Join(rest, "\n") != "stdioserver: done" {
-		t.Errorf("standard output after ServeStdio returned: %q, want the process's own line only", rest)
+	if diff := cmp.Diff([]string{"stdioserver: done"}, rest); diff != "" {
+		t.Errorf("standard output after ServeStdio returned, the process's own line only (-want +got):\n%s", diff)
 	}
 	wantStray(t, stderr.String())
 }
@@ -107,6 +156,7 @@ func TestStdioStream(t *testing.T) {
 // TestStdioGoClient drives the stdio fixture with the go-sdk's
 // CommandTransport.
 func TestStdioGoClient(t *testing.T) {
+	t.Parallel()
 	bin := goBuild(t, "./tests/testdata/stdioserver")
 	cmd := exec.Command(bin)
 	var stderr bytes.Buffer
@@ -120,8 +170,10 @@ func TestStdioGoClient(t *testing.T) {
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
 	}
-	if strings.Join(names, " ") != "echo quiet" || tools.Tools[0].Description != "Echo the text, after printing to standard output." {
-		t.Errorf("tools/list: %v", names)
+	if diff := cmp.Diff([]string{"echo", "quiet"}, names); diff != "" {
+		t.Errorf("tools/list (-want +got):\n%s", diff)
+	} else if tools.Tools[0].Description != "Echo the text, after printing to standard output." {
+		t.Errorf("echo's description: %q", tools.Tools[0].Description)
 	}
 	for range 3 { // the stream survives every stray print
 		if got := resultJSON(t, call(t, cs, "echo", map[string]any{"text": "hi"})); got != `{"content":[{"type":"text","text":"{\"echo\":\"hi\",\"session\":true}"}],"structuredContent":{"echo":"hi","session":true}}` {
@@ -154,6 +206,7 @@ func connectCommand(t *testing.T, cmd *exec.Cmd) *mcp.ClientSession {
 // TestStdioTypeScript drives the stdio fixture with the official
 // TypeScript SDK's stdio client.
 func TestStdioTypeScript(t *testing.T) {
+	t.Parallel()
 	nodeclient.Node(t)
 	bin := goBuild(t, "./tests/testdata/stdioserver")
 	out := nodeclient.Run(t, nodeclient.Scenario{Command: bin, Steps: []nodeclient.Step{
@@ -167,8 +220,11 @@ func TestStdioTypeScript(t *testing.T) {
 		} `json:"tools"`
 	}
 	out.Decode(t, 0, &list)
-	if len(list.Tools) != 2 || list.Tools[0].Name != "echo" || list.Tools[1].Name != "quiet" {
-		t.Errorf("tools/list: %s", out.Results[0])
+	want := []struct {
+		Name string `json:"name"`
+	}{{"echo"}, {"quiet"}}
+	if diff := cmp.Diff(want, list.Tools); diff != "" {
+		t.Errorf("tools/list (-want +got):\n%s", diff)
 	}
 	for i, want := range []string{
 		`{"content":[{"type":"text","text":"{\"echo\":\"hi\",\"session\":true}"}],"structuredContent":{"echo":"hi","session":true}}`,
@@ -184,6 +240,7 @@ func TestStdioTypeScript(t *testing.T) {
 // TestWeatherStdio: `weather -stdio`, what `claude mcp add weather -- go run
 // ./examples/weather -stdio` starts, serves its tools over stdio.
 func TestWeatherStdio(t *testing.T) {
+	t.Parallel()
 	bin := goBuild(t, "./examples/weather")
 	cmd := exec.Command(bin, "-stdio")
 	cmd.Env = append(cmd.Environ(), "WEATHER_MCP_SECRET=")

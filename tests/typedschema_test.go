@@ -193,6 +193,7 @@ func TestTypedOutputNull(t *testing.T) {
 // structuredContent against the tool's output schema, accepts a typed
 // handler's result with a nil slice (null) and one with an omitted slice.
 func TestTypedOutputNullTypeScript(t *testing.T) {
+	t.Parallel()
 	nodeclient.Node(t)
 	s := shelfServer(t)
 	connect := nodeclient.ConnectHeadersFrom(0, "mcp.headers")

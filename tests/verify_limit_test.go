@@ -72,6 +72,7 @@ func TestVerifyLongTrajectory(t *testing.T) {
 // apart from the MCP endpoint's; a body over it gets 413 naming the key,
 // and the handler never sees it.
 func TestVerifyLimit(t *testing.T) {
+	t.Parallel() // a refused body costs the server net/http's half-second wait before it closes the connection
 	cfg := fixtureConfig(t)
 	cfg.MCP.Rollout.MaxVerifyBytes = 1 << 20
 	cfg.MCP.MaxBodyBytes = 64 << 10

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
 )
 
@@ -20,12 +20,7 @@ import (
 // base URL.
 func startWeather(t *testing.T, args ...string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "weather")
-	build := exec.Command("go", "build", "-o", bin, "./examples/weather")
-	build.Dir = nodeclient.RepoRoot(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./examples/weather: %v\n%s", err, out)
-	}
+	bin := goBuild(t, "./examples/weather")
 	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), "WEATHER_MCP_SECRET=")
 	output, err := cmd.StdoutPipe()
@@ -73,6 +68,7 @@ func startWeather(t *testing.T, args ...string) string {
 // first command, then list and call its tools with the official TypeScript
 // SDK client.
 func TestNewUser(t *testing.T) {
+	t.Parallel()
 	nodeclient.Node(t)
 	base := startWeather(t)
 	out := nodeclient.Run(t, nodeclient.Scenario{
@@ -90,7 +86,9 @@ func TestNewUser(t *testing.T) {
 	for _, tl := range list.Tools {
 		names = append(names, tl.Name)
 	}
-	if strings.Join(names, " ") != "forecast get_weather list_cities" || list.Tools[1].Description != "Get the current weather in a city." {
+	if diff := cmp.Diff([]string{"forecast", "get_weather", "list_cities"}, names); diff != "" {
+		t.Errorf("tools/list (-want +got):\n%s", diff)
+	} else if list.Tools[1].Description != "Get the current weather in a city." {
 		t.Errorf("tools/list: %+v", list.Tools)
 	}
 	var res struct {
@@ -112,6 +110,7 @@ func TestNewUser(t *testing.T) {
 // read the "mcp" metadata, connect with its header, see and call only the
 // allowed tool, and verify with namespaced names.
 func TestRolloutTypeScript(t *testing.T) {
+	t.Parallel()
 	nodeclient.Node(t)
 	base := startWeather(t)
 	connect := nodeclient.ConnectHeadersFrom(0, "mcp.headers")

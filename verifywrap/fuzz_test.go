@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"reflect"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // The seed corpora live in testdata/fuzz. Beyond never panicking, the
@@ -41,8 +42,8 @@ func FuzzRewriteRequest(f *testing.F) {
 
 		want := decodeAny(t, body)
 		wantRewrite(want, server)
-		if got := decodeAny(t, out); !reflect.DeepEqual(got, want) {
-			t.Fatalf("RewriteRequest(%q, %q) =\n%q\ndecodes to %#v\nwant %#v", body, server, out, got, want)
+		if diff := cmp.Diff(want, decodeAny(t, out)); diff != "" {
+			t.Fatalf("RewriteRequest(%q, %q) =\n%q\ndecoded (-want +got):\n%s", body, server, out, diff)
 		}
 
 		// An echoing verifier's response restores to the very input.
@@ -88,8 +89,8 @@ func FuzzRestoreResponse(f *testing.F) {
 
 		want := decodeAny(t, body)
 		wantRestore(t, want, emitted)
-		if got := decodeAny(t, out); !reflect.DeepEqual(got, want) {
-			t.Fatalf("RestoreResponse(%q, %q) =\n%q\ndecodes to %#v\nwant %#v", body, emitted, out, got, want)
+		if diff := cmp.Diff(want, decodeAny(t, out)); diff != "" {
+			t.Fatalf("RestoreResponse(%q, %q) =\n%q\ndecoded (-want +got):\n%s", body, emitted, out, diff)
 		}
 	})
 }

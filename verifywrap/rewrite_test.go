@@ -2,8 +2,9 @@ package verifywrap
 
 import (
 	"errors"
-	"reflect"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // sameBytes reports whether a and b are the same slice, not just equal.
@@ -155,8 +156,8 @@ func TestRewriteRequest(t *testing.T) {
 			if !changed || string(out) != tt.want {
 				t.Errorf("RewriteRequest = %v,\n%#q\nwant true,\n%#q", changed, out, tt.want)
 			}
-			if !reflect.DeepEqual(emitted, tt.emitted) {
-				t.Errorf("emitted = %#v, want %#v", emitted, tt.emitted)
+			if diff := cmp.Diff(tt.emitted, emitted); diff != "" {
+				t.Errorf("emitted (-want +got):\n%s", diff)
 			}
 			// The echo of the rewritten body comes back as the input.
 			back, err := RestoreResponse(out, emitted)

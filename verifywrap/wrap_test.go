@@ -12,6 +12,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // trajectory is a /verify request body as an MCP-native agent records it.
@@ -111,9 +114,8 @@ func post(t *testing.T, srv *httptest.Server, body io.Reader) (*http.Response, s
 
 func assertLines(t *testing.T, log *logger, want ...string) {
 	t.Helper()
-	got := log.Lines()
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("Logf lines = %q, want %q", got, want)
+	if diff := cmp.Diff(want, log.Lines(), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("Logf lines (-want +got):\n%s", diff)
 	}
 }
 

@@ -3,9 +3,9 @@ package openapi
 import (
 	"encoding/json"
 	"errors"
-	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -318,9 +318,9 @@ func TestLoadDocument(t *testing.T) {
 	for _, op := range doc.Operations {
 		got = append(got, op.Method+" "+op.Path)
 	}
-	want := "POST /add_item, POST /ship, POST /ping, POST /notes, POST /special, POST /upload, POST /merge, POST /batch, POST /drop, POST /any, GET /items/{id}"
-	if strings.Join(got, ", ") != want {
-		t.Errorf("operations: %s\nwant %s", strings.Join(got, ", "), want)
+	want := []string{"POST /add_item", "POST /ship", "POST /ping", "POST /notes", "POST /special", "POST /upload", "POST /merge", "POST /batch", "POST /drop", "POST /any", "GET /items/{id}"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("operations (-want +got):\n%s", diff)
 	}
 	if doc.Version != "3.0.3" {
 		t.Errorf("Version = %q", doc.Version)
@@ -330,8 +330,8 @@ func TestLoadDocument(t *testing.T) {
 	}
 
 	warned := load(t, "openapi: 3.1.0\npaths:\n  /x:\n    post:\n      x-mcp-readonly: true\n")
-	if w := strings.Join(warned.Warnings, "\n"); w != "openapi: line 5: #/paths/~1x/post/x-mcp-readonly: unknown extension, ignored; mcpdoor reads x-mcp-read-only, x-mcp-destructive, x-mcp-idempotent, x-mcp-open-world, x-mcp-title and x-mcp-exclude" {
-		t.Errorf("warnings: %s", w)
+	if diff := cmp.Diff([]string{"openapi: line 5: #/paths/~1x/post/x-mcp-readonly: unknown extension, ignored; mcpdoor reads x-mcp-read-only, x-mcp-destructive, x-mcp-idempotent, x-mcp-open-world, x-mcp-title and x-mcp-exclude"}, warned.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
 

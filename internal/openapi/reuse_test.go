@@ -3,6 +3,8 @@ package openapi
 import (
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // Load finds some things once and uses them again: the entries of a
@@ -113,8 +115,8 @@ components:
 	for _, name := range []string{"a", "b", "c", "d"} {
 		refs = append(refs, op.Input.Properties[name].Properties["self"].Ref)
 	}
-	if got, want := strings.Join(refs, " "), "#/$defs/x #/$defs/x_2 #/$defs/x_3 #/$defs/x_4"; got != want {
-		t.Errorf("$refs %s, want %s", got, want)
+	if diff := cmp.Diff([]string{"#/$defs/x", "#/$defs/x_2", "#/$defs/x_3", "#/$defs/x_4"}, refs); diff != "" {
+		t.Errorf("$refs (-want +got):\n%s", diff)
 	}
 	if len(op.Input.Defs) != 4 {
 		t.Errorf("%d $defs", len(op.Input.Defs))
