@@ -183,8 +183,11 @@ func classifyREST(rt *Route, o Options, methods []string, names, opIDs *keyed) {
 		}
 	}
 	if rt.Name == "" {
-		rt.Kind, rt.Reasons = Skipped, []string{"the root route has no words to name a tool after"}
-		rt.Fix = fmt.Sprintf("name it in mcp.rest.names, e.g. %q: home", key)
+		what := "the path has no ASCII letters or digits"
+		if p == "/" {
+			what = "the root route has no words"
+		}
+		rt.Kind, rt.Reasons = Skipped, []string{what + " to name a tool after; name it in mcp.rest.names to make it a tool"}
 		return
 	}
 	rt.Kind = Tool

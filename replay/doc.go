@@ -17,8 +17,8 @@
 // refuses a value that would reach another route, with a *ParamError a
 // caller can show.
 //
-// Both dispatchers recover a handler's panic (the Response says so), honour the caller's
-// context (the handler sees its cancellation), and cap the captured body. The
-// Response holds what an HTTP client would have received: the status, the
+// Both dispatchers recover a handler's panic (the Response says so), honour
+// the caller's context (the handler sees its cancellation), and cap the
+// captured body. The Response holds what an HTTP client would have received: the status, the
 // header as it stood when the status was written, and the body.
 package replay
