@@ -226,7 +226,7 @@ func TestInspectRESTNames(t *testing.T) {
 		{"PATCH", "/notes/{id:[0-9]+}/", "bad name", NameFromConfig,
 			`mcpdoor: PATCH /notes/{id:[0-9]+}/: tool name "bad name" does not match ^[A-Za-z0-9_-]+$; fix: name the route in mcp.rest.names, e.g. "PATCH /notes/{id:[0-9]+}/": bad_name_tool`},
 		{"PUT", "/notes/{id:[0-9]+}/", "verify", NameFromConfig,
-			`mcpdoor: PUT /notes/{id:[0-9]+}/: tool name "verify" is reserved ([aggregate_metrics mcp seed_session verify] are the rollout contract's routes and the MCP endpoint); fix: name the route in mcp.rest.names, e.g. "PUT /notes/{id:[0-9]+}/": verify_tool`},
+			`mcpdoor: PUT /notes/{id:[0-9]+}/: tool name "verify" is reserved (aggregate_metrics, seed_session, verify, mcp); fix: name the route in mcp.rest.names, e.g. "PUT /notes/{id:[0-9]+}/": verify_tool`},
 		{"POST", "/notes/", "notes.create", NameFromOperationID,
 			`mcpdoor: POST /notes/: tool name "notes.create" does not match ^[A-Za-z0-9_-]+$ (the OpenAPI operationId); fix: name the route in mcp.rest.names, e.g. "POST /notes/": notes_create_tool`},
 	} {
