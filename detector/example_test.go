@@ -65,8 +65,11 @@ func ExampleInspect_rest() {
 		r.With(requireToken).Post("/{id}/archive", handler)
 	})
 
-	// GET is not named: the server's GET routes stay HTTP-only.
-	rep, err := detector.Inspect(r, &detector.Options{REST: &detector.RESTOptions{}})
+	// GET is not among the methods: the server's GET routes stay HTTP-only,
+	// but for the one named.
+	rep, err := detector.Inspect(r, &detector.Options{REST: &detector.RESTOptions{
+		Names: map[string]string{"GET /api/v1/notes/{id}": "read_note"},
+	}})
 	if err != nil {
 		panic(err)
 	}
@@ -78,8 +81,8 @@ func ExampleInspect_rest() {
 	// archive_note  POST /api/v1/notes/{id}/archive  tool     replay   middleware github.com/mcpdoor/mcpdoor/detector_test.requireToken must run
 	// create_note   POST /api/v1/notes/              tool     direct
 	// delete_note   DELETE /api/v1/notes/{id}        tool     direct
-	// -             GET /api/v1/notes/               skipped  -        GET routes are tools only when GET is among the REST methods
-	// -             GET /api/v1/notes/{id}           skipped  -        GET routes are tools only when GET is among the REST methods
-	// -             GET /metrics                     skipped  -        GET routes are tools only when GET is among the REST methods
+	// read_note     GET /api/v1/notes/{id}           tool     direct
+	// -             GET /api/v1/notes/               skipped  -        GET routes are tools only when GET is among mcp.rest.methods, or the route is named in mcp.rest.names
+	// -             GET /metrics                     skipped  -        GET routes are tools only when GET is among mcp.rest.methods, or the route is named in mcp.rest.names
 	// delete_note: params [{id }], hints {ReadOnly:false Destructive:true Idempotent:true}
 }

@@ -17,14 +17,17 @@ import (
 type RESTOptions struct {
 	// Methods are the methods whose routes become tools: any of POST, PUT,
 	// PATCH, DELETE and GET. Empty means POST, PUT, PATCH and DELETE. GET
-	// routes become tools only when GET is named, so that a server's
-	// /metrics or /debug pages do not turn into tools by accident.
+	// routes become tools only when GET is named, or one by one in Names,
+	// so that a server's /metrics or /debug pages do not turn into tools by
+	// accident.
 	Methods []string
 	// Names names routes' tools, by "METHOD /pattern" ("GET /api/notes/{id}").
 	// A pattern may leave out chi regexps ("{id}" for "{id:[0-9]+}") and a
 	// trailing slash. A name here wins over the OpenAPI operationId and the
 	// default (see RESTName), so that a bad or colliding name can always be
-	// fixed in the config. A key that names no tool route is a problem.
+	// fixed in the config. Naming a route asks for it: a route of any of
+	// the methods Methods may list is a tool when it is named, whether or
+	// not its method is listed. A key that names no such route is a problem.
 	Names map[string]string
 	// OperationIDs are the OpenAPI document's operationIds, keyed as Names.
 	// One wins over the default name. Keys for routes the router does not
@@ -108,21 +111,21 @@ func readREST(all []Route, o Options, methods []string) ([]Route, []error) {
 			switch {
 			case strings.Contains(p, "*"):
 				reason = "a wildcard route serves every path under its prefix; it has no fixed path to call"
-			case !slices.Contains(methods, http.MethodPost):
-				reason = "serves every method (Handle, HandleFunc or Mount); it could be a tool as POST, which is not among the REST methods"
+			case !asked(http.MethodPost, p, methods, names):
+				reason = "serves every method (Handle, HandleFunc or Mount); it could be a tool as POST, which is not among mcp.rest.methods"
 			}
 			out = append(out, Route{Method: "ANY", Pattern: p, Kind: Skipped, Reasons: []string{reason}})
 		}
 	}
 	for _, rt := range all {
-		if everyMethod(byPattern[rt.Pattern]) && (rt.Method != http.MethodPost || strings.Contains(rt.Pattern, "*") || !slices.Contains(methods, http.MethodPost)) {
+		if everyMethod(byPattern[rt.Pattern]) && (rt.Method != http.MethodPost || strings.Contains(rt.Pattern, "*") || !asked(rt.Method, rt.Pattern, methods, names)) {
 			continue // the ANY row speaks for it
 		}
 		classifyREST(&rt, o, methods, names, opIDs)
 		out = append(out, rt)
 	}
 	collisions(out)
-	return out, names.unused(out, methods)
+	return out, names.unused(out)
 }
 
 // everyMethod reports whether a pattern is served for every method, as
@@ -142,13 +145,13 @@ func classifyREST(rt *Route, o Options, methods []string, names, opIDs *keyed) {
 		rt.Kind, rt.Name = ReservedRoute, seg
 		return
 	}
-	if !slices.Contains(methods, rt.Method) {
+	if !asked(rt.Method, p, methods, names) {
 		rt.Kind = Skipped
 		switch {
 		case rt.Method == http.MethodGet:
-			rt.Reasons = []string{"GET routes are tools only when GET is among the REST methods"}
+			rt.Reasons = []string{"GET routes are tools only when GET is among mcp.rest.methods, or the route is named in mcp.rest.names"}
 		case slices.Contains(restMethods, rt.Method):
-			rt.Reasons = []string{rt.Method + " is not among the REST methods"}
+			rt.Reasons = []string{rt.Method + " is not among mcp.rest.methods, and the route is not named in mcp.rest.names"}
 		default:
 			rt.Reasons = []string{rt.Method + " routes are never tools"}
 		}
@@ -206,6 +209,12 @@ func classifyREST(rt *Route, o Options, methods []string, names, opIDs *keyed) {
 	}
 	rt.Verdict, rt.Reasons = Refused, []string{bad}
 	rt.Fix = fmt.Sprintf("name the route in mcp.rest.names, e.g. %q: %s", key, suggestName(rt.Name+"_tool"))
+}
+
+// asked reports whether the route method p is to be a tool: its method is
+// among methods, or it is one of the REST methods and names names it.
+func asked(method, p string, methods []string, names *keyed) bool {
+	return slices.Contains(methods, method) || slices.Contains(restMethods, method) && names.has(method, p)
 }
 
 // collisions refuses every tool whose name another tool has, naming the
@@ -279,14 +288,21 @@ func (k *keyed) lookup(method, p string) string {
 	return ""
 }
 
+// has reports whether k has an entry for the route, without marking it
+// used.
+func (k *keyed) has(method, p string) bool {
+	_, exact := k.exact[method+" "+p]
+	_, loose := k.loose[method+" "+loosen(p)]
+	return exact || loose
+}
+
 // unused reports the keys that named no tool route, and why.
-func (k *keyed) unused(routes []Route, methods []string) []error {
+func (k *keyed) unused(routes []Route) []error {
 	var errs []error
 	for _, l := range slices.Sorted(maps.Keys(k.keys)) {
 		if k.used[l] {
 			continue
 		}
-		method, _, _ := strings.Cut(l, " ")
 		err := &RefusedError{Route: k.keys[l], Reason: "mcp.rest.names names a route the router does not have", Fix: "use a route as the report lists it: the method, a space and the pattern"}
 		if i := slices.IndexFunc(routes, func(rt Route) bool { return rt.Method+" "+loosen(rt.Pattern) == l }); i >= 0 {
 			rt := routes[i]
@@ -295,9 +311,6 @@ func (k *keyed) unused(routes []Route, methods []string) []error {
 				why += ": " + rt.Reasons[0]
 			}
 			err.Reason, err.Fix = "mcp.rest.names names a route that is not a tool ("+why+")", "remove the name"
-			if rt.Kind == Skipped && !slices.Contains(methods, method) && slices.Contains(restMethods, method) {
-				err.Fix = fmt.Sprintf("add %s to mcp.rest.methods, or remove the name", method)
-			}
 		}
 		errs = append(errs, err)
 	}

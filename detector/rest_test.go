@@ -132,8 +132,8 @@ func TestInspectRESTRoutes(t *testing.T) {
 	}
 }
 
-// TestInspectRESTMethods: GET routes are tools only when GET is named; the
-// others are reported, with the reason.
+// TestInspectRESTMethods: GET routes are tools only when GET is among the
+// methods (or the route is named); the others are reported, with the reason.
 func TestInspectRESTMethods(t *testing.T) {
 	rep := inspect(t, notesRouter(), &Options{Reserved: gymRoutes, REST: &RESTOptions{}})
 	for _, tc := range []struct {
@@ -141,8 +141,8 @@ func TestInspectRESTMethods(t *testing.T) {
 		kind            Kind
 		reason          string
 	}{
-		{"GET", "/api/notes/", Skipped, "GET routes are tools only when GET is among the REST methods"},
-		{"GET", "/healthz", Skipped, "GET routes are tools only when GET is among the REST methods"},
+		{"GET", "/api/notes/", Skipped, "GET routes are tools only when GET is among mcp.rest.methods, or the route is named in mcp.rest.names"},
+		{"GET", "/healthz", Skipped, "GET routes are tools only when GET is among mcp.rest.methods, or the route is named in mcp.rest.names"},
 		{"HEAD", "/api/notes/{id}/raw", Skipped, "HEAD routes are never tools"},
 		{"POST", "/api/notes/", Tool, ""},
 		{"DELETE", "/api/notes/{id}/", Tool, ""},
@@ -161,10 +161,10 @@ func TestInspectRESTMethods(t *testing.T) {
 		}
 	}
 	rep = inspect(t, notesRouter(), &Options{Reserved: gymRoutes, REST: &RESTOptions{Methods: []string{"get"}}})
-	if rt := rep.Lookup("POST", "/api/notes/"); rt == nil || rt.Kind != Skipped || rt.Reasons[0] != "POST is not among the REST methods" {
+	if rt := rep.Lookup("POST", "/api/notes/"); rt == nil || rt.Kind != Skipped || rt.Reasons[0] != "POST is not among mcp.rest.methods, and the route is not named in mcp.rest.names" {
 		t.Errorf("POST /api/notes/ with only GET named: %+v", rt)
 	}
-	if rt := rep.Lookup("ANY", "/any"); rt == nil || rt.Reasons[0] != "serves every method (Handle, HandleFunc or Mount); it could be a tool as POST, which is not among the REST methods" {
+	if rt := rep.Lookup("ANY", "/any"); rt == nil || rt.Reasons[0] != "serves every method (Handle, HandleFunc or Mount); it could be a tool as POST, which is not among mcp.rest.methods" {
 		t.Errorf("ANY /any with only GET named: %+v", rt)
 	}
 	if rt := rep.Lookup("POST", "/any"); rt != nil {
@@ -256,9 +256,21 @@ func TestInspectRESTNames(t *testing.T) {
 		t.Errorf("Problems:\n%s\nwant\n%s", join(got), join(want))
 	}
 
-	// A name for a GET route when GET is not named says so.
-	rep = inspect(t, r, &Options{Reserved: gymRoutes, REST: &RESTOptions{Names: map[string]string{"GET /notes/{id}": "fetch_note"}}})
-	want = []string{`mcpdoor: GET /notes/{id}: mcp.rest.names names a route that is not a tool (skipped: GET routes are tools only when GET is among the REST methods); fix: add GET to mcp.rest.methods, or remove the name`}
+	// Naming a route asks for it, whatever its method: a GET route named
+	// is a tool though GET is not among the methods, the other GET routes
+	// are not. A route of a method that is never a tool stays a mistake.
+	r.Head("/notes/{id:[0-9]+}/raw", ok)
+	rep = inspect(t, r, &Options{Reserved: gymRoutes, REST: &RESTOptions{Names: map[string]string{
+		"GET /notes/{id}":     "fetch_note",
+		"HEAD /notes/{id}/raw": "peek_note",
+	}}})
+	if rt := rep.Lookup("GET", "/notes/{id:[0-9]+}/"); rt == nil || rt.Kind != Tool || rt.Name != "fetch_note" || rt.NameFrom != NameFromConfig || rt.Verdict != Direct || !rt.Hints.ReadOnly {
+		t.Errorf("GET /notes/{id:[0-9]+}/, named, GET not among the methods: %+v", rt)
+	}
+	if rt := rep.Lookup("GET", "/notes/"); rt == nil || rt.Kind != Skipped || rt.Reasons[0] != "GET routes are tools only when GET is among mcp.rest.methods, or the route is named in mcp.rest.names" {
+		t.Errorf("GET /notes/, not named: %+v", rt)
+	}
+	want = []string{`mcpdoor: HEAD /notes/{id}/raw: mcp.rest.names names a route that is not a tool (skipped: HEAD routes are never tools); fix: remove the name`}
 	if got := problems(rep); !slices.Equal(got, want) {
 		t.Errorf("Problems:\n%s\nwant\n%s", join(got), join(want))
 	}
