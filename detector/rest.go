@@ -268,7 +268,7 @@ func newKeyed(m map[string]string) *keyed {
 		method, p, _ := strings.Cut(strings.TrimSpace(key), " ")
 		method, p = strings.ToUpper(method), strings.TrimSpace(p)
 		k.exact[method+" "+p] = m[key]
-		l := method + " " + loosen(p)
+		l := method + " " + pattern.Key(p)
 		k.loose[l], k.keys[l] = m[key], key
 	}
 	return k
@@ -276,7 +276,7 @@ func newKeyed(m map[string]string) *keyed {
 
 // lookup returns the entry for the route, or "".
 func (k *keyed) lookup(method, p string) string {
-	l := method + " " + loosen(p)
+	l := method + " " + pattern.Key(p)
 	if v, ok := k.exact[method+" "+p]; ok {
 		k.used[l] = true
 		return v
@@ -292,7 +292,7 @@ func (k *keyed) lookup(method, p string) string {
 // used.
 func (k *keyed) has(method, p string) bool {
 	_, exact := k.exact[method+" "+p]
-	_, loose := k.loose[method+" "+loosen(p)]
+	_, loose := k.loose[method+" "+pattern.Key(p)]
 	return exact || loose
 }
 
@@ -304,7 +304,7 @@ func (k *keyed) unused(routes []Route) []error {
 			continue
 		}
 		err := &RefusedError{Route: k.keys[l], Reason: "mcp.rest.names names a route the router does not have", Fix: "use a route as the report lists it: the method, a space and the pattern"}
-		if i := slices.IndexFunc(routes, func(rt Route) bool { return rt.Method+" "+loosen(rt.Pattern) == l }); i >= 0 {
+		if i := slices.IndexFunc(routes, func(rt Route) bool { return rt.Method+" "+pattern.Key(rt.Pattern) == l }); i >= 0 {
 			rt := routes[i]
 			why := rt.Kind.String()
 			if len(rt.Reasons) > 0 {
@@ -315,26 +315,4 @@ func (k *keyed) unused(routes []Route) []error {
 		errs = append(errs, err)
 	}
 	return errs
-}
-
-// loosen leaves chi regexps and a trailing slash out of a pattern:
-// "/notes/{id:[0-9]+}/" is "/notes/{id}".
-func loosen(p string) string {
-	parts, err := pattern.Parse(p)
-	if err != nil {
-		return p
-	}
-	var b strings.Builder
-	for _, pt := range parts {
-		if pt.Name != "" {
-			b.WriteString("{" + pt.Name + "}")
-		} else {
-			b.WriteString(pt.Literal)
-		}
-	}
-	s := b.String()
-	if len(s) > 1 {
-		s = strings.TrimSuffix(s, "/")
-	}
-	return s
 }

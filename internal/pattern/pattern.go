@@ -132,3 +132,27 @@ func Segments(parts []Part) []Segment {
 	push()
 	return segs
 }
+
+// Key returns p with chi regexps and a trailing slash left out:
+// "/notes/{id:[0-9]+}/" is "/notes/{id}". Two patterns with the same key
+// name the same route in a config or a document that leaves those out (an
+// OpenAPI path). A pattern that does not parse is its own key.
+func Key(p string) string {
+	parts, err := Parse(p)
+	if err != nil {
+		return p
+	}
+	var b strings.Builder
+	for _, pt := range parts {
+		if pt.Name != "" {
+			b.WriteString("{" + pt.Name + "}")
+		} else {
+			b.WriteString(pt.Literal)
+		}
+	}
+	s := b.String()
+	if len(s) > 1 {
+		s = strings.TrimSuffix(s, "/")
+	}
+	return s
+}

@@ -67,3 +67,18 @@ func TestSegments(t *testing.T) {
 		})
 	}
 }
+
+func TestKey(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"/", "/"},
+		{"/notes/", "/notes"},
+		{"/notes/{id:[0-9]+}/", "/notes/{id}"},
+		{"/a/{x:{[a-z]{2}}}.{ext}", "/a/{x}.{ext}"},
+		{"/files/*", "/files/*"},
+		{"notes", "notes"},
+	} {
+		if got := Key(tc.in); got != tc.want {
+			t.Errorf("Key(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
