@@ -76,11 +76,11 @@ func install(r chi.Router, cfg *Config) (*Door, error) {
 
 // build makes the Door for router r without changing r.
 func (b *builder) build(r chi.Router) (*Door, *detector.Report, error) {
-	rep := b.inspect(r)
 	doc, err := loadOpenAPI(b.cfg)
 	if err != nil {
 		b.errs = append(b.errs, err)
 	}
+	rep := b.inspect(r, doc)
 	var disp *dispatcher
 	if rt := rep.CatchAll(); rt != nil {
 		disp = &dispatcher{route: rt, router: r}

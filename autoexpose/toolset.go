@@ -92,6 +92,9 @@ func (b *builder) unknownNames(harvested, all []Tool) {
 			continue
 		}
 		fix := "name a tool the router serves as POST /<name> (the report lists them)"
+		if m.REST != nil {
+			fix = "name a tool the router serves (the report lists them)"
+		}
 		if slices.Contains(allTools, name) {
 			fix = "describe a catch-all tool in Config.CatchAll, not in Config.Declared"
 		}
@@ -132,6 +135,8 @@ func (b *builder) check(tools []Tool, disp *dispatcher) (ok []Tool) {
 			shadowed = detector.RoutesAt(disp.router, "/"+t.Name)
 		}
 		switch first, dup := seen[t.Name]; {
+		case t.refusal != nil:
+			b.errs = append(b.errs, t.refusal)
 		case t.route.Verdict == detector.Refused:
 			if !refused[t.route] {
 				b.errs = append(b.errs, t.route.Refusal())

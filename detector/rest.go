@@ -64,6 +64,10 @@ type Hints struct {
 // errors list them.
 var restMethods = []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodGet}
 
+// RESTMethods returns the methods whose routes the REST reading can make
+// tools: POST, PUT, PATCH, DELETE and GET, in that order.
+func RESTMethods() []string { return slices.Clone(restMethods) }
+
 // methods returns the validated, upper-cased method set.
 func (o *RESTOptions) methods() ([]string, error) {
 	if len(o.Methods) == 0 {

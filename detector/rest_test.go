@@ -261,7 +261,7 @@ func TestInspectRESTNames(t *testing.T) {
 	// are not. A route of a method that is never a tool stays a mistake.
 	r.Head("/notes/{id:[0-9]+}/raw", ok)
 	rep = inspect(t, r, &Options{Reserved: gymRoutes, REST: &RESTOptions{Names: map[string]string{
-		"GET /notes/{id}":     "fetch_note",
+		"GET /notes/{id}":      "fetch_note",
 		"HEAD /notes/{id}/raw": "peek_note",
 	}}})
 	if rt := rep.Lookup("GET", "/notes/{id:[0-9]+}/"); rt == nil || rt.Kind != Tool || rt.Name != "fetch_note" || rt.NameFrom != NameFromConfig || rt.Verdict != Direct || !rt.Hints.ReadOnly {

@@ -31,8 +31,8 @@ type Call struct {
 	Path string
 	// Body is the request body: the client's arguments, unchanged.
 	Body []byte
-	// Header is the request's header; Content-Type defaults to
-	// application/json. The handler gets a copy.
+	// Header is the request's header; with a Body, Content-Type defaults
+	// to application/json. The handler gets a copy.
 	Header http.Header
 	// Host, RemoteAddr and TLS are those of the request that carried the
 	// call (the MCP request), so handlers and middlewares see the same
@@ -67,7 +67,7 @@ func (e *exchange) request(ctx context.Context, c *Call) (*http.Request, error) 
 	if header == nil {
 		header = make(http.Header, 1)
 	}
-	if header.Get("Content-Type") == "" {
+	if len(c.Body) > 0 && header.Get("Content-Type") == "" {
 		header.Set("Content-Type", "application/json")
 	}
 	method := c.Method
