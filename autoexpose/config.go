@@ -67,6 +67,9 @@ type Config struct {
 	// (summary and description) and annotations (x-mcp-read-only,
 	// x-mcp-destructive, x-mcp-idempotent, x-mcp-open-world, x-mcp-title);
 	// an operation marked x-mcp-exclude: true keeps its route off MCP.
+	// Under mcp.rest, an operation describes the route of its method and
+	// path (chi regexps and a trailing slash aside), and also gives the
+	// tool's name (operationId) and its path and query parameters.
 	// $refs must point into the document. A malformed document fails
 	// Install.
 	OpenAPI []byte `yaml:"-"`

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/mcpdoor/mcpdoor/internal/pattern"
 )
 
 // A Kind says what a POST route is to mcpdoor.
@@ -312,8 +313,34 @@ func classify(rt *Route, o Options) {
 			reason += " (a nested route)"
 		}
 		rt.Reasons = []string{reason}
-		rt.Fix = fmt.Sprintf("serve the tool at a top-level path such as /%s, or keep the route off MCP with mcp.exclude: [%q]", suggestName(rt.Name), rt.Name)
+		exclude := fmt.Sprintf("keep the route off MCP with mcp.exclude: [%q]", rt.Name)
+		nested := strings.Contains(strings.TrimSuffix(rt.Name, "/"), "/")
+		rest := RESTName(rt.Method, p)
+		switch params := paramNames(p); {
+		case nested && rest != "" && len(params) > 0:
+			// A top-level path would lose the parameters.
+			rt.Fix = fmt.Sprintf("read routes of any depth with an mcp.rest block (this one would be the tool %s, %s one of its arguments), or %s",
+				rest, strings.Join(params, ", "), exclude)
+		case nested && rest != "":
+			rt.Fix = fmt.Sprintf("serve the tool at a top-level path such as /%s, read routes of any depth with an mcp.rest block (this one would be the tool %s), or %s",
+				suggestName(rt.Name), rest, exclude)
+		default:
+			rt.Fix = fmt.Sprintf("serve the tool at a top-level path such as /%s, or %s", suggestName(rt.Name), exclude)
+		}
 	}
+}
+
+// paramNames returns a pattern's parameters as "{name}", in order.
+func paramNames(p string) []string {
+	parts, err := pattern.Parse(p)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, name := range pattern.Params(parts) {
+		out = append(out, "{"+name+"}")
+	}
+	return out
 }
 
 // catchAllParam reports whether pattern is a single parameterized segment,
