@@ -28,13 +28,11 @@ import (
 // it ends when the client cancels the call or goes away, or the door
 // closes.
 func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, in input) *replay.Response {
-	rc := &replay.Call{Path: t.path, Body: in.body, Header: make(http.Header, 1+len(c.forward)), Host: "localhost"}
-	if t.rest != nil {
-		rc.Method = t.rest.method
-		if in.uri != "" {
-			rc.Path = in.uri
-		}
+	rc := in.call
+	if rc == nil {
+		rc = &replay.Call{Path: t.path}
 	}
+	rc.Body, rc.Header, rc.Host = in.body, make(http.Header, 1+len(c.forward)), "localhost"
 	if in.body != nil {
 		rc.Header.Set("Content-Type", "application/json")
 	}

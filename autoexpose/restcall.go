@@ -8,18 +8,20 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/argcheck"
 	"github.com/mcpdoor/mcpdoor/replay"
 )
 
 // input is a call's arguments as its route's request: the body, and for a
-// REST tool whose arguments fill in its path or query, the request URI.
+// REST tool, the request its arguments fill in.
 type input struct {
-	body []byte // nil: no body (a REST route that takes none)
-	uri  string // "" means the tool's path
+	body []byte       // nil: no body (a REST route that takes none)
+	call *replay.Call // a REST tool's request: its method and URI; nil for a tool route
 	// checked is the schema a REST tool's body is known to pass (see
 	// withChecked); nil when none is.
 	checked *argcheck.Schema
@@ -36,11 +38,15 @@ type input struct {
 func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 	r := t.rest
 	if !r.split {
-		return input{body: args}, nil
+		return input{body: args, call: &replay.Call{Method: r.method, Path: t.path}}, nil
 	}
 	var values map[string]string
 	if len(r.params) > 0 {
-		values = make(map[string]string, len(r.params))
+		values = pathValues.Get().(map[string]string)
+		defer func() {
+			clear(values)
+			pathValues.Put(values)
+		}()
 	}
 	var query url.Values
 	var body []byte
@@ -83,21 +89,21 @@ func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 		return input{}, t.fail(fmt.Sprintf("Invalid arguments for %s (%s was not called): %v", t.Name, t.request, err),
 			ErrorInfo{Code: CodeInvalidArguments, Message: err.Error(), Status: http.StatusUnprocessableEntity, Effect: EffectNotApplied})
 	}
-	in := input{uri: t.path}
-	if r.template != nil {
+	in := input{call: &replay.Call{Method: r.method, Path: t.path}}
+	switch {
+	case r.template != nil && t.Verdict == detector.Direct:
+		// Direct dispatch takes the route context Fill's routing found.
+		if err := r.template.Fill(in.call, values, query); err != nil {
+			return input{}, t.pathRefused(err)
+		}
+	case r.template != nil:
 		uri, err := r.template.Expand(values, query)
-		var pe *replay.ParamError
-		if errors.As(err, &pe) {
-			return input{}, t.fail(fmt.Sprintf("Invalid arguments for %s (%s was not called): %s", t.Name, t.request, pe.Error()),
-				ErrorInfo{Code: CodeInvalidArguments, Message: pe.Error(), Fields: []string{pe.Param}, Status: http.StatusUnprocessableEntity, Effect: EffectNotApplied})
-		}
 		if err != nil {
-			return input{}, t.fail(fmt.Sprintf("Invalid arguments for %s (%s was not called): %v", t.Name, t.request, err),
-				ErrorInfo{Code: CodeInvalidArguments, Message: err.Error(), Status: http.StatusUnprocessableEntity, Effect: EffectNotApplied})
+			return input{}, t.pathRefused(err)
 		}
-		in.uri = uri
-	} else if len(query) > 0 {
-		in.uri = t.path + "?" + query.Encode()
+		in.call.Path = uri
+	case len(query) > 0:
+		in.call.Path = t.path + "?" + query.Encode()
 	}
 	switch {
 	case !r.body:
@@ -112,6 +118,17 @@ func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 		in.checked = r.bodySchema
 	}
 	return in, nil
+}
+
+// pathRefused is the isError result of path parameters the route's
+// template refuses (a *replay.ParamError says which).
+func (t *tool) pathRefused(err error) *mcp.CallToolResult {
+	info := ErrorInfo{Code: CodeInvalidArguments, Message: err.Error(), Status: http.StatusUnprocessableEntity, Effect: EffectNotApplied}
+	var pe *replay.ParamError
+	if errors.As(err, &pe) {
+		info.Fields = []string{pe.Param}
+	}
+	return t.fail(fmt.Sprintf("Invalid arguments for %s (%s was not called): %s", t.Name, t.request, err), info)
 }
 
 // restMember is a member of a REST tool's arguments that is a path or a
@@ -140,6 +157,10 @@ func (r *restTool) member(rawKey []byte) (restMember, bool) {
 	}
 	return restMember{}, false
 }
+
+// pathValues recycles the maps of path values that restInput fills and the
+// template reads, one a call.
+var pathValues = sync.Pool{New: func() any { return make(map[string]string, 4) }}
 
 // members calls f with each member of the JSON object data, in order: its
 // key and its value, each the JSON text as written. data must be valid

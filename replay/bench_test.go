@@ -195,11 +195,17 @@ func BenchmarkDispatch(b *testing.B) {
 				if tc.pattern == "" {
 					return d.Dispatch(ctx, tool)
 				}
+				c := *tool
+				if tc.direct { // as the MCP door does: Direct takes Fill's routing
+					if err := tpl.Fill(&c, values, query); err != nil {
+						b.Fatal(err)
+					}
+					return d.Dispatch(ctx, &c)
+				}
 				uri, err := tpl.Expand(values, query)
 				if err != nil {
 					b.Fatal(err)
 				}
-				c := *tool
 				c.Method, c.Path = method, uri
 				return d.Dispatch(ctx, &c)
 			}

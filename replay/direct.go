@@ -89,7 +89,16 @@ func (d *Direct) Dispatch(ctx context.Context, c *Call) *Response {
 	if err != nil {
 		return failed(err)
 	}
-	if d.find {
+	if m := c.found; d.find && m != nil && m.method == req.Method && m.path == req.URL.Path && req.URL.RawPath == "" && samePattern(m.pattern, d.pattern) {
+		// Template.Fill routed this very path: its route context is the
+		// one the router builds.
+		rctx.RouteMethod = req.Method
+		rctx.URLParams.Keys = append(rctx.URLParams.Keys, m.keys...)
+		rctx.URLParams.Values = append(rctx.URLParams.Values, m.values...)
+		rctx.RoutePatterns = append(rctx.RoutePatterns, m.patterns...)
+		rctx.RoutePath = m.routePath
+		req.Pattern = d.routePat
+	} else if d.find {
 		if err := d.route(rctx, req); err != nil {
 			return failed(err)
 		}
@@ -118,9 +127,7 @@ func (d *Direct) route(rctx *chi.Context, req *http.Request) error {
 	}
 	rctx.RouteMethod = req.Method
 	got := d.routes.Find(rctx, req.Method, path)
-	// A sub-router's "/" route is reached at its mount point with or
-	// without the slash.
-	if got != d.pattern && (got == "" || strings.TrimSuffix(got, "/") != strings.TrimSuffix(d.pattern, "/")) {
+	if !samePattern(got, d.pattern) {
 		return fmt.Errorf("replay: %s %s is not routed to %s %s", req.Method, req.RequestURI, req.Method, d.pattern)
 	}
 	for i, k := range rctx.URLParams.Keys {
@@ -130,6 +137,13 @@ func (d *Direct) route(rctx *chi.Context, req *http.Request) error {
 	}
 	req.Pattern = d.routePat
 	return nil
+}
+
+// samePattern reports whether routing found the route of pattern: got is
+// pattern, or, since a sub-router's "/" route is reached at its mount point
+// with or without the slash, pattern less that slash.
+func samePattern(got, pattern string) bool {
+	return got == pattern || got != "" && strings.TrimSuffix(got, "/") == strings.TrimSuffix(pattern, "/")
 }
 
 // match adds to params the values of parts' parameters in path, read as

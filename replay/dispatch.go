@@ -40,6 +40,8 @@ type Call struct {
 	Host       string
 	RemoteAddr string
 	TLS        *tls.ConnectionState
+
+	found *routed // what Template.Fill's routing found, or nil
 }
 
 // exchange holds what one dispatch builds besides the request itself, so

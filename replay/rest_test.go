@@ -121,6 +121,25 @@ func TestDirectMatchesRouter(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(viaRouter) {
 				t.Errorf("direct and the router disagree:\ndirect %+v\nrouter %+v", got, viaRouter)
 			}
+			// A Call a Template filled, whose routing direct takes from
+			// it, is no different.
+			tpl, err := replay.NewTemplate(http.MethodPost, sh.pattern, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			filled := &replay.Call{Body: []byte(`{"a":1}`)}
+			if err := tpl.Fill(filled, sh.values, nil); err != nil {
+				t.Fatal(err)
+			}
+			got = routeView{}
+			for range 2 { // a filled Call may be dispatched again
+				if resp := direct.Dispatch(context.Background(), filled); resp.Status != http.StatusOK {
+					t.Fatalf("direct, filled: %d %q", resp.Status, resp.Body)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(viaRouter) {
+					t.Errorf("direct from a filled Call and the router disagree:\ndirect %+v\nrouter %+v", got, viaRouter)
+				}
+			}
 		})
 	}
 }

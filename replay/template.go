@@ -103,6 +103,29 @@ func (e *ParamError) Error() string {
 // and this query: the escaped path, then "?" and the query when it has
 // any. values may hold other keys; they are not read.
 func (t *Template) Expand(values map[string]string, query url.Values) (string, error) {
+	return t.expand(values, query, nil)
+}
+
+// Fill sets c's Method and Path to the request of these values and this
+// query, as Expand builds it. With the router given to NewTemplate, it
+// also hands c what routing the path found, so that a Direct dispatcher of
+// the route, which would route the path again to build the handler's route
+// context, takes it from c instead.
+func (t *Template) Fill(c *Call, values map[string]string, query url.Values) error {
+	var m *routed
+	if t.routes != nil && len(t.params) > 0 {
+		m = new(routed)
+	}
+	uri, err := t.expand(values, query, m)
+	if err != nil {
+		return err
+	}
+	c.Method, c.Path, c.found = t.method, uri, m
+	return nil
+}
+
+// expand is Expand; with m, it records in m what routing the path found.
+func (t *Template) expand(values map[string]string, query url.Values, m *routed) (string, error) {
 	n := 0
 	for i, pt := range t.parts {
 		if pt.Name == "" {
@@ -115,23 +138,25 @@ func (t *Template) Expand(values map[string]string, query url.Values) (string, e
 		}
 		n += len(v)
 	}
-	buf := make([]byte, 0, n+1+queryLen(query))
+	var b strings.Builder
+	b.Grow(n + 1 + queryLen(query))
 	for _, pt := range t.parts {
 		if pt.Name == "" {
-			buf = append(buf, pt.Literal...)
+			b.WriteString(pt.Literal)
 		} else {
-			buf = append(buf, values[pt.Name]...)
+			b.WriteString(values[pt.Name])
 		}
 	}
 	if len(query) > 0 {
-		buf = appendQuery(append(buf, '?'), query)
+		b.WriteByte('?')
+		writeQuery(&b, query)
 	}
 	// One string holds the path, then the query: the path is its first n
 	// bytes.
-	uri := string(buf)
+	uri := b.String()
 	path := uri[:n]
 	if t.routes != nil && len(t.params) > 0 {
-		if err := t.route(path, values); err != nil {
+		if err := t.route(path, values, m); err != nil {
 			return "", err
 		}
 	}
@@ -154,9 +179,9 @@ func queryLen(query url.Values) int {
 	return n
 }
 
-// appendQuery appends query encoded as url.Values.Encode encodes it:
-// sorted by key, keys and values escaped, pairs joined by "&".
-func appendQuery(buf []byte, query url.Values) []byte {
+// writeQuery writes query encoded as url.Values.Encode encodes it: sorted
+// by key, keys and values escaped, pairs joined by "&".
+func writeQuery(b *strings.Builder, query url.Values) {
 	var small [8]string
 	keys := small[:0]
 	for k := range query {
@@ -168,15 +193,14 @@ func appendQuery(buf []byte, query url.Values) []byte {
 		ek := url.QueryEscape(k)
 		for _, v := range query[k] {
 			if !first {
-				buf = append(buf, '&')
+				b.WriteByte('&')
 			}
 			first = false
-			buf = append(buf, ek...)
-			buf = append(buf, '=')
-			buf = append(buf, url.QueryEscape(v)...)
+			b.WriteString(ek)
+			b.WriteByte('=')
+			b.WriteString(url.QueryEscape(v))
 		}
 	}
-	return buf
 }
 
 // check returns why v, the value of part i, cannot be sent, or nil.
@@ -203,7 +227,7 @@ func (t *Template) check(i int, v string, given bool) error {
 
 // route checks that the router serves path with this route and these
 // values.
-func (t *Template) route(path string, values map[string]string) error {
+func (t *Template) route(path string, values map[string]string, m *routed) error {
 	rctx := t.rctx.Get().(*chi.Context)
 	defer t.rctx.Put(rctx)
 	rctx.Reset()
@@ -226,7 +250,39 @@ func (t *Template) route(path string, values map[string]string) error {
 			return &ParamError{Param: name, Value: values[name], Reason: fmt.Sprintf("the router reads it as %q in %s", read, path)}
 		}
 	}
+	if m != nil {
+		m.record(t.method, path, got, rctx)
+	}
 	return nil
+}
+
+// A routed is what routing a Call's path found, for a Direct dispatcher to
+// build its route context from without routing the path again. It is not
+// changed once made: a Call may be dispatched again, or concurrently.
+type routed struct {
+	method, path, pattern string
+	keys, values          []string // URL parameters, "*" emptied as Mount does
+	patterns              []string // RoutePatterns
+	routePath             string
+	small                 [8]string // where keys, values and patterns go, when they fit
+}
+
+// record fills m from rctx, which routing method path to pattern found.
+func (m *routed) record(method, path, pattern string, rctx *chi.Context) {
+	m.method, m.path, m.pattern, m.routePath = method, path, pattern, rctx.RoutePath
+	keys, patterns := rctx.URLParams.Keys, rctx.RoutePatterns
+	all := m.small[:0]
+	if n := 2*len(keys) + len(patterns); n > len(m.small) {
+		all = make([]string, 0, n)
+	}
+	all = append(append(all, keys...), rctx.URLParams.Values...)
+	m.keys, m.values = all[:len(keys):len(keys)], all[len(keys):2*len(keys):2*len(keys)]
+	for i, k := range m.keys {
+		if k == "*" {
+			m.values[i] = ""
+		}
+	}
+	m.patterns = append(all[2*len(keys):], patterns...)
 }
 
 // lastParam returns the last value params hold for key, as chi.URLParam
