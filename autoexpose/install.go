@@ -11,7 +11,9 @@ import (
 )
 
 // Install serves r's POST tool routes over MCP at cfg's path (/mcp and /mcp/,
-// no redirect), with zero handler changes. Call it after every route is
+// no redirect), with zero handler changes; under mcp.rest, its REST routes
+// of any method and depth, URL and query parameters included (see the
+// package documentation, "REST routes"). Call it after every route is
 // registered and before serving.
 //
 // With expose_tools_over_mcp false it changes nothing and returns a Door
