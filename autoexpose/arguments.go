@@ -12,17 +12,19 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/argcheck"
 )
 
-// arguments returns a call's arguments as the route's request body, or the
-// isError result that refuses them: over mcp.max_body_bytes, or breaking
-// the tool's input schema. The route is then not called.
-func (c *calls) arguments(t *tool, raw json.RawMessage) ([]byte, *mcp.CallToolResult) {
+// arguments returns a call's arguments as the route's request (the body;
+// for a REST tool, the path and query they fill in too), or the isError
+// result that refuses them: over mcp.max_body_bytes, breaking the tool's
+// input schema, or a path parameter's value the route cannot be sent. The
+// route is then not called.
+func (c *calls) arguments(t *tool, raw json.RawMessage) (input, *mcp.CallToolResult) {
 	args := []byte(raw)
 	if len(args) == 0 || string(args) == "null" {
 		args = []byte("{}") // MCP clients omit the arguments of a tool that takes none
 	}
 	if int64(len(args)) > c.maxBody {
-		return nil, t.fail(
-			fmt.Sprintf("Arguments to POST %s are %d bytes, over the %d-byte limit (mcp.max_body_bytes).", t.path, len(args), c.maxBody),
+		return input{}, t.fail(
+			fmt.Sprintf("Arguments to %s are %d bytes, over the %d-byte limit (mcp.max_body_bytes).", t.request, len(args), c.maxBody),
 			ErrorInfo{
 				Code:    CodeRequestTooLarge,
 				Message: fmt.Sprintf("the arguments exceed %d bytes", c.maxBody),
@@ -31,8 +33,8 @@ func (c *calls) arguments(t *tool, raw json.RawMessage) ([]byte, *mcp.CallToolRe
 			})
 	}
 	if ae := validateArgs(t.resolved, args); ae != nil {
-		return nil, t.fail(
-			fmt.Sprintf("Invalid arguments for %s (checked against its input schema; POST %s was not called): %s", t.Name, t.path, ae.Detail),
+		return input{}, t.fail(
+			fmt.Sprintf("Invalid arguments for %s (checked against its input schema; %s was not called): %s", t.Name, t.request, ae.Detail),
 			ErrorInfo{
 				Code:    CodeInvalidArguments,
 				Message: ae.Detail,
@@ -41,7 +43,10 @@ func (c *calls) arguments(t *tool, raw json.RawMessage) ([]byte, *mcp.CallToolRe
 				Effect:  EffectNotApplied,
 			})
 	}
-	return args, nil
+	if t.rest != nil {
+		return t.restInput(args)
+	}
+	return input{body: args}, nil
 }
 
 // argError is what is wrong with arguments that break a tool's input

@@ -62,8 +62,9 @@ func (b *builder) useRollout() {
 }
 
 // inspect reads router r: its routes and their verdicts, and whether it
-// follows the rollout contract.
-func (b *builder) inspect(r chi.Router) *detector.Report {
+// follows the rollout contract. doc is Config.OpenAPI's document, whose
+// operationIds name REST tools.
+func (b *builder) inspect(r chi.Router, doc *openapi.Document) *detector.Report {
 	m := &b.cfg.MCP
 	serves := func(path string) bool { return r.Find(chi.NewRouteContext(), http.MethodPost, path) == path }
 	on, err := rollout.Decide(m.Rollout, serves(rollout.SeedPath), serves(rollout.VerifyPath))
@@ -75,7 +76,8 @@ func (b *builder) inspect(r chi.Router) *detector.Report {
 	}
 	b.reserved = append(b.reserved, strings.TrimPrefix(m.path(), "/"))
 	mode, _ := detector.ParseMode(m.Dispatch)
-	rep, err := detector.Inspect(r, &detector.Options{Mode: mode, Transparent: m.TransparentMiddleware, MCPPath: m.path(), Reserved: b.reserved})
+	rep, err := detector.Inspect(r, &detector.Options{Mode: mode, Transparent: m.TransparentMiddleware, MCPPath: m.path(), Reserved: b.reserved,
+		REST: restOptions(b.cfg, doc)})
 	if err != nil {
 		b.errs = append(b.errs, err)
 		return &detector.Report{}
@@ -88,14 +90,16 @@ func (b *builder) inspect(r chi.Router) *detector.Report {
 	return rep
 }
 
-// harvest returns the tool routes of rep as tools, and adds the other POST
-// routes to the report.
+// harvest returns the tool routes of rep as tools, and adds the other
+// routes (POST routes; under mcp.rest, every route) to the report.
 func (b *builder) harvest(rep *detector.Report, doc *openapi.Document) []Tool {
 	b.unserved(doc, rep)
 	var tools []Tool
 	for i := range rep.Routes {
-		switch rt := &rep.Routes[i]; rt.Kind {
-		case detector.Tool:
+		switch rt := &rep.Routes[i]; {
+		case rt.Kind == detector.Tool && b.cfg.MCP.REST != nil:
+			tools = append(tools, harvestREST(rt, b.cfg.Declared, doc))
+		case rt.Kind == detector.Tool:
 			tools = append(tools, harvest(rt, b.cfg.Declared, doc))
 		default:
 			b.report = append(b.report, ReportRow{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")})
@@ -137,6 +141,17 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 	for _, tl := range tools {
 		rt := tl.route
 		t := &tool{Tool: tl, path: "/" + tl.Name}
+		t.request = "POST " + t.path
+		if rest := tl.rest; rest != nil {
+			t.path, t.request = rt.Pattern, rt.Method+" "+rt.Pattern
+			if len(rest.params) > 0 {
+				var err error
+				if rest.template, err = replay.NewTemplate(rt.Method, rt.Pattern, routes); err != nil {
+					b.errs = append(b.errs, fmt.Errorf("mcpdoor: %s: tool %s: %w", t.Route, t.Name, err))
+					continue
+				}
+			}
+		}
 		if tt, ok := rt.Endpoint.(typedTool); ok {
 			info := tt.typedInfo()
 			info.configure(m.maxBodyBytes(), b.log)
@@ -158,7 +173,11 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 		if t.note != "" {
 			reasons = append(slices.Clip(reasons), t.note)
 		}
-		b.report = append(b.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: t.Verdict.String(), Reason: strings.Join(reasons, "; "), Schema: t.SchemaSource})
+		row := ReportRow{Tool: t.Name, Route: t.Route, Verdict: t.Verdict.String(), Reason: strings.Join(reasons, "; "), Schema: t.SchemaSource}
+		if t.rest != nil {
+			row.Arguments = t.rest.arguments
+		}
+		b.report = append(b.report, row)
 	}
 	if len(b.errs) > 0 {
 		return nil, errors.Join(b.errs...)

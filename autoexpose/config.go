@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,6 +67,9 @@ type Config struct {
 	// (summary and description) and annotations (x-mcp-read-only,
 	// x-mcp-destructive, x-mcp-idempotent, x-mcp-open-world, x-mcp-title);
 	// an operation marked x-mcp-exclude: true keeps its route off MCP.
+	// Under mcp.rest, an operation describes the route of its method and
+	// path (chi regexps and a trailing slash aside), and also gives the
+	// tool's name (operationId) and its path and query parameters.
 	// $refs must point into the document. A malformed document fails
 	// Install.
 	OpenAPI []byte `yaml:"-"`
@@ -158,6 +163,29 @@ type MCPConfig struct {
 	// router serves POST /seed_session and POST /verify (see package
 	// rollout).
 	Rollout rollout.Config `yaml:"rollout"`
+	// REST, when set, reads the router the REST way: routes of any method
+	// and depth are tools, their path parameters, query parameters and JSON
+	// body one input object (see the package documentation, "REST
+	// routes"). In YAML, the mcp.rest block turns it on, even empty. Nil
+	// keeps the tool-route convention: POST /<name> routes are tools.
+	REST *REST `yaml:"rest"`
+}
+
+// REST is the mcp.rest block: which routes of a REST-shaped router are
+// tools, and their names.
+type REST struct {
+	// Methods are the methods whose routes are tools: any of POST, PUT,
+	// PATCH, DELETE and GET. Default [POST, PUT, PATCH, DELETE]: GET routes
+	// are tools only when GET is listed, or one by one in Names, so that
+	// /metrics or /debug pages do not turn into tools by accident.
+	Methods []string `yaml:"methods"`
+	// Names names routes' tools, by "METHOD /pattern" as the startup report
+	// lists routes ("POST /api/notes/{id}/archive": archive_note); a
+	// pattern may leave out chi regexps and a trailing slash. Naming a
+	// route makes it a tool, whatever its method. A name here wins over the
+	// OpenAPI operationId and the default rule (see detector.RESTName). A
+	// key that names no route is an Install error.
+	Names map[string]string `yaml:"names"`
 }
 
 // RateLimit is the per-session call rate.
@@ -268,10 +296,32 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
+	if m.REST != nil {
+		m.REST.validate(bad)
+	}
 	if err := m.Rollout.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// validate reports the block's invalid methods and keys through bad.
+func (r *REST) validate(bad func(key, format string, args ...any)) {
+	methods := detector.RESTMethods()
+	for _, m := range r.Methods {
+		if !slices.Contains(methods, strings.ToUpper(m)) {
+			bad("mcp.rest.methods", "%q is not one of %s", m, strings.Join(methods, ", "))
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(r.Names)) {
+		method, pattern, ok := strings.Cut(strings.TrimSpace(key), " ")
+		switch pattern = strings.TrimSpace(pattern); {
+		case !ok || !strings.HasPrefix(pattern, "/"):
+			bad("mcp.rest.names", "%q is not a method, a space and a route pattern, such as \"GET /notes/{id}\"", key)
+		case !slices.Contains(methods, strings.ToUpper(method)):
+			bad("mcp.rest.names", "%q: %s is not one of %s", key, method, strings.Join(methods, ", "))
+		}
+	}
 }
 
 // path returns the MCP endpoint's path.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -149,6 +150,45 @@ func TestConfigErrors(t *testing.T) {
 				t.Fatalf("got %v, want an error containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestConfigREST: the mcp.rest block turns the REST reading on, even
+// empty; its methods are upper-cased by Validate's reader, its keys
+// checked.
+func TestConfigREST(t *testing.T) {
+	on := "name: x\nexpose_tools_over_mcp: true\n"
+	for _, tc := range []struct {
+		doc  string
+		want *REST
+	}{
+		{on, nil},
+		{on + "mcp:\n  rest: {}", &REST{}},
+		{on + "mcp:\n  rest:", &REST{}},
+		{on + "mcp:\n  rest: {methods: [post, GET], names: {\"GET /notes/{id}\": get_note}}",
+			&REST{Methods: []string{"post", "GET"}, Names: map[string]string{"GET /notes/{id}": "get_note"}}},
+	} {
+		cfg, err := ParseConfig([]byte(tc.doc))
+		if err != nil {
+			t.Errorf("%q: %v", tc.doc, err)
+			continue
+		}
+		if !reflect.DeepEqual(cfg.MCP.REST, tc.want) {
+			t.Errorf("%q: REST = %+v, want %+v", tc.doc, cfg.MCP.REST, tc.want)
+		}
+	}
+	for _, tc := range []struct{ doc, want string }{
+		{"mcp:\n  rest: {method: [GET]}", "mcpdoor: config: line 2: unknown key mcp.rest.method"},
+		{"mcp:\n  rest: [GET]", "mcpdoor: config: line 2: mcp.rest must be a mapping"},
+		{on + "mcp:\n  rest: {methods: [GET, HEAD]}", `mcpdoor: config: mcp.rest.methods: "HEAD" is not one of POST, PUT, PATCH, DELETE, GET`},
+		{on + "mcp:\n  rest: {names: {/notes: list_notes}}", `mcpdoor: config: mcp.rest.names: "/notes" is not a method, a space and a route pattern, such as "GET /notes/{id}"`},
+		{on + "mcp:\n  rest: {names: {\"FETCH /notes\": list_notes}}", `mcpdoor: config: mcp.rest.names: "FETCH /notes": FETCH is not one of POST, PUT, PATCH, DELETE, GET`},
+		{on + "mcp:\n  rest: {names: {\"GET notes\": list_notes}}", `mcpdoor: config: mcp.rest.names: "GET notes" is not a method, a space and a route pattern, such as "GET /notes/{id}"`},
+	} {
+		_, err := ParseConfig([]byte(tc.doc))
+		if got := fmt.Sprint(err); got != tc.want {
+			t.Errorf("%q:\n got %s\nwant %s", tc.doc, got, tc.want)
+		}
 	}
 }
 

@@ -72,6 +72,13 @@ func decodeStrict(node *yaml.Node, v reflect.Value, prefix string) error {
 			return fmt.Errorf("line %d: unknown key %s", key.Line, name)
 		}
 		f := v.Field(idx)
+		if f.Kind() == reflect.Pointer && f.Type().Elem().Kind() == reflect.Struct {
+			// An optional block (mcp.rest): present, even empty, is on.
+			if f.IsNil() {
+				f.Set(reflect.New(f.Type().Elem()))
+			}
+			f = f.Elem()
+		}
 		if f.Kind() == reflect.Struct {
 			if err := decodeStrict(val, f, name+"."); err != nil {
 				return err

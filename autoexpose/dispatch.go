@@ -15,20 +15,27 @@ import (
 )
 
 // dispatch sends a call's arguments to the tool's route, as the request
-// body, and returns what the route answered; nil when it did not answer
-// within mcp.call_timeout.
+// body (for a REST tool, the request arguments made), and returns what the
+// route answered; nil when it did not answer within mcp.call_timeout.
 //
 // The request is what the HTTP door would get from the same client: POST
-// /<tool>, Content-Type application/json, the forwarded headers
+// /<tool> (a REST tool's method and path), Content-Type application/json
+// with a body, the forwarded headers
 // (mcp.forward_headers), and the Host, RemoteAddr and TLS of the MCP
 // request. Its context carries the caller's session (in place of any the
 // MCP request's context held), the rollout id of a call made under the
 // /ng-rollout/ prefix, and what ctx carries (the MCP call itself, for
-// Progress, Log, Elicit and Sample), and it ends when the client cancels the call or goes away, or the door
-// closes.
-func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, args []byte) *replay.Response {
-	rc := &replay.Call{Path: t.path, Body: args, Header: make(http.Header, 1+len(c.forward)), Host: "localhost"}
-	rc.Header.Set("Content-Type", "application/json")
+// Progress, Log, Elicit and Sample), and it ends when the client cancels
+// the call or goes away, or the door closes.
+func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, in input) *replay.Response {
+	rc := in.call
+	if rc == nil {
+		rc = &replay.Call{Path: t.path}
+	}
+	rc.Body, rc.Header, rc.Host = in.body, make(http.Header, 1+len(c.forward)), "localhost"
+	if in.body != nil {
+		rc.Header.Set("Content-Type", "application/json")
+	}
 	forward(rc.Header, headerOf(req), c.forward)
 	if who.req != nil {
 		rc.Host, rc.RemoteAddr, rc.TLS = who.req.Host, who.req.RemoteAddr, who.req.TLS
@@ -44,7 +51,11 @@ func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.Call
 	// request's context carries; a direct call skips the middleware, and
 	// gets what it would have put there.
 	ctx = session.NewContext(ctx, who.sid)
-	ctx = withChecked(ctx, t.resolved, args)
+	if t.rest == nil || !t.rest.split {
+		ctx = withChecked(ctx, t.resolved, in.body)
+	} else if in.checked != nil {
+		ctx = withChecked(ctx, in.checked, in.body)
+	}
 	if c.timeout <= 0 {
 		return c.serve(ctx, t, rc)
 	}
@@ -124,7 +135,7 @@ func (c *calls) timedOut(t *tool) *mcp.CallToolResult {
 	if t.readOnly() {
 		effect = EffectNotApplied
 	}
-	return t.fail(fmt.Sprintf("POST %s timed out after %s.", t.path, c.timeout),
+	return t.fail(fmt.Sprintf("%s timed out after %s.", t.request, c.timeout),
 		ErrorInfo{
 			Code:    CodeTimeout,
 			Message: fmt.Sprintf("the handler did not answer within %s (mcp.call_timeout); it may still be running", c.timeout),

@@ -13,7 +13,8 @@
 //
 // # What becomes a tool
 //
-// Every POST /<name> route of the router is a tool named <name>: a name of
+// Every POST /<name> route of the router is a tool named <name> (unless
+// mcp.rest reads it the REST way, below): a name of
 // letters, digits, '_' and '-', at most 64 characters. A call's arguments
 // are validated against the tool's input schema, then posted to the route
 // as the request body, unchanged, with Content-Type application/json; the
@@ -37,6 +38,59 @@
 // a router's Use applies to every route. Install warns of those it does not
 // know to be harmless there: a timeout cuts a session's stream, a body limit
 // refuses large requests, auth asks MCP clients for credentials.
+//
+// # REST routes
+//
+// With the mcp.rest block, Install reads the router the REST way instead:
+// every route of the listed methods (default POST, PUT, PATCH and DELETE;
+// GET only when listed, or route by route in mcp.rest.names), at any depth,
+// Route, Group and Mount included, is a tool:
+//
+//	mcp:
+//	  rest:
+//	    methods: [POST, PUT, PATCH, DELETE, GET]
+//	    names: {"POST /api/notes/{id}/archive": archive_note}
+//
+// A tool's name is the one mcp.rest.names gives its route, else the
+// OpenAPI document's operationId, else a readable default from the method
+// and path (see detector.RESTName: POST /api/notes/{id}/archive is
+// archive_note). The config wins over the document so that a bad or
+// colliding operationId can be fixed without editing a generated document.
+// Two routes of one name, an invalid name and a name for a route the
+// router does not have are Install errors naming the routes and the fix;
+// the routes that are not tools are in the report, with the reason.
+//
+// A REST tool's arguments are one JSON object: its path parameters
+// (required; strings, with a chi regexp as their pattern, unless the
+// document or a declaration types them), its query parameters (the
+// document's, or a declaration's), and its JSON body's members, side by
+// side. A member named like a path parameter fills it in, a query
+// parameter's goes into the query (an array as the key repeated), and every
+// other member is the body's, when the route takes a body (a typed
+// handler's, the document's request body, else POST, PUT and PATCH), or a
+// query parameter when it does not (GET, DELETE). Config.Declared gives the
+// whole input schema; its query parameters are then the properties that
+// are neither path parameters nor members of the body the typed handler or
+// the document describes. A body member named like a path or query
+// parameter is an Install error: one object cannot hold both.
+//
+// Each path value is put into the path escaped as net/url escapes a path,
+// so that the router routes the call to that very route with that very
+// value; a value no path can carry so ("", "/", "." or "..", one the
+// router would serve with another route) is refused before the route runs,
+// with an isError naming the parameter. The body is the arguments as the
+// client sent them when none of them is a path or query parameter, and
+// otherwise a new object of the members left, each as the client wrote it:
+// for REST tools, the body is not always the client's bytes verbatim.
+//
+// Calls go direct or replay as for tool routes, so that auth on a group or
+// a mounted router runs for them; a direct call sees chi's URL parameters,
+// r.PathValue and r.Pattern as the router sets them. Annotations come last
+// from the method: GET is read-only, PUT idempotent, DELETE destructive and
+// idempotent. A 2xx response without a body reads "204 No Content" with
+// structured content {"status": 204}; a Location header is reported
+// ({"status": 201, "location": ...}, or a last text block "Location: ..."
+// after a body).
 //
 // # What a tool says of itself
 //

@@ -57,6 +57,10 @@ func (d *Door) Degraded() error { return d.degraded }
 // or over stdio.
 func (d *Door) announce(overStdio bool) {
 	for _, row := range d.report {
+		if row.Arguments != "" {
+			d.log.Info("mcpdoor: route", "tool", row.Tool, "route", row.Route, "verdict", row.Verdict, "reason", row.Reason, "schema", row.Schema, "arguments", row.Arguments)
+			continue
+		}
 		d.log.Info("mcpdoor: route", "tool", row.Tool, "route", row.Route, "verdict", row.Verdict, "reason", row.Reason, "schema", row.Schema)
 	}
 	if overStdio {

@@ -11,7 +11,9 @@ import (
 )
 
 // Install serves r's POST tool routes over MCP at cfg's path (/mcp and /mcp/,
-// no redirect), with zero handler changes. Call it after every route is
+// no redirect), with zero handler changes; under mcp.rest, its REST routes
+// of any method and depth, URL and query parameters included (see the
+// package documentation, "REST routes"). Call it after every route is
 // registered and before serving.
 //
 // With expose_tools_over_mcp false it changes nothing and returns a Door
@@ -79,11 +81,11 @@ func (b *builder) build(r chi.Router) (*Door, *detector.Report, error) {
 	if path, ok := installedAt(r); ok {
 		return nil, nil, b.installedError(path)
 	}
-	rep := b.inspect(r)
 	doc, err := loadOpenAPI(b.cfg)
 	if err != nil {
 		b.errs = append(b.errs, err)
 	}
+	rep := b.inspect(r, doc)
 	var disp *dispatcher
 	if rt := rep.CatchAll(); rt != nil {
 		disp = &dispatcher{route: rt, router: r}

@@ -66,7 +66,7 @@ func TestInstallRefusals(t *testing.T) {
 		}, MCPConfig{}, false,
 			[]string{"mcpdoor: POST /{name:[a-z]+}, POST /{tool}: more than one parameterized catch-all route; mcpdoor cannot tell which one backs the catch-all tools; fix: keep one POST /{tool} dispatcher"}},
 		{"nested route", func(r chi.Router) { r.Post("/a/b", ok) }, MCPConfig{}, false,
-			[]string{`mcpdoor: POST /a/b: tool name "a/b" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /a_b, or keep the route off MCP with mcp.exclude: ["a/b"]`}},
+			[]string{`mcpdoor: POST /a/b: tool name "a/b" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /a_b, read routes of any depth with an mcp.rest block (this one would be the tool b_a), or keep the route off MCP with mcp.exclude: ["a/b"]`}},
 		{"long name", func(r chi.Router) { r.Post("/"+strings.Repeat("x", 65), ok) }, MCPConfig{}, false,
 			[]string{`tool name "` + strings.Repeat("x", 65) + `" has 65 characters, more than 64`}},
 		{"strict refuses a replay route", func(r chi.Router) { r.With(customMiddleware).Post("/t", ok) }, MCPConfig{Dispatch: "strict"}, false,

@@ -3,6 +3,7 @@ package autoexpose
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -65,6 +66,9 @@ func operationAnnotations(op *openapi.Operation) *mcp.ToolAnnotations {
 // excludedByOpenAPI reports whether the document marks the operation of a
 // harvested tool's route x-mcp-exclude.
 func excludedByOpenAPI(doc *openapi.Document, t Tool) bool {
+	if t.rest != nil {
+		return t.rest.op != nil && t.rest.op.Exclude
+	}
 	if t.route == nil || t.route.Kind != detector.Tool {
 		return false
 	}
@@ -73,9 +77,9 @@ func excludedByOpenAPI(doc *openapi.Document, t Tool) bool {
 }
 
 // unserved returns a report row for each POST operation of the document
-// that no route of the router serves, and logs a warning for each (and for
-// each of the document's own warnings): the document and the router
-// disagree.
+// (under mcp.rest, each operation of a REST method) that no route of the
+// router serves, and logs a warning for each (and for each of the
+// document's own warnings): the document and the router disagree.
 func (b *builder) unserved(doc *openapi.Document, rep *detector.Report) {
 	if doc == nil {
 		return
@@ -84,12 +88,17 @@ func (b *builder) unserved(doc *openapi.Document, rep *detector.Report) {
 		b.log.Warn("mcpdoor: " + w)
 	}
 	for _, op := range doc.Operations {
-		if op.Method != http.MethodPost || op.Exclude || rep.Route(op.Path) != nil {
+		if b.cfg.MCP.REST != nil {
+			if op.Exclude || !slices.Contains(detector.RESTMethods(), op.Method) || restServed(rep, op) {
+				continue
+			}
+		} else if op.Method != http.MethodPost || op.Exclude || rep.Route(op.Path) != nil {
 			continue
 		}
+		route := op.Method + " " + op.Path
 		reason := fmt.Sprintf("the OpenAPI document describes it (line %d), but no route serves it", op.Line)
-		b.report = append(b.report, ReportRow{Route: "POST " + op.Path, Verdict: "unserved", Reason: reason})
-		b.log.Warn("mcpdoor: "+reason, "route", "POST "+op.Path)
+		b.report = append(b.report, ReportRow{Route: route, Verdict: "unserved", Reason: reason})
+		b.log.Warn("mcpdoor: "+reason, "route", route)
 	}
 }
 

@@ -2,13 +2,14 @@ package autoexpose
 
 import (
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/mcpdoor/mcpdoor/internal/table"
 )
 
-// A ReportRow is one line of the startup report: one POST route and what
-// mcpdoor made of it.
+// A ReportRow is one line of the startup report: one POST route (under
+// mcp.rest, one route) and what mcpdoor made of it.
 type ReportRow struct {
 	// Tool is the tool name, or "" for a route that is not a tool.
 	Tool string
@@ -20,6 +21,10 @@ type ReportRow struct {
 	Reason  string
 	// Schema is where an exposed tool's input schema came from.
 	Schema SchemaSource
+	// Arguments says, for a REST tool, which argument goes where:
+	// "id (path); limit, tag (query); text (body)", with "any" for the
+	// members its schema takes without naming them.
+	Arguments string
 }
 
 // compareRows orders the report: tools by name, then the other routes by
@@ -41,11 +46,21 @@ func compareRows(a, b ReportRow) int {
 // route.
 func (d *Door) Report() []ReportRow { return d.report }
 
-// WriteReport writes the startup report as a table.
+// WriteReport writes the startup report as a table, with a column of the
+// arguments when it has REST tools.
 func (d *Door) WriteReport(w io.Writer) error {
-	rows := [][]string{{"TOOL", "ROUTE", "VERDICT", "SCHEMA", "REASON"}}
+	args := slices.ContainsFunc(d.report, func(r ReportRow) bool { return r.Arguments != "" })
+	head := []string{"TOOL", "ROUTE", "VERDICT", "SCHEMA", "REASON"}
+	if args {
+		head = slices.Insert(head, 4, "ARGUMENTS")
+	}
+	rows := [][]string{head}
 	for _, r := range d.report {
-		rows = append(rows, []string{r.Tool, r.Route, r.Verdict, string(r.Schema), r.Reason})
+		row := []string{r.Tool, r.Route, r.Verdict, string(r.Schema), r.Reason}
+		if args {
+			row = slices.Insert(row, 4, r.Arguments)
+		}
+		rows = append(rows, row)
 	}
 	return table.Write(w, rows)
 }

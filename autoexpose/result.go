@@ -26,8 +26,11 @@ const maxImagePixels = 64 << 20
 func (t *tool) result(resp *replay.Response) *mcp.CallToolResult {
 	if resp.Truncated {
 		return t.fail(
-			fmt.Sprintf("Response from POST %s exceeds the %d-byte limit (mcp.max_body_bytes).", t.path, len(resp.Body)),
+			fmt.Sprintf("Response from %s exceeds the %d-byte limit (mcp.max_body_bytes).", t.request, len(resp.Body)),
 			ErrorInfo{Code: CodeResponseTooLarge, Message: fmt.Sprintf("the response exceeds %d bytes", len(resp.Body)), Status: resp.Status, Effect: EffectUnknown})
+	}
+	if t.rest != nil && resp.Status >= 200 && resp.Status <= 299 && (len(resp.Body) == 0 || resp.Header.Get("Location") != "") {
+		return t.restResult(resp)
 	}
 	body := resp.Body
 	if resp.Status < 200 || resp.Status > 299 {
@@ -40,7 +43,7 @@ func (t *tool) result(resp *replay.Response) *mcp.CallToolResult {
 			effect = EffectNotApplied
 		}
 		return t.fail(
-			fmt.Sprintf("HTTP %d from POST %s: %s", resp.Status, t.path, text),
+			fmt.Sprintf("HTTP %d from %s: %s", resp.Status, t.request, text),
 			ErrorInfo{Code: statusCode(resp.Status), Message: bodyMessage(text), Status: resp.Status, Effect: effect})
 	}
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
@@ -93,7 +96,7 @@ var imageFormats = map[string]string{
 func (t *tool) imageResult(mediaType string, body []byte, status int) *mcp.CallToolResult {
 	if why := checkImage(mediaType, body); why != "" {
 		return t.fail(
-			fmt.Sprintf("Response from POST %s is not a valid %s image: %s.", t.path, mediaType, why),
+			fmt.Sprintf("Response from %s is not a valid %s image: %s.", t.request, mediaType, why),
 			ErrorInfo{Code: CodeBadResponse, Message: why, Status: status, Effect: EffectUnknown})
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: body, MIMEType: mediaType}}}
@@ -136,7 +139,7 @@ var audioMagic = map[string][][]byte{
 func (t *tool) audioResult(mediaType string, body []byte, status int) *mcp.CallToolResult {
 	if why := checkAudio(mediaType, body); why != "" {
 		return t.fail(
-			fmt.Sprintf("Response from POST %s is not valid %s audio: %s.", t.path, mediaType, why),
+			fmt.Sprintf("Response from %s is not valid %s audio: %s.", t.request, mediaType, why),
 			ErrorInfo{Code: CodeBadResponse, Message: why, Status: status, Effect: EffectUnknown})
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: body, MIMEType: mediaType}}}

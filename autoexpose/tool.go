@@ -35,12 +35,17 @@ type Tool struct {
 
 	route *detector.Route // the route that serves the tool
 	note  string          // why the schema is what it is, for the report
+	rest  *restTool       // a REST tool's request plan (see rest.go); nil for a tool route
+	// refusal is why the tool cannot be served as it stands (a REST tool
+	// whose arguments cannot be one object); reported if the tool is kept.
+	refusal error
 }
 
 // tool is a Tool ready to serve.
 type tool struct {
 	Tool
-	path       string // the request path, "/<name>"
+	path       string // the request path, "/<name>"; a REST tool's pattern
+	request    string // the method and path that texts name: "POST /<name>", "GET /api/notes/{id}/"
 	resolved   *argcheck.Schema
 	dispatcher replay.Dispatcher
 }

@@ -111,7 +111,11 @@ func (b *builder) unknownNames(harvested, all []Tool) {
 			})
 			continue
 		}
-		refuse("Config.Declared", name, routeTools, "tool route", "name a tool the router serves as POST /<name>, or remove the entry")
+		fix := "name a tool the router serves as POST /<name>, or remove the entry"
+		if m.REST != nil {
+			fix = "name a tool the router serves, or remove the entry"
+		}
+		refuse("Config.Declared", name, routeTools, "tool route", fix)
 	}
 	for _, list := range []struct {
 		key     string
@@ -148,6 +152,8 @@ func (b *builder) check(tools []Tool, disp *dispatcher) (ok []Tool) {
 			shadowed = detector.RoutesAt(disp.router, "/"+t.Name)
 		}
 		switch first, dup := seen[t.Name]; {
+		case t.refusal != nil:
+			b.errs = append(b.errs, t.refusal)
 		case t.route.Verdict == detector.Refused:
 			if !refused[t.route] {
 				b.errs = append(b.errs, t.route.Refusal())

@@ -27,8 +27,13 @@ import (
 //
 // The tools are the POST /<name> operations of the OpenAPI document
 // (Config.OpenAPI) and the tools of Config.CatchAll, for which h stands as
-// the dispatcher: each is served as POST /<name> through h. Every call is
-// replayed through h, so every check h makes still runs. The Door serves the
+// the dispatcher: each is served as POST /<name> through h. Under mcp.rest,
+// they are the routes mcp.rest.names names — method patterns with path
+// wildcards, as an http.ServeMux has them ("GET /notes/{id}") — and the
+// document's operations, as REST tools (see the package documentation,
+// "REST routes"); a path value is checked against those routes, and, when
+// h is an *http.ServeMux, each named route must be one it serves. Every
+// call is replayed through h, so every check h makes still runs. The Door serves the
 // MCP endpoint itself and passes every other request to h unchanged.
 //
 // The rollout contract is on when h serves POST /seed_session and POST
@@ -97,6 +102,12 @@ func wrap(h http.Handler, cfg *Config) (*Door, error) {
 		Verdict:  detector.Replay,
 		Reasons:  replayReasons,
 	}}
+	if cfg.MCP.REST != nil {
+		// The routes mcp.rest.names and the document name are the harvest,
+		// a router of their own.
+		harvested, routes := b.wrapREST(h, doc, replayReasons)
+		return b.wrapDoor(h, cfg, b.toolset(harvested, disp, doc), routes)
+	}
 	// The document's POST operations are the harvest: each served by h at
 	// its path.
 	harvested := documentTools(doc)
@@ -119,8 +130,13 @@ func wrap(h http.Handler, cfg *Config) (*Door, error) {
 			t.Reasons = replayReasons
 		}
 	}
-	tools := b.toolset(harvested, disp, doc)
-	d, err := b.door(tools, replayTarget(cfg, h), nil)
+	return b.wrapDoor(h, cfg, b.toolset(harvested, disp, doc), nil)
+}
+
+// wrapDoor makes the Door that serves tools through h; routes, when not
+// nil, are the routes the tools' paths are checked against.
+func (b *builder) wrapDoor(h http.Handler, cfg *Config, tools []Tool, routes chi.Routes) (*Door, error) {
+	d, err := b.door(tools, replayTarget(cfg, h), routes)
 	if err != nil {
 		return nil, err
 	}

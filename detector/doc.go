@@ -18,5 +18,18 @@
 // dispatcher, not a tool. Routes are walked with chi.Walk and reported in a
 // deterministic order: tools by name.
 //
+// # REST servers
+//
+// With Options.REST set, the detector reads a REST server instead: every
+// route of the named methods (POST, PUT, PATCH, DELETE, and GET only when
+// named) is a tool, at any depth, with its path parameters (Route.Params),
+// the annotations its method implies (Route.Hints) and a name: the
+// config's, else the OpenAPI operationId, else RESTName's rule (GET
+// /api/notes/{id} is get_note, POST /api/notes/{id}/archive is
+// archive_note). Routes that cannot be tools — wildcards, methods not
+// named — are reported as skipped, with the reason; two routes with one
+// name are both refused, with the fix. POST /<name> routes keep their
+// tool-route names.
+//
 // The detector never changes the router.
 package detector

@@ -1,6 +1,7 @@
 package detector_test
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 
@@ -46,4 +47,42 @@ func ExampleInspect() {
 	// get_weather   POST /get_weather   tool       direct
 	// seed_session  POST /seed_session  reserved   -
 	// -             POST /{tool}        catch-all  direct
+}
+
+// Read a REST server: routes of any method and depth become tools, named
+// by a rule that reads well, with the annotations their methods imply.
+func ExampleInspect_rest() {
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
+
+	r := chi.NewRouter()
+	r.Use(middleware.Recoverer)
+	r.Get("/metrics", handler)
+	r.Route("/api/v1/notes", func(r chi.Router) {
+		r.Get("/", handler)
+		r.Post("/", handler)
+		r.Get("/{id}", handler)
+		r.Delete("/{id}", handler)
+		r.With(requireToken).Post("/{id}/archive", handler)
+	})
+
+	// GET is not among the methods: the server's GET routes stay HTTP-only,
+	// but for the one named.
+	rep, err := detector.Inspect(r, &detector.Options{REST: &detector.RESTOptions{
+		Names: map[string]string{"GET /api/v1/notes/{id}": "read_note"},
+	}})
+	if err != nil {
+		panic(err)
+	}
+	rep.WriteTable(os.Stdout)
+	del := rep.Lookup(http.MethodDelete, "/api/v1/notes/{id}")
+	fmt.Printf("%s: params %v, hints %+v\n", del.Name, del.Params, del.Hints)
+	// Output:
+	// TOOL          ROUTE                            KIND     VERDICT  REASON
+	// archive_note  POST /api/v1/notes/{id}/archive  tool     replay   middleware github.com/mcpdoor/mcpdoor/detector_test.requireToken must run
+	// create_note   POST /api/v1/notes/              tool     direct
+	// delete_note   DELETE /api/v1/notes/{id}        tool     direct
+	// read_note     GET /api/v1/notes/{id}           tool     direct
+	// -             GET /api/v1/notes/               skipped  -        GET routes are tools only when GET is among mcp.rest.methods, or the route is named in mcp.rest.names
+	// -             GET /metrics                     skipped  -        GET routes are tools only when GET is among mcp.rest.methods, or the route is named in mcp.rest.names
+	// delete_note: params [{id }], hints {ReadOnly:false Destructive:true Idempotent:true}
 }

@@ -3,6 +3,7 @@ package detector
 import (
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 
 	"github.com/mcpdoor/mcpdoor/internal/table"
@@ -32,16 +33,21 @@ func (rep *Report) CatchAll() *Route {
 
 // Route returns the POST route with exactly this pattern, or nil.
 func (rep *Report) Route(pattern string) *Route {
+	return rep.Lookup(http.MethodPost, pattern)
+}
+
+// Lookup returns the route with exactly this method and pattern, or nil.
+func (rep *Report) Lookup(method, pattern string) *Route {
 	for i := range rep.Routes {
-		if rep.Routes[i].Pattern == pattern {
+		if rep.Routes[i].Method == method && rep.Routes[i].Pattern == pattern {
 			return &rep.Routes[i]
 		}
 	}
 	return nil
 }
 
-// WriteTable writes one line per POST route: name, route, kind, verdict and
-// reasons, followed by the router's problems, one a line. No line ends in
+// WriteTable writes one line per route of the report: name, route, kind,
+// verdict and reasons, followed by the router's problems, one a line. No line ends in
 // a space, so the table can be compared with a golden file.
 func (rep *Report) WriteTable(w io.Writer) error {
 	rows := [][]string{{"TOOL", "ROUTE", "KIND", "VERDICT", "REASON"}}

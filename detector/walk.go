@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/mcpdoor/mcpdoor/internal/pattern"
 )
 
 // A Kind says what a POST route is to mcpdoor.
@@ -39,14 +40,24 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
-// A Route is one POST route of the router, as the detector sees it.
+// A Route is one route of the router, as the detector sees it: a POST
+// route, or under Options.REST a route of any method.
 type Route struct {
-	Method  string // always "POST" today
+	// Method is the route's method, or "ANY" for the report's row of a
+	// route that serves every method (Handle, Mount).
+	Method  string
 	Pattern string // the full chi pattern, e.g. "/get_weather" or "/{tool}"
 	Kind    Kind
-	// Name is the tool name: the pattern without its leading slash. Empty
-	// for a catch-all.
+	// Name is the tool name: the pattern without its leading slash, or
+	// under Options.REST as NameFrom says. Empty for a catch-all.
 	Name string
+	// NameFrom says where Name comes from: NameFromPath, NameFromRule,
+	// NameFromOperationID or NameFromConfig. Set under Options.REST.
+	NameFrom string
+	// Params are a REST tool's path parameters, in the pattern's order.
+	Params []Param
+	// Hints are the annotations a REST tool's method implies.
+	Hints Hints
 	// Param is a catch-all's parameter name ("tool" for /{tool}).
 	Param string
 	// Endpoint is the route's own handler, without its middlewares.
@@ -110,12 +121,15 @@ type Options struct {
 	// /seed_session and /verify). A POST route of such a name is a
 	// ReservedRoute. MCPPath's name is always reserved.
 	Reserved []string
+	// REST, when set, reads routes of any method and depth as tools (see
+	// RESTOptions). Nil keeps the tool-route convention: POST /<name>.
+	REST *RESTOptions
 }
 
 // A Report is what Inspect found.
 type Report struct {
-	// Routes holds every POST route: tools by name, then the others by
-	// pattern.
+	// Routes holds every POST route (under Options.REST, every route):
+	// tools by name, then the others by pattern and method.
 	Routes []Route
 	// Problems are refusals of the router as a whole: an existing MCP
 	// endpoint, more than one catch-all.
@@ -125,12 +139,20 @@ type Report struct {
 	RootMiddlewareNames []string
 }
 
-// Inspect walks r and classifies its POST routes. It reports what it
-// finds; it returns an error only when the walk itself fails.
+// Inspect walks r and classifies its POST routes, or under Options.REST
+// all its routes. It reports what it finds; it returns an error only when
+// opts is invalid or the walk itself fails.
 func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
+	}
+	var methods []string
+	if o.REST != nil {
+		var err error
+		if methods, err = o.REST.methods(); err != nil {
+			return nil, err
+		}
 	}
 	if o.Mode == "" {
 		o.Mode = Auto
@@ -144,11 +166,12 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 		rep.RootMiddlewareNames = append(rep.RootMiddlewareNames, FuncName(mw))
 	}
 	mcpRoutes := map[string][]string{} // pattern -> methods
+	var all []Route                    // under REST, every route, to classify once all are known
 	err := chi.Walk(r, func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
 		if pattern == o.MCPPath || strings.HasPrefix(pattern, o.MCPPath+"/") {
 			mcpRoutes[pattern] = append(mcpRoutes[pattern], method)
 		}
-		if method != http.MethodPost {
+		if method != http.MethodPost && o.REST == nil {
 			return nil
 		}
 		rt := Route{
@@ -160,12 +183,21 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 		for _, mw := range mws {
 			rt.MiddlewareNames = append(rt.MiddlewareNames, FuncName(mw))
 		}
+		if o.REST != nil {
+			all = append(all, rt)
+			return nil
+		}
 		classify(&rt, o)
 		rep.Routes = append(rep.Routes, rt)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("detector: walking the router: %w", err)
+	}
+	if o.REST != nil {
+		var problems []error
+		rep.Routes, problems = readREST(all, o, methods)
+		rep.Problems = append(rep.Problems, problems...)
 	}
 	if len(mcpRoutes) > 0 {
 		rep.Problems = append(rep.Problems, &RefusedError{
@@ -222,7 +254,8 @@ func routeNames(routes map[string][]string) []string {
 	return out
 }
 
-// compareRoutes orders tools by name first, then everything else by pattern.
+// compareRoutes orders tools by name first, then everything else by
+// pattern and method.
 func compareRoutes(a, b Route) int {
 	if (a.Kind == Tool) != (b.Kind == Tool) {
 		if a.Kind == Tool {
@@ -230,7 +263,15 @@ func compareRoutes(a, b Route) int {
 		}
 		return 1
 	}
-	return strings.Compare(a.Pattern, b.Pattern)
+	if a.Kind == Tool {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+	}
+	if c := strings.Compare(a.Pattern, b.Pattern); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Method, b.Method)
 }
 
 // classify sets rt's Kind, Name, Param and Verdict.
@@ -272,8 +313,34 @@ func classify(rt *Route, o Options) {
 			reason += " (a nested route)"
 		}
 		rt.Reasons = []string{reason}
-		rt.Fix = fmt.Sprintf("serve the tool at a top-level path such as /%s, or keep the route off MCP with mcp.exclude: [%q]", suggestName(rt.Name), rt.Name)
+		exclude := fmt.Sprintf("keep the route off MCP with mcp.exclude: [%q]", rt.Name)
+		nested := strings.Contains(strings.TrimSuffix(rt.Name, "/"), "/")
+		rest := RESTName(rt.Method, p)
+		switch params := paramNames(p); {
+		case nested && rest != "" && len(params) > 0:
+			// A top-level path would lose the parameters.
+			rt.Fix = fmt.Sprintf("read routes of any depth with an mcp.rest block (this one would be the tool %s, %s one of its arguments), or %s",
+				rest, strings.Join(params, ", "), exclude)
+		case nested && rest != "":
+			rt.Fix = fmt.Sprintf("serve the tool at a top-level path such as /%s, read routes of any depth with an mcp.rest block (this one would be the tool %s), or %s",
+				suggestName(rt.Name), rest, exclude)
+		default:
+			rt.Fix = fmt.Sprintf("serve the tool at a top-level path such as /%s, or %s", suggestName(rt.Name), exclude)
+		}
 	}
+}
+
+// paramNames returns a pattern's parameters as "{name}", in order.
+func paramNames(p string) []string {
+	parts, err := pattern.Parse(p)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, name := range pattern.Params(parts) {
+		out = append(out, "{"+name+"}")
+	}
+	return out
 }
 
 // catchAllParam reports whether pattern is a single parameterized segment,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
@@ -132,5 +133,89 @@ func BenchmarkLargeResponse(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		d.Dispatch(context.Background(), c)
+	}
+}
+
+// The REST routes of BenchmarkDispatch: two parameters, one with a
+// regexp, called with a query; one at the top, one in a mounted router.
+const (
+	restPattern    = "/cities/{city}/forecast/{day:[0-9]+}"
+	mountedPattern = "/api/cities/{city}/forecast/{day:[0-9]+}"
+)
+
+// dispatchRouter serves weatherEndpoint as the tool route POST
+// /get_weather and as GET restPattern and GET mountedPattern, behind the
+// three middlewares of benchRouter.
+func dispatchRouter() chi.Router {
+	r := benchRouter()
+	r.Get(restPattern, weatherEndpoint)
+	api := chi.NewRouter()
+	api.Get("/cities/{city}/forecast/{day:[0-9]+}", weatherEndpoint)
+	r.Mount("/api", api)
+	return r
+}
+
+// BenchmarkDispatch compares a REST call (building its request URI from
+// two path parameters and a query, checked against the router, then
+// dispatching it) with a tool-route call, for direct and replayed
+// dispatch, with the same endpoint: compare rest/X and mounted/X with
+// tool/X.
+func BenchmarkDispatch(b *testing.B) {
+	r := dispatchRouter()
+	values := map[string]string{"city": "Paris", "day": "3"}
+	query := url.Values{"units": {"metric"}}
+	tool := benchCall()
+	for _, tc := range []struct {
+		name    string
+		pattern string // "" for the tool route
+		direct  bool
+	}{
+		{"tool/direct", "", true},
+		{"rest/direct", restPattern, true},
+		{"mounted/direct", mountedPattern, true},
+		{"tool/replay", "", false},
+		{"rest/replay", restPattern, false},
+		{"mounted/replay", mountedPattern, false},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			ctx := context.Background()
+			method, pattern := http.MethodPost, "/get_weather"
+			if tc.pattern != "" {
+				method, pattern = http.MethodGet, tc.pattern
+			}
+			var d replay.Dispatcher = replay.NewReplay(r, 0)
+			if tc.direct {
+				d = replay.NewDirect(endpointFor(b, r, method, pattern), pattern, r, 0)
+			}
+			tpl, err := replay.NewTemplate(method, pattern, r)
+			if err != nil {
+				b.Fatal(err)
+			}
+			call := func() *replay.Response {
+				if tc.pattern == "" {
+					return d.Dispatch(ctx, tool)
+				}
+				c := *tool
+				if tc.direct { // as the MCP door does: Direct takes Fill's routing
+					if err := tpl.Fill(&c, values, query); err != nil {
+						b.Fatal(err)
+					}
+					return d.Dispatch(ctx, &c)
+				}
+				uri, err := tpl.Expand(values, query)
+				if err != nil {
+					b.Fatal(err)
+				}
+				c.Method, c.Path = method, uri
+				return d.Dispatch(ctx, &c)
+			}
+			if resp := call(); resp.Status != http.StatusOK {
+				b.Fatalf("Dispatch: status %d, body %q", resp.Status, resp.Body)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				call()
+			}
+		})
 	}
 }

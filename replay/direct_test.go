@@ -154,6 +154,11 @@ func TestDirectEmptyBody(t *testing.T) {
 	if got.Body != "" || got.BodyErr != nil || got.ContentLength != 0 {
 		t.Errorf("body %q, err %v, ContentLength %d; want empty, nil, 0", got.Body, got.BodyErr, got.ContentLength)
 	}
+	// A request without a body says nothing of a body's type, as an HTTP
+	// client's GET does not.
+	if got.ContentType != "" {
+		t.Errorf("Content-Type %q on a request without a body, want none", got.ContentType)
+	}
 }
 
 // TestDirectPathParams: a catch-all route dispatched direct shows its handler

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime/debug"
+	"strings"
 )
 
 // DefaultMaxResponseBytes caps a captured response body when a dispatcher's
@@ -23,12 +24,15 @@ type Dispatcher interface {
 
 // A Call is one tool call, as the HTTP request the route will see.
 type Call struct {
-	// Path is the request path, e.g. "/get_weather".
+	// Method is the request's method; "" means POST.
+	Method string
+	// Path is the request URI: the escaped path and any query, e.g.
+	// "/get_weather" or "/api/notes/42?tag=a" (see Template).
 	Path string
 	// Body is the request body: the client's arguments, unchanged.
 	Body []byte
-	// Header is the request's header; Content-Type defaults to
-	// application/json. The handler gets a copy.
+	// Header is the request's header; with a Body, Content-Type defaults
+	// to application/json. The handler gets a copy.
 	Header http.Header
 	// Host, RemoteAddr and TLS are those of the request that carried the
 	// call (the MCP request), so handlers and middlewares see the same
@@ -36,6 +40,8 @@ type Call struct {
 	Host       string
 	RemoteAddr string
 	TLS        *tls.ConnectionState
+
+	found *routed // what Template.Fill's routing found, or nil
 }
 
 // exchange holds what one dispatch builds besides the request itself, so
@@ -53,7 +59,7 @@ type body struct{ bytes.Reader }
 
 func (*body) Close() error { return nil }
 
-// request builds the POST request for c under ctx, as
+// request builds the request for c under ctx, as
 // http.NewRequestWithContext would, with the fields a server sets.
 func (e *exchange) request(ctx context.Context, c *Call) (*http.Request, error) {
 	if err := parsePath(&e.url, c.Path); err != nil {
@@ -63,11 +69,15 @@ func (e *exchange) request(ctx context.Context, c *Call) (*http.Request, error) 
 	if header == nil {
 		header = make(http.Header, 1)
 	}
-	if header.Get("Content-Type") == "" {
+	if len(c.Body) > 0 && header.Get("Content-Type") == "" {
 		header.Set("Content-Type", "application/json")
 	}
+	method := c.Method
+	if method == "" {
+		method = http.MethodPost
+	}
 	req := http.Request{
-		Method:     http.MethodPost,
+		Method:     method,
 		URL:        &e.url,
 		Proto:      "HTTP/1.1",
 		ProtoMajor: 1,
@@ -87,18 +97,23 @@ func (e *exchange) request(ctx context.Context, c *Call) (*http.Request, error) 
 }
 
 // parsePath sets *u to path parsed as url.Parse would. Tool paths
-// ("/get_weather") come out of url.Parse unchanged; for those it skips the
-// parsing and its allocation.
+// ("/get_weather") and REST paths that need no escaping
+// ("/api/notes/42?tag=a") come out of url.Parse unchanged but for the
+// split at "?"; for those it skips the parsing and its allocation.
 func parsePath(u *url.URL, path string) error {
-	if plainPath(path) {
-		*u = url.URL{Path: path}
+	p, query, hasQuery := strings.Cut(path, "?")
+	if plainPath(p) && (!hasQuery || plainQuery(query)) {
+		*u = url.URL{Path: p, RawQuery: query}
+		if hasQuery && query == "" {
+			u.ForceQuery = true
+		}
 		return nil
 	}
-	p, err := url.Parse(path)
+	parsed, err := url.Parse(path)
 	if err != nil {
 		return err
 	}
-	*u = *p
+	*u = *parsed
 	return nil
 }
 
@@ -114,6 +129,18 @@ func plainPath(path string) bool {
 		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
 		case c == '-', c == '.', c == '_', c == '~', c == '/':
 		default:
+			return false
+		}
+	}
+	return true
+}
+
+// plainQuery reports whether url.Parse keeps query as it is: it holds no
+// "#", which starts a fragment, and no control byte, which url.Parse
+// refuses.
+func plainQuery(query string) bool {
+	for i := 0; i < len(query); i++ {
+		if c := query[i]; c == '#' || c < 0x20 || c == 0x7f {
 			return false
 		}
 	}

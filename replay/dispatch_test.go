@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mcpdoor/mcpdoor/replay"
 )
@@ -131,7 +132,7 @@ func TestCallNotModified(t *testing.T) {
 			Body:   []byte(`{"a":1}`),
 			Header: http.Header{"Authorization": {"Bearer x"}, "X-Forwarded-For": {"198.51.100.1"}},
 		}
-		if diff := cmp.Diff(want, c); diff != "" {
+		if diff := cmp.Diff(want, c, cmpopts.IgnoreUnexported(replay.Call{})); diff != "" {
 			t.Errorf("%T: the call changed (-want +got):\n%s", d, diff)
 		}
 	}

@@ -11,8 +11,14 @@
 //   - Replay serves the request through the whole router, so every middleware
 //     the HTTP door enforces runs, exactly as for an HTTP client.
 //
-// Both recover a handler's panic (the Response says so), honour the caller's
-// context (the handler sees its cancellation), and cap the captured body. The
-// Response holds what an HTTP client would have received: the status, the
+// A REST route's call (any method, path parameters, a query) is built by a
+// Template: it expands the route's pattern with the parameters' values so
+// that the router serves the request with that route and those values, or
+// refuses a value that would reach another route, with a *ParamError a
+// caller can show.
+//
+// Both dispatchers recover a handler's panic (the Response says so), honour
+// the caller's context (the handler sees its cancellation), and cap the
+// captured body. The Response holds what an HTTP client would have received: the status, the
 // header as it stood when the status was written, and the body.
 package replay

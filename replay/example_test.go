@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 
 	"github.com/go-chi/chi/v5"
 
@@ -29,4 +30,37 @@ func ExampleReplay_Dispatch() {
 	// Output:
 	// 200 application/json
 	// {"asked":{"city":"Paris"},"temp_c":21.5}
+}
+
+// Build a REST route's request from the arguments of a call, and dispatch
+// it: the handler reads the same id and query an HTTP client would send.
+func ExampleTemplate_Expand() {
+	r := chi.NewRouter()
+	r.Route("/api/notes", func(r chi.Router) {
+		r.Get("/search", func(w http.ResponseWriter, r *http.Request) {})
+		r.Get("/{id}", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, "note %s, fields %s", chi.URLParam(r, "id"), r.URL.Query().Get("fields"))
+		})
+	})
+
+	tpl, err := replay.NewTemplate(http.MethodGet, "/api/notes/{id}", r)
+	if err != nil {
+		panic(err)
+	}
+	uri, err := tpl.Expand(map[string]string{"id": "a b;c"}, url.Values{"fields": {"text,tags"}})
+	fmt.Println(uri, err)
+	resp := replay.NewReplay(r, 0).Dispatch(context.Background(), &replay.Call{Method: http.MethodGet, Path: uri})
+	fmt.Println(resp.Status, string(resp.Body))
+
+	// Values that would reach another route are refused.
+	for _, id := range []string{"search", "../admin", ""} {
+		_, err := tpl.Expand(map[string]string{"id": id}, nil)
+		fmt.Println(err)
+	}
+	// Output:
+	// /api/notes/a%20b;c?fields=text%2Ctags <nil>
+	// 200 note a b;c, fields text,tags
+	// path parameter "id" is "search": /api/notes/search is the path of another route, GET /api/notes/search
+	// path parameter "id" is "../admin": a value cannot contain "/"
+	// path parameter "id" is empty
 }

@@ -1,11 +1,12 @@
 // Package openapi reads what mcpdoor needs of an OpenAPI 3.0 or 3.1
 // document: for each operation, the JSON request body's schema as a tool's
-// input schema (JSON Schema 2020-12, as jsonschema-go validates it), the
+// input schema (JSON Schema 2020-12, as jsonschema-go validates it), its
+// path and query parameters with their schemas, the operationId, the
 // summary and description, and the x-mcp- extensions.
 //
 //	doc, err := openapi.Load(data) // JSON or YAML
 //	op := doc.Operation("POST", "/add_book")
-//	// op.Input, op.Summary, op.Annotations, op.Exclude
+//	// op.Input, op.Params, op.Summary, op.Annotations, op.Exclude
 //
 // What Load promises:
 //
@@ -35,5 +36,8 @@
 //     keys, the document's size). So is a schema that a validator would
 //     apply to the same value without end, or that would take too long
 //     to check its defaults against.
+//   - A parameter's schema is converted as a body's is, and may be of any
+//     type. Parameters of the path item and of the operation are merged,
+//     the operation's winning; header and cookie parameters are left out.
 //   - Load never panics, whatever the bytes (it is fuzzed).
 package openapi

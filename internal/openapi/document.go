@@ -53,6 +53,11 @@ type Operation struct {
 	// NoInput says why Input is nil: a request body that is not JSON, a
 	// schema that is not an object's, a construct mcpdoor cannot follow.
 	NoInput string
+	// HasBody reports whether the operation describes a request body.
+	HasBody bool
+	// Params are the operation's path and query parameters, the path
+	// item's included (the operation's own win), in the document's order.
+	Params []Param
 	// Annotations are the operation's x-mcp- hints.
 	Annotations Annotations
 	// Exclude is x-mcp-exclude: keep the operation off MCP.
@@ -178,6 +183,12 @@ func (r *reader) pathItem(pp pair, where *pointer) error {
 	if err := r.readKeys(len(ips), item, where); err != nil {
 		return err
 	}
+	var shared []Param // the path item's parameters, every operation's
+	if v := get(ips, "parameters"); v != nil {
+		if shared, err = r.params(v, where.child("parameters")); err != nil {
+			return err
+		}
+	}
 	for _, ip := range ips {
 		if !methods[ip.key] {
 			continue
@@ -186,6 +197,7 @@ func (r *reader) pathItem(pp pair, where *pointer) error {
 		if err != nil {
 			return err
 		}
+		op.Params = mergeParams(shared, op.Params)
 		r.doc.Operations = append(r.doc.Operations, op)
 	}
 	return nil
@@ -256,6 +268,8 @@ func (r *reader) operation(method, path string, p pair, where *pointer) (*Operat
 			op.Annotations.OpenWorld, err = boolPtr(p.value, at)
 		case "x-mcp-exclude":
 			op.Exclude, err = boolean(p.value, at)
+		case "parameters":
+			op.Params, err = r.params(p.value, at)
 		default:
 			if strings.HasPrefix(p.key, "x-mcp-") {
 				r.doc.Warnings = append(r.doc.Warnings, (&Error{Line: p.kline, Where: at.String(),
@@ -271,6 +285,7 @@ func (r *reader) operation(method, path string, p pair, where *pointer) (*Operat
 		op.Input = noArguments()
 		return op, nil
 	}
+	op.HasBody = true
 	op.Input, op.NoInput, err = r.body(body, where.child("requestBody"))
 	return op, err
 }

@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// FuzzLoad: Load never panics, and every input schema it returns marshals,
-// resolves and validates a value, as Install and tool calls will need it
-// to.
+// FuzzLoad: Load never panics, and every input schema and parameter
+// schema it returns marshals, resolves and validates a value, as Install
+// and tool calls will need it to.
 //
 // The seeds are small (testdata/fuzz/FuzzLoad): the fuzzer minimizes every
 // new input it finds, which takes long on large documents. The crafted-*
@@ -39,6 +39,24 @@ func FuzzLoad(f *testing.F) {
 			// A schema that applies a component to the same value without
 			// end overflows the stack here, whatever the value.
 			rs.Validate(map[string]any{})
+		}
+		for _, op := range doc.Operations {
+			for _, p := range op.Params {
+				if (p.Schema == nil) == (p.NoSchema == "") || p.In != "path" && p.In != "query" || p.In == "path" && !p.Required {
+					t.Fatalf("%s %s: parameter %+v", op.Method, op.Path, p)
+				}
+				if p.Schema == nil {
+					continue
+				}
+				if _, err := json.Marshal(p.Schema); err != nil {
+					t.Fatalf("%s %s: parameter %s: marshal: %v", op.Method, op.Path, p.Name, err)
+				}
+				rs, err := p.Schema.Resolve(nil)
+				if err != nil {
+					t.Fatalf("%s %s: parameter %s: resolve: %v", op.Method, op.Path, p.Name, err)
+				}
+				rs.Validate("1")
+			}
 		}
 	})
 }

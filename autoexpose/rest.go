@@ -1,0 +1,549 @@
+package autoexpose
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/argcheck"
+	"github.com/mcpdoor/mcpdoor/internal/openapi"
+	"github.com/mcpdoor/mcpdoor/internal/pattern"
+	"github.com/mcpdoor/mcpdoor/replay"
+)
+
+// A REST tool's arguments are one JSON object: its route's path
+// parameters, its query parameters and its JSON body's members, side by
+// side. Which member goes where:
+//
+//   - a member named like a path parameter fills it in;
+//   - a member named like a query parameter (the OpenAPI document's, or
+//     a declaration's, see below) is sent in the query;
+//   - every other member is the body's, when the route takes a body (a
+//     typed handler's, the document's request body, or else a POST, PUT or
+//     PATCH route), and a query parameter when it does not (GET and DELETE).
+//
+// The input schema is the body's (the typed handler's, the document's
+// request body's), with the path and query parameters added as required
+// and optional properties. Config.Declared gives the whole input schema
+// instead; its query parameters are its properties that are neither path
+// parameters nor members of a body that the typed handler or the document
+// describes.
+
+// restTool is how a REST tool's arguments make its route's request.
+type restTool struct {
+	method string
+	params []string // the path parameters, in the pattern's order
+	query  []string // the members that are query parameters
+	// toQuery: the members that are neither path nor query parameters are
+	// query parameters too (a route without a body); otherwise they are the
+	// body's.
+	toQuery bool
+	// body: the request has a body, the body members as a JSON object ("{}"
+	// when there are none).
+	body bool
+	// split: some members may not be the body's, so that the arguments
+	// must be taken apart; without, they are the body as they are.
+	split bool
+	// bodySchema is the body's own schema when a typed handler checks it
+	// and the input schema says all it says: the door's check then stands
+	// for the handler's.
+	bodySchema *argcheck.Schema
+	op         *openapi.Operation // the route's operation in Config.OpenAPI, or nil
+	arguments  string             // for the report: which argument goes where
+	template   *replay.Template   // set by the builder, for a route with path parameters
+}
+
+// restOptions returns the detector's REST options for the config and the
+// OpenAPI document, or nil for the tool-route convention.
+func restOptions(cfg *Config, doc *openapi.Document) *detector.RESTOptions {
+	r := cfg.MCP.REST
+	if r == nil {
+		return nil
+	}
+	o := &detector.RESTOptions{Methods: r.Methods, Names: r.Names}
+	if slices.ContainsFunc(slices.Collect(maps.Keys(r.Names)), func(k string) bool { return strings.Contains(k, "{$}") }) {
+		// An http.ServeMux pattern's {$} is the end of its path (Wrap).
+		o.Names = make(map[string]string, len(r.Names))
+		for k, v := range r.Names {
+			o.Names[strings.Replace(k, "{$}", "", 1)] = v
+		}
+	}
+	if doc != nil {
+		o.OperationIDs = make(map[string]string)
+		for _, op := range doc.Operations {
+			if op.ID != "" {
+				o.OperationIDs[op.Method+" "+op.Path] = op.ID
+			}
+		}
+	}
+	return o
+}
+
+// restOperation returns the document's operation for the route method
+// pattern: the same method, and the same path once chi regexps and a
+// trailing slash are left out. Nil without one.
+func restOperation(doc *openapi.Document, method, p string) *openapi.Operation {
+	if doc == nil {
+		return nil
+	}
+	key := pattern.Key(p)
+	for _, op := range doc.Operations {
+		if op.Method == method && pattern.Key(op.Path) == key {
+			return op
+		}
+	}
+	return nil
+}
+
+// restServed reports whether a route of rep serves op (see restOperation).
+func restServed(rep *detector.Report, op *openapi.Operation) bool {
+	key := pattern.Key(op.Path)
+	return slices.ContainsFunc(rep.Routes, func(rt detector.Route) bool {
+		return (rt.Method == op.Method || rt.Method == "ANY") && pattern.Key(rt.Pattern) == key
+	})
+}
+
+// sendsBody reports whether a request of method carries a body when
+// nothing else says: POST, PUT and PATCH do.
+func sendsBody(method string) bool {
+	return method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch
+}
+
+// harvestREST turns a tool route of the REST reading into a Tool: its
+// input schema as above, and the rest as harvest does for a tool route,
+// with the annotations the method implies last. A tool whose arguments
+// cannot be one object (a body member named like a path parameter) gets
+// the refusal, reported if the tool is kept.
+func harvestREST(rt *detector.Route, declared map[string]Declaration, doc *openapi.Document) Tool {
+	t := Tool{
+		Name:    rt.Name,
+		Route:   rt.Method + " " + rt.Pattern,
+		Verdict: rt.Verdict,
+		Reasons: rt.Reasons,
+		route:   rt,
+	}
+	rest := &restTool{method: rt.Method, op: restOperation(doc, rt.Method, rt.Pattern)}
+	t.rest = rest
+	op := rest.op
+	var typed *typedInfo
+	if tt, ok := rt.Endpoint.(typedTool); ok {
+		typed = tt.typedInfo()
+	}
+
+	// The body: its schema, and where it comes from.
+	var body *jsonschema.Schema
+	var bodyFrom string
+	switch {
+	case typed != nil:
+		body, bodyFrom, t.SchemaSource = typed.input, "the typed handler's input", SourceTyped
+	case op != nil && op.HasBody && op.Input != nil:
+		body, bodyFrom, t.SchemaSource = op.Input, "the OpenAPI request body", SourceOpenAPI
+	case op != nil:
+		t.SchemaSource = SourceOpenAPI
+	default:
+		t.SchemaSource = SourcePermissive
+	}
+	if op != nil && op.HasBody && op.Input == nil && typed == nil {
+		t.note = "openapi: " + op.NoInput
+	}
+	rest.body = typed != nil || (op != nil && op.HasBody) || (op == nil && sendsBody(rt.Method))
+	rest.toQuery = !rest.body
+	bodyProps := properties(body)
+
+	// The path and query parameters.
+	for _, p := range rt.Params {
+		rest.params = append(rest.params, p.Name)
+	}
+	pathSchemas := make(map[string]*jsonschema.Schema, len(rt.Params))
+	for _, p := range rt.Params {
+		s := &jsonschema.Schema{Type: "string", MinLength: ptrTo(1)}
+		if p.Regexp != "" {
+			s.Pattern = p.Regexp
+		}
+		pathSchemas[p.Name] = s
+	}
+	var query []openapi.Param
+	if op != nil {
+		for _, p := range op.Params {
+			switch {
+			case p.In == "path" && pathSchemas[p.Name] != nil && p.Schema != nil:
+				pathSchemas[p.Name] = described(p.Schema, p.Description)
+			case p.In == "query":
+				query = append(query, p)
+			}
+		}
+	}
+
+	var input *jsonschema.Schema
+	var clashes []string
+	if d, ok := declared[rt.Name]; ok && d.Input != nil {
+		// The declaration is the whole input; the path parameters it leaves
+		// out are added.
+		input = rootClone(d.Input)
+		t.SchemaSource = SourceDeclared
+		for _, name := range rest.params {
+			if _, ok := input.Properties[name]; !ok {
+				setProperty(input, name, pathSchemas[name])
+			}
+			if !slices.Contains(input.Required, name) {
+				input.Required = append(input.Required, name)
+			}
+		}
+		for _, name := range sortedKeys(input.Properties) {
+			isBody := slices.Contains(bodyProps, name) || body == nil && rest.body
+			if !slices.Contains(rest.params, name) && !isBody {
+				rest.query = append(rest.query, name)
+			}
+		}
+		for _, name := range rest.params {
+			if slices.Contains(bodyProps, name) {
+				clashes = append(clashes, fmt.Sprintf("the body's field %q (in %s) has the name of the path parameter {%s}", name, bodyFrom, name))
+			}
+		}
+	} else {
+		switch {
+		case body != nil:
+			input = rootClone(body)
+		case op != nil && !op.HasBody:
+			input = &jsonschema.Schema{Type: "object", AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
+		default:
+			input = permissiveSchema()
+		}
+		var order, required []string
+		for _, name := range rest.params {
+			if slices.Contains(bodyProps, name) {
+				clashes = append(clashes, fmt.Sprintf("the body's field %q (in %s) has the name of the path parameter {%s}", name, bodyFrom, name))
+				continue
+			}
+			setProperty(input, name, pathSchemas[name])
+			required = append(required, name)
+			order = append(order, name)
+		}
+		for _, p := range query {
+			switch {
+			case slices.Contains(rest.params, p.Name):
+				clashes = append(clashes, fmt.Sprintf("the query parameter %q (in the OpenAPI document) has the name of the path parameter {%s}", p.Name, p.Name))
+				continue
+			case slices.Contains(bodyProps, p.Name):
+				clashes = append(clashes, fmt.Sprintf("the query parameter %q (in the OpenAPI document) has the name of the body's field %q (in %s)", p.Name, p.Name, bodyFrom))
+				continue
+			}
+			s := &jsonschema.Schema{Type: "string"}
+			if p.Schema != nil {
+				s = p.Schema
+			}
+			setProperty(input, p.Name, described(s, p.Description))
+			if p.Required {
+				required = append(required, p.Name)
+			}
+			rest.query = append(rest.query, p.Name)
+			order = append(order, p.Name)
+		}
+		if len(order) == 0 && body != nil {
+			input = body // nothing added: the body's own schema, compiled once
+		} else {
+			input.Required = append(required, input.Required...)
+			input.PropertyOrder = append(order, input.PropertyOrder...)
+		}
+		if typed != nil && len(clashes) == 0 && plainObject(body) {
+			rest.bodySchema = typed.resolved
+		}
+	}
+	t.InputSchema = input
+	rest.split = len(rest.params) > 0 || len(rest.query) > 0 || rest.toQuery
+	rest.arguments = restArguments(rest, input, body)
+	if len(clashes) > 0 {
+		t.refusal = &detector.RefusedError{
+			Route:  t.Route,
+			Reason: strings.Join(clashes, "; ") + ": a tool's arguments are one object, which cannot hold both",
+			Fix:    fmt.Sprintf("rename one of them, or keep the tool off MCP with mcp.exclude: [%s]", t.Name),
+		}
+	}
+
+	if op != nil {
+		t.Description = operationDescription(op)
+		t.Annotations = operationAnnotations(op)
+	}
+	if typed != nil {
+		t.OutputSchema = typed.output
+		if typed.description != "" {
+			t.Description = typed.description
+		}
+		if typed.annotations != nil {
+			t.Annotations = typed.annotations
+		}
+	}
+	if d, ok := declared[rt.Name]; ok {
+		d.Input = nil // taken above
+		declare(&t, d)
+	}
+	if t.Annotations == nil {
+		t.Annotations = hintAnnotations(rt.Hints)
+	}
+	if t.Description == "" {
+		t.Description = t.Route
+	}
+	finishTool(&t)
+	return t
+}
+
+// hintAnnotations are the annotations a method implies, or nil for none.
+func hintAnnotations(h detector.Hints) *mcp.ToolAnnotations {
+	if h == (detector.Hints{}) {
+		return nil
+	}
+	a := &mcp.ToolAnnotations{ReadOnlyHint: h.ReadOnly, IdempotentHint: h.Idempotent}
+	if h.Destructive {
+		a.DestructiveHint = ptrTo(true)
+	}
+	return a
+}
+
+// restArguments says, for the report, which argument goes where:
+// "id (path); limit, tag (query); text, tags (body)". "any" stands for the
+// members the schema does not name, when it takes them.
+func restArguments(rest *restTool, input, body *jsonschema.Schema) string {
+	var parts []string
+	add := func(names []string, where string) {
+		if len(names) > 0 {
+			parts = append(parts, strings.Join(names, ", ")+" ("+where+")")
+		}
+	}
+	add(rest.params, "path")
+	others := takesOthers(input)
+	query := slices.Clone(rest.query)
+	if rest.toQuery && others {
+		query = append(query, "any")
+	}
+	add(query, "query")
+	if rest.body {
+		var members []string
+		for _, name := range sortedKeys(input.Properties) {
+			if !slices.Contains(rest.params, name) && !slices.Contains(rest.query, name) {
+				members = append(members, name)
+			}
+		}
+		if body != nil && len(body.PropertyOrder) > 0 {
+			members = ordered(members, body.PropertyOrder)
+		}
+		if others {
+			members = append(members, "any")
+		}
+		add(members, "body")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// ordered returns names in the order of order first, the others after.
+func ordered(names, order []string) []string {
+	out := make([]string, 0, len(names))
+	for _, n := range order {
+		if slices.Contains(names, n) {
+			out = append(out, n)
+		}
+	}
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// takesOthers reports whether an object schema accepts members it does not
+// name.
+func takesOthers(s *jsonschema.Schema) bool {
+	if s.AdditionalProperties == nil {
+		return len(s.PatternProperties) == 0 && s.UnevaluatedProperties == nil
+	}
+	b, _ := json.Marshal(s.AdditionalProperties)
+	return string(b) != "false"
+}
+
+// plainObject reports whether an object schema says nothing of an object
+// as a whole but its properties, required members and whether it takes
+// others: so that an object it accepts, with more members it names not,
+// still passes once those are taken out, as the body of a REST call is.
+func plainObject(s *jsonschema.Schema) bool {
+	c := *s
+	c.Type, c.Properties, c.Required, c.AdditionalProperties, c.PropertyOrder = "", nil, nil, nil, nil
+	c.Title, c.Description, c.Schema, c.Defs, c.Definitions, c.Comment = "", "", "", nil, nil, ""
+	b, err := json.Marshal(&c)
+	return err == nil && (string(b) == "{}" || string(b) == "true")
+}
+
+// properties returns the names of an object schema's properties, sorted;
+// none for nil.
+func properties(s *jsonschema.Schema) []string {
+	if s == nil {
+		return nil
+	}
+	return sortedKeys(s.Properties)
+}
+
+func sortedKeys(m map[string]*jsonschema.Schema) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// rootClone copies s, and the root's properties, required list and
+// property order, so that properties can be added; the subschemas are
+// shared.
+func rootClone(s *jsonschema.Schema) *jsonschema.Schema {
+	c := *s
+	c.Properties = maps.Clone(s.Properties)
+	c.Required = slices.Clone(s.Required)
+	c.PropertyOrder = slices.Clone(s.PropertyOrder)
+	return &c
+}
+
+// setProperty sets s's property name.
+func setProperty(s *jsonschema.Schema, name string, p *jsonschema.Schema) {
+	if s.Properties == nil {
+		s.Properties = make(map[string]*jsonschema.Schema)
+	}
+	s.Properties[name] = p
+}
+
+// described returns s with the description desc when s has none.
+func described(s *jsonschema.Schema, desc string) *jsonschema.Schema {
+	if desc == "" || s.Description != "" {
+		return s
+	}
+	c := *s
+	c.Description = desc
+	return &c
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// wrapREST returns the REST tools of a wrapped handler h, which has no
+// route table to read: the routes mcp.rest.names names and the OpenAPI
+// document's operations, each served by h and replayed through it; and
+// those routes as a chi router of their own, which the detector reads for
+// the tools' names, parameters and hints, and the tools' templates check
+// path values against. When h is an *http.ServeMux, each route
+// mcp.rest.names names must be one of its patterns.
+func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []string) ([]Tool, chi.Router) {
+	routes := map[string]bool{}
+	for key := range b.cfg.MCP.REST.Names {
+		method, p, _ := strings.Cut(strings.TrimSpace(key), " ")
+		routes[strings.ToUpper(method)+" "+strings.TrimSpace(p)] = true
+	}
+	if doc != nil {
+		for _, op := range doc.Operations {
+			if !op.Exclude && slices.Contains(detector.RESTMethods(), op.Method) {
+				routes[op.Method+" "+op.Path] = true
+			}
+		}
+	}
+	r := chi.NewRouter()
+	for _, route := range slices.Sorted(maps.Keys(routes)) {
+		method, p, _ := strings.Cut(route, " ")
+		if err := muxRoute(r, method, p, h); err != nil {
+			b.errs = append(b.errs, err)
+			routes[route] = false
+		}
+	}
+	opts := restOptions(b.cfg, doc)
+	opts.Names = maps.Clone(opts.Names) // not the config's own map
+	for key := range opts.Names {
+		// A refused route's name is not a second mistake.
+		method, p, _ := strings.Cut(strings.TrimSpace(key), " ")
+		if ok, named := routes[strings.ToUpper(method)+" "+strings.TrimSpace(p)]; named && !ok {
+			delete(opts.Names, key)
+		}
+	}
+	if mux, ok := h.(*http.ServeMux); ok {
+		for _, key := range slices.Sorted(maps.Keys(b.cfg.MCP.REST.Names)) {
+			if err := muxServes(mux, key); err != nil {
+				b.errs = append(b.errs, err)
+			}
+		}
+	}
+	rep, err := detector.Inspect(r, &detector.Options{MCPPath: b.cfg.MCP.path(), Reserved: b.reserved, REST: opts})
+	if err != nil {
+		b.errs = append(b.errs, err)
+		return nil, r
+	}
+	b.errs = append(b.errs, rep.Problems...)
+	var tools []Tool
+	for i := range rep.Routes {
+		rt := &rep.Routes[i]
+		if rt.Kind != detector.Tool {
+			b.report = append(b.report, ReportRow{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")})
+			continue
+		}
+		rt.Endpoint = h
+		if rt.Verdict != detector.Refused {
+			rt.Verdict, rt.Reasons = detector.Replay, reasons
+		}
+		tools = append(tools, harvestREST(rt, b.cfg.Declared, doc))
+	}
+	return tools, r
+}
+
+// muxSample is the value muxServes puts in a pattern's wildcards.
+const muxSample = "mcpdoor_sample"
+
+// muxRoute adds the route method p, an http.ServeMux pattern ("/notes/{id}",
+// "/notes/{$}"), to r, served by h; or returns why it cannot be a tool.
+func muxRoute(r chi.Router, method, p string, h http.Handler) (err error) {
+	refuse := func(why string) error {
+		return &detector.RefusedError{Route: method + " " + p, Reason: why, Fix: "name a route with a fixed path, its wildcards whole segments"}
+	}
+	switch {
+	case strings.Contains(p, "...}"):
+		return refuse("a {name...} wildcard matches any rest of a path; a tool has a fixed path to call")
+	case !strings.HasPrefix(p, "/"):
+		return refuse("a route with a host has no path a tool can call")
+	}
+	defer func() {
+		if v := recover(); v != nil { // chi refuses a pattern it cannot route
+			err = refuse(fmt.Sprint(v))
+		}
+	}()
+	r.Method(method, strings.Replace(p, "{$}", "", 1), h)
+	return nil
+}
+
+// muxServes returns an error unless mux serves the route key ("GET
+// /notes/{id}") with that very pattern.
+func muxServes(mux *http.ServeMux, key string) error {
+	method, p, _ := strings.Cut(strings.TrimSpace(key), " ")
+	method, p = strings.ToUpper(method), strings.TrimSpace(p)
+	parts, err := pattern.Parse(strings.Replace(p, "{$}", "", 1))
+	if err != nil {
+		return nil // muxRoute says why
+	}
+	var path strings.Builder
+	for _, pt := range parts {
+		if pt.Name != "" {
+			path.WriteString(muxSample)
+		} else {
+			path.WriteString(pt.Literal)
+		}
+	}
+	req := &http.Request{Method: method, URL: &url.URL{Path: path.String()}, Host: "localhost"}
+	_, got := mux.Handler(req)
+	if got == p || got == method+" "+p {
+		return nil
+	}
+	serves := "with no pattern"
+	if got != "" {
+		serves = "with " + got
+	}
+	return &detector.RefusedError{
+		Route:  method + " " + p,
+		Reason: fmt.Sprintf("mcp.rest.names names a route the wrapped http.ServeMux does not serve (it serves %s %s %s)", method, path.String(), serves),
+		Fix:    "name a route as the ServeMux's pattern has it",
+	}
+}

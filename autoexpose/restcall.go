@@ -1,0 +1,347 @@
+package autoexpose
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/argcheck"
+	"github.com/mcpdoor/mcpdoor/replay"
+)
+
+// input is a call's arguments as its route's request: the body, and for a
+// REST tool, the request its arguments fill in.
+type input struct {
+	body []byte       // nil: no body (a REST route that takes none)
+	call *replay.Call // a REST tool's request: its method and URI; nil for a tool route
+	// checked is the schema a REST tool's body is known to pass (see
+	// withChecked); nil when none is.
+	checked *argcheck.Schema
+}
+
+// restInput takes a REST tool's arguments apart (see rest.go): the path
+// parameters go into the request URI through the route's template, the
+// query parameters after it, and the other members are the JSON body. A
+// body is the arguments as they came when no member is taken out of them,
+// and otherwise the members left, each as the client wrote it, in a new
+// object. It returns the isError result of a path parameter's value that
+// the route cannot be sent (see replay.Template): the route is then not
+// called.
+func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
+	r := t.rest
+	if !r.split {
+		return input{body: args, call: &replay.Call{Method: r.method, Path: t.path}}, nil
+	}
+	var values map[string]string
+	if len(r.params) > 0 {
+		values = pathValues.Get().(map[string]string)
+		defer func() {
+			clear(values)
+			pathValues.Put(values)
+		}()
+	}
+	var query url.Values
+	var body []byte
+	removed := false
+	kept := 0
+	err := members(args, func(rawKey, value []byte) {
+		key, ok := r.member(rawKey)
+		switch {
+		case ok && key.path:
+			if s, ok := valueText(value); ok {
+				values[key.name] = s
+			} else {
+				delete(values, key.name)
+			}
+		case ok || r.toQuery:
+			if query == nil {
+				query = make(url.Values)
+			}
+			name := key.name
+			if !ok {
+				name = unquote(rawKey)
+			}
+			query.Del(name) // a repeated member replaces, as for the schema's check
+			addQuery(query, name, value)
+		default:
+			if body == nil {
+				body = make([]byte, 1, len(args))
+				body[0] = '{'
+			}
+			if kept > 0 {
+				body = append(body, ',')
+			}
+			kept++
+			body = append(append(append(body, rawKey...), ':'), value...)
+			return
+		}
+		removed = true
+	})
+	if err != nil { // the arguments were validated as an object: not reached
+		return input{}, t.fail(fmt.Sprintf("Invalid arguments for %s (%s was not called): %v", t.Name, t.request, err),
+			ErrorInfo{Code: CodeInvalidArguments, Message: err.Error(), Status: http.StatusUnprocessableEntity, Effect: EffectNotApplied})
+	}
+	in := input{call: &replay.Call{Method: r.method, Path: t.path}}
+	switch {
+	case r.template != nil && t.Verdict == detector.Direct:
+		// Direct dispatch takes the route context Fill's routing found.
+		if err := r.template.Fill(in.call, values, query); err != nil {
+			return input{}, t.pathRefused(err)
+		}
+	case r.template != nil:
+		uri, err := r.template.Expand(values, query)
+		if err != nil {
+			return input{}, t.pathRefused(err)
+		}
+		in.call.Path = uri
+	case len(query) > 0:
+		in.call.Path = t.path + "?" + query.Encode()
+	}
+	switch {
+	case !r.body:
+	case !removed:
+		in.body = args
+	case body == nil:
+		in.body = []byte("{}")
+	default:
+		in.body = append(body, '}')
+	}
+	if r.bodySchema != nil {
+		in.checked = r.bodySchema
+	}
+	return in, nil
+}
+
+// pathRefused is the isError result of path parameters the route's
+// template refuses (a *replay.ParamError says which).
+func (t *tool) pathRefused(err error) *mcp.CallToolResult {
+	info := ErrorInfo{Code: CodeInvalidArguments, Message: err.Error(), Status: http.StatusUnprocessableEntity, Effect: EffectNotApplied}
+	var pe *replay.ParamError
+	if errors.As(err, &pe) {
+		info.Fields = []string{pe.Param}
+	}
+	return t.fail(fmt.Sprintf("Invalid arguments for %s (%s was not called): %s", t.Name, t.request, err), info)
+}
+
+// restMember is a member of a REST tool's arguments that is a path or a
+// query parameter.
+type restMember struct {
+	name string
+	path bool // a path parameter; else a query parameter
+}
+
+// member returns what the member whose key is rawKey (a JSON string, as
+// written) is, when it is a path or query parameter.
+func (r *restTool) member(rawKey []byte) (restMember, bool) {
+	k := rawKey[1 : len(rawKey)-1]
+	if bytes.IndexByte(k, '\\') >= 0 {
+		k = []byte(unquote(rawKey))
+	}
+	for _, p := range r.params {
+		if string(k) == p {
+			return restMember{p, true}, true
+		}
+	}
+	for _, q := range r.query {
+		if string(k) == q {
+			return restMember{q, false}, true
+		}
+	}
+	return restMember{}, false
+}
+
+// pathValues recycles the maps of path values that restInput fills and the
+// template reads, one a call.
+var pathValues = sync.Pool{New: func() any { return make(map[string]string, 4) }}
+
+// members calls f with each member of the JSON object data, in order: its
+// key and its value, each the JSON text as written. data must be valid
+// JSON; an error says it is not an object.
+func members(data []byte, f func(key, value []byte)) error {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return errors.New("the arguments are not a JSON object")
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return nil
+	}
+	for i < len(data) {
+		end := skipString(data, i)
+		if end < 0 {
+			return errors.New("the arguments are not a JSON object")
+		}
+		key := data[i:end]
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return errors.New("the arguments are not a JSON object")
+		}
+		i = skipSpace(data, i+1)
+		vend := skipValue(data, i)
+		if vend < 0 {
+			return errors.New("the arguments are not a JSON object")
+		}
+		f(key, data[i:vend])
+		i = skipSpace(data, vend)
+		if i >= len(data) {
+			break
+		}
+		if data[i] == '}' {
+			return nil
+		}
+		if data[i] != ',' {
+			break
+		}
+		i = skipSpace(data, i+1)
+	}
+	return errors.New("the arguments are not a JSON object")
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the JSON string at i, or -1.
+func skipString(data []byte, i int) int {
+	if i >= len(data) || data[i] != '"' {
+		return -1
+	}
+	for i++; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// skipValue returns the index after the JSON value at i, or -1.
+func skipValue(data []byte, i int) int {
+	if i >= len(data) {
+		return -1
+	}
+	switch data[i] {
+	case '"':
+		return skipString(data, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(data); i++ {
+			switch data[i] {
+			case '"':
+				end := skipString(data, i)
+				if end < 0 {
+					return -1
+				}
+				i = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	}
+	for ; i < len(data); i++ {
+		switch data[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+	}
+	return i
+}
+
+// unquote decodes the JSON string s.
+func unquote(s []byte) string {
+	if bytes.IndexByte(s, '\\') < 0 {
+		return string(s[1 : len(s)-1])
+	}
+	var out string
+	json.Unmarshal(s, &out)
+	return out
+}
+
+// valueText is a JSON value as a path or query parameter's text: a
+// string's text, a number or boolean as written, another value's JSON. A
+// null is no value.
+func valueText(v []byte) (string, bool) {
+	switch v[0] {
+	case 'n':
+		return "", false
+	case '"':
+		return unquote(v), true
+	}
+	return string(v), true
+}
+
+// addQuery adds the member key: value to query: an array as the key
+// repeated, one per item (as a form sends a list), any other value as its
+// text (see valueText).
+func addQuery(query url.Values, key string, v []byte) {
+	if v[0] != '[' {
+		if s, ok := valueText(v); ok {
+			query.Add(key, s)
+		}
+		return
+	}
+	i := skipSpace(v, 1)
+	for i < len(v) && v[i] != ']' {
+		end := skipValue(v, i)
+		if end < 0 {
+			return
+		}
+		if s, ok := valueText(v[i:end]); ok {
+			query.Add(key, s)
+		}
+		i = skipSpace(v, end)
+		if i < len(v) && v[i] == ',' {
+			i = skipSpace(v, i+1)
+		}
+	}
+}
+
+// restResult is the result of a REST route's 2xx response that has no body
+// or a Location header, which the usual mapping would lose: with no body,
+// the text "204 No Content" ("201 Created; Location: /notes/7", with a
+// Location) and, for a tool without an output schema, the structured
+// content {"status": 204} ({"status": 201, "location": "/notes/7"}); with
+// a body, the body's result and a last text block "Location: /notes/7".
+func (t *tool) restResult(resp *replay.Response) *mcp.CallToolResult {
+	loc := resp.Header.Get("Location")
+	if len(resp.Body) > 0 {
+		plain := *resp
+		plain.Header = resp.Header.Clone()
+		plain.Header.Del("Location")
+		res := t.result(&plain)
+		res.Content = append(res.Content, &mcp.TextContent{Text: "Location: " + loc})
+		return res
+	}
+	text := fmt.Sprintf("%d %s", resp.Status, http.StatusText(resp.Status))
+	status := struct {
+		Status   int    `json:"status"`
+		Location string `json:"location,omitempty"`
+	}{resp.Status, loc}
+	if loc != "" {
+		text += "; Location: " + loc
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.TrimSpace(text)}}}
+	if t.OutputSchema == nil {
+		res.StructuredContent = status
+	}
+	return res
+}
