@@ -146,7 +146,7 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 	compiled := newResolver()
 	for _, tl := range tools {
 		rt := tl.route
-		t := &tool{Tool: tl, path: "/" + tl.Name}
+		t := &tool{Tool: tl, path: "/" + tl.Name, fast: !bindsHeaders(tl.InputSchema)}
 		if tt, ok := rt.Endpoint.(typedTool); ok {
 			info := tt.typedInfo()
 			info.configure(m.maxBodyBytes(), b.log)

@@ -39,8 +39,9 @@ type calls struct {
 //  5. the route's answer as an MCP result (result.go).
 //
 // Each step refuses with an isError result (errors.go); the route runs only
-// if all of them pass.
-func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
+// if all of them pass. The handler's Progress and Log go to to (nil: they
+// do nothing).
+func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, to notifier) *mcp.CallToolResult {
 	who, refused := c.admit(t, req)
 	if refused != nil {
 		return refused
@@ -52,7 +53,7 @@ func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mc
 	if refused != nil {
 		return refused
 	}
-	resp := c.dispatch(ctx, t, who, req, args)
+	resp := c.dispatch(ctx, t, who, req, to, args)
 	if resp == nil {
 		return c.timedOut(t)
 	}

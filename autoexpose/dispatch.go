@@ -26,7 +26,7 @@ import (
 // /ng-rollout/ prefix, and the MCP call itself (for Progress and Log), and
 // it ends when the client cancels the call or goes away, or the door
 // closes.
-func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, args []byte) *replay.Response {
+func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, to notifier, args []byte) *replay.Response {
 	rc := &replay.Call{Path: t.path, Body: args, Header: make(http.Header, 1+len(c.forward)), Host: "localhost"}
 	rc.Header.Set("Content-Type", "application/json")
 	forward(rc.Header, headerOf(req), c.forward)
@@ -44,7 +44,7 @@ func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.Call
 	// request's context carries; a direct call skips the middleware, and
 	// gets what it would have put there.
 	ctx = session.NewContext(ctx, who.sid)
-	ctx = withMCPCall(ctx, req, t.Name)
+	ctx = withMCPCall(ctx, to, req, t.Name)
 	ctx = withChecked(ctx, t.resolved, args)
 	if c.timeout <= 0 {
 		return c.serve(ctx, t, rc)

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -20,12 +21,19 @@ type Door struct {
 	tools    map[string]*tool
 	names    []string // exposed tool names, sorted
 	server   *mcp.Server
+	impl     *mcp.Implementation // how server names itself
 	calls    *calls
 	handler  http.Handler // the MCP endpoint; nil for a Door that serves nothing
 	life     *lifecycle   // nil for a Door that serves nothing
 	slot     *slot        // the exclusive session's; nil unless mcp.exclusive
 	degraded error
 	wrapped  *wrapped // for a Door made by Wrap
+
+	// serverTaken is set once Server has handed the go-sdk server out; the
+	// fast path then leaves every request to it (see Server).
+	serverTaken atomic.Bool
+	// fastCalls counts the tool calls the fast path has served.
+	fastCalls atomic.Uint64
 }
 
 // Tools returns the exposed tools, by name.
@@ -43,7 +51,15 @@ func (d *Door) Handler() http.Handler { return d.handler }
 
 // Server returns the go-sdk server behind the endpoint (nil for a disabled
 // Door), to add prompts or resources beside the tools.
-func (d *Door) Server() *mcp.Server { return d.server }
+//
+// What is added to the server — a middleware, a tool that takes the name of
+// one of the door's — must see every request, so from the first call of
+// Server on, the endpoint hands every request to the server: the fast path
+// (see MCPConfig.DisableFastPath) is off.
+func (d *Door) Server() *mcp.Server {
+	d.serverTaken.Store(true)
+	return d.server
+}
 
 // Enabled reports whether the Door serves MCP (a nil Door does not).
 func (d *Door) Enabled() bool { return d != nil && d.handler != nil }

@@ -9,12 +9,29 @@ import (
 )
 
 // mcpCall is what a handler's context carries of the MCP call it serves:
-// the client's session and progress token. A request from the HTTP door
-// carries none.
+// where its notifications go, and its progress token. A request from the
+// HTTP door carries none.
 type mcpCall struct {
-	session       *mcp.ServerSession
+	to            notifier
 	progressToken any
 	tool          string
+}
+
+// A notifier sends a tool call's notifications to the client that made it,
+// in the same stream as the call's result: the go-sdk's session
+// (*mcp.ServerSession), or the fast path's own stream (fastpath.go).
+type notifier interface {
+	NotifyProgress(ctx context.Context, params *mcp.ProgressNotificationParams) error
+	Log(ctx context.Context, params *mcp.LoggingMessageParams) error
+}
+
+// sessionNotifier returns the notifier of a call that came through the
+// go-sdk: its session, or nil when it has none.
+func sessionNotifier(req *mcp.CallToolRequest) notifier {
+	if req.Session == nil {
+		return nil
+	}
+	return req.Session
 }
 
 type mcpCallKey struct{}
@@ -22,11 +39,11 @@ type mcpCallKey struct{}
 // withMCPCall returns ctx carrying the call, for Progress and Log. It is a
 // context value so that it reaches the handler through either dispatcher,
 // and through the router's middlewares on a replay.
-func withMCPCall(ctx context.Context, req *mcp.CallToolRequest, tool string) context.Context {
-	if req.Session == nil {
+func withMCPCall(ctx context.Context, to notifier, req *mcp.CallToolRequest, tool string) context.Context {
+	if to == nil {
 		return ctx
 	}
-	return context.WithValue(ctx, mcpCallKey{}, &mcpCall{session: req.Session, progressToken: req.Params.GetProgressToken(), tool: tool})
+	return context.WithValue(ctx, mcpCallKey{}, &mcpCall{to: to, progressToken: req.Params.GetProgressToken(), tool: tool})
 }
 
 func mcpCallFrom(ctx context.Context) *mcpCall {
@@ -54,7 +71,7 @@ func Progress(ctx context.Context, progress, total float64, message string) erro
 	if c == nil || c.progressToken == nil {
 		return nil
 	}
-	err := c.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+	err := c.to.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 		ProgressToken: c.progressToken,
 		Progress:      progress,
 		Total:         total,
@@ -95,8 +112,7 @@ func Log(ctx context.Context, level string, data any) error {
 	if c == nil {
 		return nil
 	}
-	//lint:ignore SA1019 logging stays in the protocol for the deprecation window, and clients use it
-	err := c.session.Log(ctx, &mcp.LoggingMessageParams{Level: lvl, Logger: c.tool, Data: data})
+	err := c.to.Log(ctx, &mcp.LoggingMessageParams{Level: lvl, Logger: c.tool, Data: data})
 	if err != nil {
 		return fmt.Errorf("mcpdoor: log: %w", err)
 	}

@@ -15,11 +15,12 @@ import (
 // newServer builds the go-sdk server: one low-level tool per exposed tool,
 // behind the middleware that answers unknown tools.
 func (d *Door) newServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: d.name, Version: version()}, nil)
+	d.impl = &mcp.Implementation{Name: d.name, Version: version()}
+	s := mcp.NewServer(d.impl, nil)
 	for _, name := range d.names {
 		t := d.tools[name]
 		s.AddTool(t.mcpTool(), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return d.calls.call(ctx, t, req), nil
+			return d.calls.call(ctx, t, req, sessionNotifier(req)), nil
 		})
 	}
 	s.AddReceivingMiddleware(d.middleware)

@@ -1,0 +1,369 @@
+package autoexpose
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A fastCall is a tools/call request the fast path serves (fastpath.go):
+// what it read of the request's body.
+type fastCall struct {
+	id       []byte          // the request's id, as sent; the go-sdk writes it back the same
+	tool     *tool           // the tool called
+	args     json.RawMessage // its arguments, as sent
+	progress any             // _meta.progressToken as the go-sdk decodes it (a string or a float64), or nil
+	level    mcp.LoggingLevel
+	version  string // the request's protocol version
+}
+
+// readCall reads body as the one tools/call request of an HTTP request
+// with protocol version version and header h, or reports that the fast path
+// must not serve it (ok false): the go-sdk then answers it.
+//
+// It takes only the request the go-sdk answers by calling the tool: valid
+// JSON and UTF-8, nested at most maxDepth deep, one object with exactly the
+// keys jsonrpc ("2.0"), id, method ("tools/call") and params; params with
+// name (a tool the fast path serves), arguments and _meta, and nothing
+// else; _meta with only the keys the protocol version gives (see
+// readMeta). An id is a string of printable ASCII without escapes, or an
+// integer of at most 15 digits: the go-sdk writes exactly those back as
+// they came (it reads a number as a float64 and writes it as an integer,
+// and a string through encoding/json). Under 2026-07-28 the Mcp-Method and
+// Mcp-Name headers must name the method and the tool. Anything else —
+// unusual spellings included — is left to the go-sdk, which answers it with
+// whatever error it has for it.
+func (d *Door) readCall(body []byte, version string, h http.Header) (*fastCall, bool) {
+	if !utf8.Valid(body) || !json.Valid(body) || !withinDepth(body) {
+		return nil, false
+	}
+	c := &fastCall{version: version}
+	var seen [4]bool // jsonrpc, id, method, params
+	var params []byte
+	ok := members(body, func(key, val []byte) bool {
+		i := slices.Index(requestKeys[:], string(key))
+		if i < 0 || seen[i] {
+			return false
+		}
+		seen[i] = true
+		switch i {
+		case 0:
+			return string(val) == `"2.0"`
+		case 1:
+			c.id = val
+			return plainID(val)
+		case 2:
+			return string(val) == `"tools/call"`
+		default:
+			params = val
+			return true
+		}
+	})
+	if !ok || seen != [4]bool{true, true, true, true} || !d.readParams(c, params, h) {
+		return nil, false
+	}
+	return c, true
+}
+
+// requestKeys are the keys of a JSON-RPC request, in the order of readCall's
+// seen.
+var requestKeys = [...]string{"jsonrpc", "id", "method", "params"}
+
+// readParams reads a tools/call request's params into c.
+func (d *Door) readParams(c *fastCall, params []byte, h http.Header) bool {
+	var seenName, seenArgs, seenMeta bool
+	var meta []byte
+	ok := members(params, func(key, val []byte) bool {
+		switch string(key) {
+		case "name":
+			if seenName || !plainString(val) {
+				return false
+			}
+			seenName = true
+			c.tool = d.tools[string(val[1:len(val)-1])]
+			return c.tool != nil && c.tool.fast
+		case "arguments":
+			if seenArgs {
+				return false
+			}
+			seenArgs = true
+			c.args = val
+			return true
+		case "_meta":
+			if seenMeta {
+				return false
+			}
+			seenMeta = true
+			meta = val
+			return true
+		}
+		return false
+	})
+	if !ok || !seenName {
+		return false
+	}
+	modern := c.version >= protocolVersion2026
+	if modern && (h.Get("Mcp-Method") != "tools/call" || h.Get("Mcp-Name") != c.tool.Name) {
+		return false
+	}
+	if meta == nil {
+		// Every 2026-07-28 request carries its protocol version in _meta.
+		return !modern
+	}
+	return readMeta(c, meta, modern)
+}
+
+// protocolVersion2026 is the first protocol version without sessions,
+// whose requests each carry the protocol version, client information and
+// capabilities in their _meta.
+const protocolVersion2026 = "2026-07-28"
+
+// readMeta reads a tools/call request's _meta into c. Before 2026-07-28,
+// _meta may hold a progressToken only; from 2026-07-28 on, it must hold
+// the protocol version (the request's own) and the client's capabilities,
+// and may hold the client's information, a log level and a progressToken.
+// Every value must be one the go-sdk accepts as it stands.
+func readMeta(c *fastCall, meta []byte, modern bool) bool {
+	var seen [5]bool // the keys of metaKeys
+	ok := members(meta, func(key, val []byte) bool {
+		i := slices.Index(metaKeys[:], string(key))
+		if i < 0 || seen[i] || (i > 0 && !modern) {
+			return false
+		}
+		seen[i] = true
+		switch i {
+		case 0:
+			c.progress = progressToken(val)
+			return c.progress != nil
+		case 1:
+			return plainString(val) && string(val[1:len(val)-1]) == c.version
+		case 2:
+			return decodesStrictly(val, new(clientCapabilities))
+		case 3:
+			return decodesStrictly(val, new(mcp.Implementation))
+		default:
+			if !plainString(val) {
+				return false
+			}
+			c.level = mcp.LoggingLevel(val[1 : len(val)-1]) //lint:ignore SA1019 see logLevels
+			return slices.Contains(logLevels, c.level)
+		}
+	})
+	return ok && (!modern || seen[1] && seen[2])
+}
+
+// metaKeys are the _meta keys a tools/call request may carry, in the order
+// of readMeta's seen.
+var metaKeys = [...]string{
+	"progressToken",
+	mcp.MetaKeyProtocolVersion,
+	mcp.MetaKeyClientCapabilities,
+	mcp.MetaKeyClientInfo,
+	mcp.MetaKeyLogLevel,
+}
+
+// clientCapabilities is the shape the go-sdk reads a request's client
+// capabilities into: mcp.ClientCapabilities, with roots a pointer.
+type clientCapabilities struct {
+	mcp.ClientCapabilities
+	Roots *mcp.RootCapabilities `json:"roots,omitempty"`
+}
+
+// decodesStrictly reports whether the JSON object val decodes into v with
+// no field unknown to v. encoding/json matches keys regardless of case
+// where the go-sdk does not, so a value it accepts this way the go-sdk
+// accepts too (a key of another case, it ignores); the converse does not
+// hold, and such a request is left to the go-sdk.
+func decodesStrictly(val []byte, v any) bool {
+	if val[0] != '{' {
+		return false
+	}
+	if string(val) == `{}` || string(val) == `{"roots":{"listChanged":true}}` {
+		return true // what clients send, known good
+	}
+	dec := json.NewDecoder(bytes.NewReader(val))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v) == nil
+}
+
+// progressToken returns a progress token as the go-sdk decodes it — a
+// string, or a float64 — when it writes it back in its notifications the
+// way it came; else nil.
+func progressToken(val []byte) any {
+	switch {
+	case plainString(val):
+		return string(val[1 : len(val)-1])
+	case plainInteger(val):
+		f, err := strconv.ParseFloat(string(val), 64)
+		if err != nil {
+			return nil
+		}
+		return f
+	}
+	return nil
+}
+
+// plainID reports whether a request id comes back from the go-sdk as it
+// was sent.
+func plainID(val []byte) bool { return plainString(val) || plainInteger(val) }
+
+// plainString reports whether val is a JSON string of printable ASCII
+// without escapes: encoding/json writes such a string back unchanged.
+func plainString(val []byte) bool {
+	if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' {
+		return false
+	}
+	for _, b := range val[1 : len(val)-1] {
+		if b < 0x20 || b > 0x7e || b == '"' || b == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainInteger reports whether val is an integer of at most 15 digits,
+// without a leading zero or a minus zero: one a float64 holds exactly and
+// encoding/json writes back the same.
+func plainInteger(val []byte) bool {
+	digits := val
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+		if len(digits) > 0 && digits[0] == '0' {
+			return false
+		}
+	}
+	if len(digits) == 0 || len(digits) > 15 || (digits[0] == '0' && len(digits) > 1) {
+		return false
+	}
+	for _, b := range digits {
+		if b < '0' || b > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// maxDepth is the nesting the go-sdk reads a message to: deeper, it refuses
+// the message.
+const maxDepth = 1000
+
+// withinDepth reports whether the valid JSON data nests at most maxDepth
+// deep. Data with fewer brackets than that, the usual case, is not scanned.
+func withinDepth(data []byte) bool {
+	if bytes.Count(data, []byte("{"))+bytes.Count(data, []byte("[")) <= maxDepth {
+		return true
+	}
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			i = stringEnd(data, i) - 1
+		case '{', '[':
+			if depth++; depth > maxDepth {
+				return false
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return true
+}
+
+// members calls fn with each member of the JSON object v — the key as it
+// stands between its quotes, and the value's bytes — and reports whether v
+// is an object whose keys have no escapes and for each of which fn returned
+// true. v must be valid JSON.
+func members(v []byte, fn func(key, val []byte) bool) bool {
+	i := skipSpace(v, 0)
+	if i >= len(v) || v[i] != '{' {
+		return false
+	}
+	i = skipSpace(v, i+1)
+	if v[i] == '}' {
+		return true
+	}
+	for {
+		end := stringEnd(v, i)
+		key := v[i+1 : end-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return false
+		}
+		i = skipSpace(v, skipSpace(v, end)+1) // past the colon
+		vend := valueEnd(v, i)
+		if !fn(key, v[i:vend]) {
+			return false
+		}
+		i = skipSpace(v, vend)
+		if v[i] == '}' {
+			return true
+		}
+		i = skipSpace(v, i+1) // past the comma
+	}
+}
+
+// skipSpace returns the index of the first byte of v from i on that is not
+// JSON whitespace.
+func skipSpace(v []byte, i int) int {
+	for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == '\n' || v[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index just past the JSON string that starts at
+// v[i], in valid JSON.
+func stringEnd(v []byte, i int) int {
+	i++
+	for {
+		j := bytes.IndexByte(v[i:], '"')
+		if j < 0 {
+			return len(v) // not valid JSON: not reached
+		}
+		i += j
+		backslashes := 0
+		for k := i - 1; v[k] == '\\'; k-- {
+			backslashes++
+		}
+		i++
+		if backslashes%2 == 0 {
+			return i
+		}
+	}
+}
+
+// valueEnd returns the index just past the JSON value that starts at v[i],
+// in valid JSON.
+func valueEnd(v []byte, i int) int {
+	switch v[i] {
+	case '"':
+		return stringEnd(v, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(v); i++ {
+			switch v[i] {
+			case '"':
+				i = stringEnd(v, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i < len(v) {
+		switch v[i] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return i
+		}
+		i++
+	}
+	return i
+}
