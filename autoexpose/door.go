@@ -14,20 +14,23 @@ import (
 // make one; the Door of a disabled config serves nothing. A Door is safe
 // for concurrent use.
 type Door struct {
-	name     string
-	path     string
-	log      *slog.Logger
-	report   []ReportRow
-	tools    map[string]*tool
-	names    []string // exposed tool names, sorted
-	server   *mcp.Server
-	impl     *mcp.Implementation // how server names itself
-	calls    *calls
-	handler  http.Handler // the MCP endpoint; nil for a Door that serves nothing
-	life     *lifecycle   // nil for a Door that serves nothing
-	slot     *slot        // the exclusive session's; nil unless mcp.exclusive
-	degraded error
-	wrapped  *wrapped // for a Door made by Wrap
+	name   string
+	path   string
+	log    *slog.Logger
+	report []ReportRow
+	tools  map[string]*tool
+	names  []string // exposed tool names, sorted
+	server *mcp.Server
+	impl   *mcp.Implementation // how server names itself
+	// serverInfo is the _meta of a 2026-07-28 result: impl under
+	// io.modelcontextprotocol/serverInfo, encoded.
+	serverInfo []byte
+	calls      *calls
+	handler    http.Handler // the MCP endpoint; nil for a Door that serves nothing
+	life       *lifecycle   // nil for a Door that serves nothing
+	slot       *slot        // the exclusive session's; nil unless mcp.exclusive
+	degraded   error
+	wrapped    *wrapped // for a Door made by Wrap
 
 	// serverTaken is set once Server has handed the go-sdk server out; the
 	// fast path then leaves every request to it (see Server).

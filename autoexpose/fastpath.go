@@ -168,51 +168,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 		req.Params.Meta = mcp.Meta{"progressToken": c.progress}
 	}
 	res := f.d.calls.call(r.Context(), c.tool, req, s)
-	data, err := f.d.response(c, res)
-	if err != nil {
-		f.d.log.Error("mcpdoor: encoding a tool call's result", "tool", c.tool.Name, "err", err)
-	}
-	s.finish(r.Context(), data)
-}
-
-// response returns the JSON-RPC response to c that carries res, as the
-// go-sdk encodes it: a missing content list is an empty one; under
-// 2026-07-28 the result names the server in its _meta and says it is
-// complete.
-func (d *Door) response(c *fastCall, res *mcp.CallToolResult) ([]byte, error) {
-	if res.Content == nil {
-		withContent := *res
-		withContent.Content = []mcp.Content{}
-		res = &withContent
-	}
-	modern := c.version >= protocolVersion2026
-	if modern {
-		meta := res.GetMeta()
-		if meta == nil {
-			meta = make(map[string]any, 1)
-		}
-		if _, ok := meta[mcp.MetaKeyServerInfo]; !ok {
-			meta[mcp.MetaKeyServerInfo] = d.impl
-		}
-		res.SetMeta(meta)
-	}
-	// CallToolResult.MarshalJSON writes compact JSON, which the go-sdk's
-	// encoder then copies as it stands.
-	result, err := res.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	if modern {
-		// "resultType" is the last key the go-sdk writes (no tool result of
-		// the door asks for input, whose key would follow it).
-		result = append(result[:len(result)-1], `,"resultType":"complete"}`...)
-	}
-	out := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(c.id)+len(result))
-	out = append(out, `{"jsonrpc":"2.0","id":`...)
-	out = append(out, c.id...)
-	out = append(out, `,"result":`...)
-	out = append(out, result...)
-	return append(out, '}'), nil
+	s.respond(r.Context(), f.d, c, res)
 }
 
 // A fastStream is the response of a request the fast path serves: a stream
@@ -266,27 +222,90 @@ func (s *fastStream) notify(method string, params any) error {
 	return s.event(buf.Bytes())
 }
 
-// finish writes the call's response, unless the request has ended (the
-// client went away, or the door closed): the go-sdk then stops waiting for
-// the response and writes nothing more.
-func (s *fastStream) finish(ctx context.Context, data []byte) {
+// respond writes the JSON-RPC response to call c with result res, as the
+// go-sdk writes it, unless the request has ended (the client went away, or
+// the door closed): the go-sdk then stops waiting for the response and
+// writes nothing more.
+func (s *fastStream) respond(ctx context.Context, d *Door, c *fastCall, res *mcp.CallToolResult) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.done = true
-	if data != nil && ctx.Err() == nil {
-		s.event(data)
+	if ctx.Err() != nil {
+		return
 	}
+	w := &sseWriter{w: s.w}
+	w.string("event: message\ndata: ")
+	w.string(`{"jsonrpc":"2.0","id":`)
+	w.bytes(c.id)
+	w.string(`,"result":`)
+	d.writeResult(w, res, c.version >= protocolVersion2026)
+	w.string("}\n\n")
+	w.flush()
 }
 
 // event writes one SSE message event and flushes it. s.mu is held.
 func (s *fastStream) event(data []byte) error {
-	buf := make([]byte, 0, len("event: message\ndata: \n\n")+len(data))
-	buf = append(buf, "event: message\ndata: "...)
-	buf = append(buf, data...)
-	buf = append(buf, "\n\n"...)
-	_, err := s.w.Write(buf)
-	http.NewResponseController(s.w).Flush() // best effort, as the go-sdk's
-	return err
+	w := &sseWriter{w: s.w}
+	w.string("event: message\ndata: ")
+	w.bytes(data)
+	w.string("\n\n")
+	w.flush()
+	return w.err
+}
+
+// An sseWriter writes an event to a response in pieces, each big value
+// straight from where it lies, and remembers the first error.
+type sseWriter struct {
+	w   http.ResponseWriter
+	buf []byte // small pieces, written out before a big one
+	err error
+}
+
+// small is the size under which a piece is gathered rather than written.
+const small = 512
+
+func (w *sseWriter) string(s string) {
+	if len(s) >= small {
+		w.bytes([]byte(s))
+		return
+	}
+	w.buf = append(w.buf, s...)
+}
+
+func (w *sseWriter) bytes(b []byte) {
+	if len(b) < small {
+		w.buf = append(w.buf, b...)
+		return
+	}
+	w.send()
+	w.write(b)
+}
+
+// Write writes p, less the newline that ends it when it is the output of a
+// json.Encoder, to which the writer hands itself (see Door.writeResult).
+func (w *sseWriter) Write(p []byte) (int, error) {
+	w.bytes(bytes.TrimSuffix(p, []byte("\n")))
+	return len(p), nil
+}
+
+func (w *sseWriter) send() {
+	if len(w.buf) > 0 {
+		w.write(w.buf)
+		w.buf = w.buf[:0]
+	}
+}
+
+func (w *sseWriter) write(b []byte) {
+	if w.err == nil {
+		_, w.err = w.w.Write(b)
+	}
+}
+
+// flush writes what is gathered and flushes the response, best effort, as
+// the go-sdk does after each event.
+func (w *sseWriter) flush() {
+	w.send()
+	http.NewResponseController(w.w).Flush()
 }
 
 // bindsHeaders reports whether an input schema binds an argument to an

@@ -2,6 +2,7 @@ package autoexpose
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -36,6 +37,19 @@ func goldenRouter(rollout bool) chi.Router {
 	r.Post("/raw", func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write(b)
+	})
+	r.Post("/json", func(w http.ResponseWriter, r *http.Request) {
+		// Its arguments, or their "v" as it stands, or the string "s".
+		b, _ := io.ReadAll(r.Body)
+		var args map[string]json.RawMessage
+		var s string
+		if json.Unmarshal(b, &args) == nil && args["v"] != nil {
+			b = args["v"]
+		} else if json.Unmarshal(args["s"], &s) == nil {
+			b = []byte(s)
+		}
+		w.Header().Set("Content-Type", "application/json")
 		w.Write(b)
 	})
 	r.Post("/teapot", func(w http.ResponseWriter, r *http.Request) {
@@ -227,6 +241,12 @@ func TestFastPathGolden(t *testing.T) {
 			{"escaping", `"an id"`, "echo", `{"text":"<b> & \u2028 é \"q\" \\ \u00e9\ud83d\ude00"}`, ""},
 			{"whitespace in arguments", "7", "raw", "{ \"a\" : [ 1 , 2 ],\n\t\"b\": null }", ""},
 			{"text response", "2", "raw", `{"just":"text"}`, ""},
+			{"JSON response as sent", "12", "json", "{\"u\":\"<&> \u2028\u2029\",\"n\":[1,2.50,-0]}", ""},
+			{"JSON response to compact", "13", "json", "{ \"u\" : \"a  b\" ,\n \"t\":\t[ ] }", ""},
+			{"JSON response not an object", "14", "json", `{"v":["<a>", 1]}`, ""},
+			{"JSON response a string", "15", "json", `{"v":"just a string"}`, ""},
+			{"JSON response invalid", "16", "json", `{"s":"{\"a\":"}`, ""},
+			{"JSON response empty", "17", "json", `{"s":""}`, ""},
 			{"no arguments", "3", "raw", `null`, ""},
 			{"invalid arguments", "4", "echo", `{"text":5}`, ""},
 			{"arguments not an object", "5", "echo", `[1,2]`, ""},

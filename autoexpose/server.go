@@ -16,6 +16,7 @@ import (
 // behind the middleware that answers unknown tools.
 func (d *Door) newServer() *mcp.Server {
 	d.impl = &mcp.Implementation{Name: d.name, Version: version()}
+	d.serverInfo, _ = json.Marshal(mcp.Meta{mcp.MetaKeyServerInfo: d.impl}) // cannot fail: strings
 	s := mcp.NewServer(d.impl, nil)
 	for _, name := range d.names {
 		t := d.tools[name]

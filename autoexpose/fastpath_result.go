@@ -1,0 +1,123 @@
+package autoexpose
+
+import (
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// writeResult writes a tool call's result as the go-sdk encodes it in its
+// response (mcp.CallToolResult's MarshalJSON, then a compact copy):
+//
+//   - a missing content list is an empty one;
+//   - under the 2026-07-28 protocol (modern), the result names the server
+//     in its _meta and ends with "resultType":"complete".
+//
+// The usual result — one text block and JSON structured content, as
+// jsonResult makes it — is written piece by piece, the text and the
+// structured content straight to the response, where CallToolResult's
+// MarshalJSON would copy a large result several times over; any other
+// result goes through MarshalJSON itself.
+func (d *Door) writeResult(w *sseWriter, res *mcp.CallToolResult, modern bool) {
+	if text, structured, ok := plainResult(res); ok {
+		w.string("{")
+		if modern {
+			w.string(`"_meta":`)
+			w.bytes(d.serverInfo)
+			w.string(",")
+		}
+		w.string(`"content":[{"type":"text","text":`)
+		// json.Marshal's escaping, as TextContent's MarshalJSON writes it.
+		if err := json.NewEncoder(w).Encode(text); err != nil {
+			w.err = err
+		}
+		w.string("}]")
+		if structured != nil {
+			w.string(`,"structuredContent":`)
+			writeHTMLEscaped(w, structured)
+		}
+		if modern {
+			w.string(`,"resultType":"complete"`)
+		}
+		w.string("}")
+		return
+	}
+	if res.Content == nil {
+		withContent := *res
+		withContent.Content = []mcp.Content{}
+		res = &withContent
+	}
+	if modern {
+		meta := res.GetMeta()
+		if meta == nil {
+			meta = make(map[string]any, 1)
+		}
+		if _, ok := meta[mcp.MetaKeyServerInfo]; !ok {
+			meta[mcp.MetaKeyServerInfo] = d.impl
+		}
+		res.SetMeta(meta)
+	}
+	// MarshalJSON writes compact JSON, which the go-sdk's encoder copies as
+	// it stands.
+	result, err := res.MarshalJSON()
+	if err != nil {
+		w.err = err
+		return
+	}
+	if modern {
+		// "resultType" is the last key the go-sdk writes (no tool result of
+		// the door asks for input, whose key would follow it).
+		result = append(result[:len(result)-1], `,"resultType":"complete"}`...)
+	}
+	w.bytes(result)
+}
+
+// plainResult returns the text and the JSON structured content (nil when
+// there is none) of a result that has only those, with nothing in _meta.
+func plainResult(res *mcp.CallToolResult) (text string, structured json.RawMessage, ok bool) {
+	if len(res.Content) != 1 || res.Meta != nil || res.IsError || res.RequestState != "" || res.InputRequests != nil {
+		return "", nil, false
+	}
+	tc, isText := res.Content[0].(*mcp.TextContent)
+	if !isText || tc.Meta != nil || tc.Annotations != nil {
+		return "", nil, false
+	}
+	switch sc := res.StructuredContent.(type) {
+	case nil:
+		return tc.Text, nil, true
+	case json.RawMessage:
+		return tc.Text, sc, sc != nil
+	}
+	return "", nil, false
+}
+
+// writeHTMLEscaped writes compact JSON as encoding/json copies a
+// json.RawMessage with HTML escaping on (json.Marshal's default): <, >, &,
+// U+2028 and U+2029 escaped, everything else as it stands.
+func writeHTMLEscaped(w *sseWriter, raw []byte) {
+	start := 0
+	for i := 0; i < len(raw); i++ {
+		var esc string
+		switch c := raw[i]; {
+		case c == '<':
+			esc = `\u003c`
+		case c == '>':
+			esc = `\u003e`
+		case c == '&':
+			esc = `\u0026`
+		case c == 0xe2 && i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2] == 0xa8:
+			esc = `\u2028`
+		case c == 0xe2 && i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2] == 0xa9:
+			esc = `\u2029`
+		default:
+			continue
+		}
+		w.bytes(raw[start:i])
+		w.string(esc)
+		if esc[2] == '2' {
+			i += 2 // the three bytes of U+2028 or U+2029
+		}
+		start = i + 1
+	}
+	w.bytes(raw[start:])
+}
