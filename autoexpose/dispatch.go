@@ -27,18 +27,22 @@ import (
 // it ends when the client cancels the call or goes away, or the door
 // closes.
 func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, to notifier, args []byte) *replay.Response {
-	rc := &replay.Call{Path: t.path, Body: args, Header: make(http.Header, 1+len(c.forward)), Host: "localhost"}
-	rc.Header.Set("Content-Type", "application/json")
-	forward(rc.Header, headerOf(req), c.forward)
+	// Without headers to forward, the dispatcher's own header is the one
+	// wanted: Content-Type application/json.
+	rc := &replay.Call{Path: t.path, Body: args, Header: forward(headerOf(req), c.forward), Host: "localhost"}
 	if who.req != nil {
 		rc.Host, rc.RemoteAddr, rc.TLS = who.req.Host, who.req.RemoteAddr, who.req.TLS
-		ctx = rollout.NewContext(ctx, rollout.FromContext(who.req.Context()))
-		// The tool's context ends with the SDK's request; make it end with
-		// the client's connection too.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		defer context.AfterFunc(who.req.Context(), cancel)()
+		// The fast path calls with the request's own context, which has all
+		// this already.
+		if ctx != who.req.Context() {
+			ctx = rollout.NewContext(ctx, rollout.FromContext(who.req.Context()))
+			// The tool's context ends with the SDK's request; make it end
+			// with the client's connection too.
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(who.req.Context(), cancel)()
+		}
 	}
 	// A session middleware on a replayed route keeps the session its
 	// request's context carries; a direct call skips the middleware, and
@@ -134,13 +138,21 @@ func (c *calls) timedOut(t *tool) *mcp.CallToolResult {
 		})
 }
 
-// forward copies the configured headers of the MCP request into h.
-func forward(h, from http.Header, names []string) {
+// forward returns the header of a dispatched request that carries the
+// configured headers of the MCP request, and Content-Type
+// application/json; nil when the MCP request has none of them.
+func forward(from http.Header, names []string) http.Header {
+	var h http.Header
 	for _, name := range names {
 		if v := from.Values(name); len(v) > 0 {
+			if h == nil {
+				h = make(http.Header, 1+len(names))
+				h.Set("Content-Type", "application/json")
+			}
 			h[name] = v
 		}
 	}
+	return h
 }
 
 // headerOf returns the HTTP header a request came with, or nil (stdio).

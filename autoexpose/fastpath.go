@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -154,7 +155,10 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 	h.Set("Cache-Control", "no-cache, no-transform")
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Connection", "keep-alive")
-	s := &fastStream{w: w}
+	s := &fastStream{w: w, oneWrite: chunkedWithoutFlush(w, r)}
+	if s.oneWrite {
+		h.Set("Transfer-Encoding", "chunked")
+	}
 	if c.version >= protocolVersion2026 {
 		s.level = c.level
 	} else {
@@ -171,12 +175,33 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 	s.respond(r.Context(), f.d, c, res)
 }
 
+// chunkedWithoutFlush reports whether the response is net/http's own, to an
+// HTTP/1.1 request: there, asking for chunked framing with the
+// Transfer-Encoding header gets the same response on the wire as the
+// go-sdk's flush after its last event — net/http sends its own
+// Transfer-Encoding: chunked in place of the handler's, and no
+// Content-Length — in one write where the flush costs a second (which, for
+// a small call, costs the server about as much CPU as the rest of the
+// call). Anywhere else (HTTP/2, a writer that wraps net/http's, a test's
+// recorder), the fast path flushes as the go-sdk does.
+func chunkedWithoutFlush(w http.ResponseWriter, r *http.Request) bool {
+	if r.ProtoMajor != 1 || r.ProtoMinor < 1 {
+		return false
+	}
+	// net/http's HTTP/1 writer, which it does not export: *http.response.
+	t := reflect.TypeOf(w)
+	return t.Kind() == reflect.Pointer && t.Elem().Name() == "response" && t.Elem().PkgPath() == "net/http"
+}
+
 // A fastStream is the response of a request the fast path serves: a stream
 // of SSE events, written and flushed one by one as the go-sdk writes them.
 // It is the call's notifier.
 type fastStream struct {
 	w     http.ResponseWriter
 	level mcp.LoggingLevel // the least severe level Log sends; "" for none
+	// oneWrite: the response's framing is set (see chunkedWithoutFlush),
+	// and its last event needs no flush.
+	oneWrite bool
 
 	mu   sync.Mutex
 	done bool // the result is written, or will never be
@@ -233,14 +258,20 @@ func (s *fastStream) respond(ctx context.Context, d *Door, c *fastCall, res *mcp
 	if ctx.Err() != nil {
 		return
 	}
-	w := &sseWriter{w: s.w}
+	w := sseWriters.Get().(*sseWriter)
+	defer w.release()
+	w.w = s.w
 	w.string("event: message\ndata: ")
 	w.string(`{"jsonrpc":"2.0","id":`)
 	w.bytes(c.id)
 	w.string(`,"result":`)
 	d.writeResult(w, res, c.version >= protocolVersion2026)
 	w.string("}\n\n")
-	w.flush()
+	if s.oneWrite {
+		w.send() // net/http writes it out as the handler returns
+	} else {
+		w.flush()
+	}
 }
 
 // event writes one SSE message event and flushes it. s.mu is held.
@@ -263,6 +294,15 @@ type sseWriter struct {
 
 // small is the size under which a piece is gathered rather than written.
 const small = 512
+
+// sseWriters holds writers for reuse, each with its buffer.
+var sseWriters = sync.Pool{New: func() any { return &sseWriter{buf: make([]byte, 0, small)} }}
+
+// release puts the writer back in sseWriters.
+func (w *sseWriter) release() {
+	*w = sseWriter{buf: w.buf[:0]}
+	sseWriters.Put(w)
+}
 
 func (w *sseWriter) string(s string) {
 	if len(s) >= small {

@@ -46,7 +46,7 @@ func (d *Door) readCall(body []byte, version string, h http.Header) (*fastCall, 
 	var seen [4]bool // jsonrpc, id, method, params
 	var params []byte
 	ok := members(body, func(key, val []byte) bool {
-		i := slices.Index(requestKeys[:], string(key))
+		i := indexOf(requestKeys[:], key)
 		if i < 0 || seen[i] {
 			return false
 		}
@@ -68,6 +68,16 @@ func (d *Door) readCall(body []byte, version string, h http.Header) (*fastCall, 
 		return nil, false
 	}
 	return c, true
+}
+
+// indexOf returns the index of key in keys, or -1.
+func indexOf(keys []string, key []byte) int {
+	for i, k := range keys {
+		if k == string(key) {
+			return i
+		}
+	}
+	return -1
 }
 
 // requestKeys are the keys of a JSON-RPC request, in the order of readCall's
@@ -131,7 +141,7 @@ const protocolVersion2026 = "2026-07-28"
 func readMeta(c *fastCall, meta []byte, modern bool) bool {
 	var seen [5]bool // the keys of metaKeys
 	ok := members(meta, func(key, val []byte) bool {
-		i := slices.Index(metaKeys[:], string(key))
+		i := indexOf(metaKeys[:], key)
 		if i < 0 || seen[i] || (i > 0 && !modern) {
 			return false
 		}
@@ -145,7 +155,7 @@ func readMeta(c *fastCall, meta []byte, modern bool) bool {
 		case 2:
 			return decodesStrictly(val, new(clientCapabilities))
 		case 3:
-			return decodesStrictly(val, new(mcp.Implementation))
+			return plainObject(val, implementationKeys) || decodesStrictly(val, new(mcp.Implementation))
 		default:
 			if !plainString(val) {
 				return false
@@ -172,6 +182,25 @@ var metaKeys = [...]string{
 type clientCapabilities struct {
 	mcp.ClientCapabilities
 	Roots *mcp.RootCapabilities `json:"roots,omitempty"`
+}
+
+// implementationKeys are the string fields of mcp.Implementation.
+var implementationKeys = []string{"name", "title", "description", "version", "websiteUrl"}
+
+// plainObject reports whether val is a JSON object whose keys are all among
+// keys, each once, and whose values are all strings: an object that
+// decodes into a struct with those string fields, whichever decoder reads
+// it.
+func plainObject(val []byte, keys []string) bool {
+	var seen uint64
+	return members(val, func(key, v []byte) bool {
+		i := indexOf(keys, key)
+		if i < 0 || seen&(1<<i) != 0 || v[0] != '"' {
+			return false
+		}
+		seen |= 1 << i
+		return true
+	})
 }
 
 // decodesStrictly reports whether the JSON object val decodes into v with

@@ -83,9 +83,14 @@ type goldenPair struct {
 
 // newGoldenPair starts the two doors of the mcp block mcpBlock.
 func newGoldenPair(t *testing.T, mcpBlock string, rollout bool) *goldenPair {
+	return newGoldenPairOn(t, mcpBlock, rollout, func(h http.Handler) *httptest.Server { return httptest.NewServer(h) })
+}
+
+// newGoldenPairOn starts the two doors of the mcp block mcpBlock on the
+// servers start makes.
+func newGoldenPairOn(t *testing.T, mcpBlock string, rollout bool, start func(http.Handler) *httptest.Server) *goldenPair {
 	t.Helper()
-	p := &goldenPair{client: &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 30 * time.Second}}
-	t.Cleanup(p.client.CloseIdleConnections)
+	p := &goldenPair{}
 	for _, fast := range []bool{true, false} {
 		block := "mcp:\n  session_secret: \"" + goldenSecret + "\"\n" + mcpBlock
 		if !fast {
@@ -101,8 +106,14 @@ func newGoldenPair(t *testing.T, mcpBlock string, rollout bool) *goldenPair {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv := httptest.NewServer(r)
+		srv := start(r)
 		t.Cleanup(srv.Close)
+		if p.client == nil {
+			p.client = srv.Client()
+			p.client.Timeout = 30 * time.Second
+			p.client.Transport.(*http.Transport).DisableCompression = true
+			t.Cleanup(p.client.CloseIdleConnections)
+		}
 		if fast {
 			p.fast, p.fastDoor = srv.URL+"/mcp", d
 		} else {
@@ -284,6 +295,36 @@ func TestFastPathGoldenSuccess(t *testing.T) {
 		if got.Header.Get("Mcp-Session-Id") != "" {
 			t.Errorf("%s: a stateless answer carries Mcp-Session-Id %q", v, got.Header.Get("Mcp-Session-Id"))
 		}
+	}
+}
+
+// TestFastPathGoldenFraming: over HTTP/1.1 the fast path lets net/http
+// frame its response (see chunkedWithoutFlush); over HTTP/2, and behind a
+// middleware that wraps the response writer, it flushes each event as the
+// go-sdk does. Every way, the client gets the go-sdk's answer.
+func TestFastPathGoldenFraming(t *testing.T) {
+	servers := map[string]func(http.Handler) *httptest.Server{
+		"HTTP/2": func(h http.Handler) *httptest.Server {
+			srv := httptest.NewUnstartedServer(h)
+			srv.EnableHTTP2 = true
+			srv.StartTLS()
+			return srv
+		},
+		"wrapped writer": func(h http.Handler) *httptest.Server {
+			return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				h.ServeHTTP(struct{ http.ResponseWriter }{w}, r) // a wrapper that hides Flush
+			}))
+		},
+	}
+	for name, start := range servers {
+		t.Run(name, func(t *testing.T) {
+			p := newGoldenPairOn(t, "", false, start)
+			for _, v := range []string{"2025-11-25", "2026-07-28"} {
+				p.compare(t, goldenRequest{header: callHeader(v, "echo"), body: callBody(v, "1", "echo", `{"text":"hi"}`, ""), fast: true})
+				p.compare(t, goldenRequest{header: callHeader(v, "report"), body: callBody(v, "2", "report", `{}`, `"progressToken":"p"`), fast: true})
+				p.compare(t, goldenRequest{header: callHeader(v, "echo"), body: callBody(v, "3", "echo", `{"text":"`+strings.Repeat("long ", 1000)+`"}`, ""), fast: true})
+			}
+		})
 	}
 }
 

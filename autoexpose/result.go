@@ -43,7 +43,10 @@ func (t *tool) result(resp *replay.Response) *mcp.CallToolResult {
 			fmt.Sprintf("HTTP %d from POST %s: %s", resp.Status, t.path, text),
 			ErrorInfo{Code: statusCode(resp.Status), Message: bodyMessage(text), Status: resp.Status, Effect: effect})
 	}
-	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mediaType := resp.Header.Get("Content-Type")
+	if mediaType != "application/json" { // what mime.ParseMediaType returns it as
+		mediaType, _, _ = mime.ParseMediaType(mediaType)
+	}
 	if mediaType == "" && !json.Valid(body) {
 		// What an HTTP client would be told: net/http sniffs the type of a
 		// response that sets none.
