@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -458,4 +459,69 @@ func TestFastPathOff(t *testing.T) {
 	p := newGoldenPair(t, "", false)
 	p.fastDoor.Server()
 	p.compare(t, rq) // rq.fast is false
+}
+
+// TestFastPathCloseWaits: Door.Close waits for a stateless call whose
+// handler ignores its context, as it waits for the go-sdk's session of
+// that call to end, with the fast path and without.
+func TestFastPathCloseWaits(t *testing.T) {
+	for _, block := range []string{"", "mcp:\n  disable_fast_path: true\n"} {
+		cfg, err := ParseConfig([]byte("name: stubborn\nexpose_tools_over_mcp: true\n" + block))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Logger = slog.New(slog.DiscardHandler)
+		started, release := make(chan struct{}), make(chan struct{})
+		var finished atomic.Bool
+		r := chi.NewRouter()
+		r.Post("/stubborn", func(w http.ResponseWriter, r *http.Request) {
+			close(started)
+			<-release // whatever its context says
+			finished.Store(true)
+		})
+		d, err := Install(r, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(r)
+		p := &goldenPair{client: srv.Client(), fastDoor: d}
+		const v = "2025-11-25"
+		call := goldenRequest{header: callHeader(v, "stubborn"), body: callBody(v, "1", "stubborn", `{}`, "")}
+		answered := make(chan struct{})
+		go func() {
+			defer close(answered)
+			p.client.Do(httptestRequest(srv.URL+"/mcp", call))
+		}()
+		<-started
+		closed := make(chan bool, 1)
+		go func() {
+			d.Close()
+			closed <- finished.Load()
+		}()
+		// Close has begun once the endpoint answers 503.
+		for {
+			resp, err := p.client.Do(httptestRequest(srv.URL+"/mcp", call))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusServiceUnavailable {
+				break
+			}
+		}
+		close(release)
+		if !<-closed {
+			t.Errorf("%q: Close returned before the call in flight did", block)
+		}
+		<-answered
+		p.client.CloseIdleConnections()
+		srv.Close()
+	}
+}
+
+// httptestRequest is rq as a request to url.
+func httptestRequest(url string, rq goldenRequest) *http.Request {
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(rq.body))
+	req.Header = rq.header.Clone()
+	return req
 }
