@@ -197,7 +197,8 @@ func chunkedWithoutFlush(w http.ResponseWriter, r *http.Request) bool {
 // of SSE events, written and flushed one by one as the go-sdk writes them.
 // It is the call's notifier.
 type fastStream struct {
-	w     http.ResponseWriter
+	w http.ResponseWriter
+	//lint:ignore SA1019 see logLevels
 	level mcp.LoggingLevel // the least severe level Log sends; "" for none
 	// oneWrite: the response's framing is set (see chunkedWithoutFlush),
 	// and its last event needs no flush.
@@ -218,6 +219,8 @@ func (s *fastStream) NotifyProgress(_ context.Context, params *mcp.ProgressNotif
 
 // Log sends a notifications/message message, if its level is at least the
 // stream's.
+//
+//lint:ignore SA1019 see logLevels
 func (s *fastStream) Log(_ context.Context, params *mcp.LoggingMessageParams) error {
 	if s.level == "" || slices.Index(logLevels, params.Level) < slices.Index(logLevels, s.level) {
 		return nil

@@ -14,12 +14,12 @@ import (
 // A fastCall is a tools/call request the fast path serves (fastpath.go):
 // what it read of the request's body.
 type fastCall struct {
-	id       []byte          // the request's id, as sent; the go-sdk writes it back the same
-	tool     *tool           // the tool called
-	args     json.RawMessage // its arguments, as sent
-	progress any             // _meta.progressToken as the go-sdk decodes it (a string or a float64), or nil
-	level    mcp.LoggingLevel
-	version  string // the request's protocol version
+	id       []byte           // the request's id, as sent; the go-sdk writes it back the same
+	tool     *tool            // the tool called
+	args     json.RawMessage  // its arguments, as sent
+	progress any              // _meta.progressToken as the go-sdk decodes it (a string or a float64), or nil
+	level    mcp.LoggingLevel //lint:ignore SA1019 see logLevels
+	version  string           // the request's protocol version
 }
 
 // readCall reads body as the one tools/call request of an HTTP request
@@ -174,14 +174,14 @@ var metaKeys = [...]string{
 	mcp.MetaKeyProtocolVersion,
 	mcp.MetaKeyClientCapabilities,
 	mcp.MetaKeyClientInfo,
-	mcp.MetaKeyLogLevel,
+	mcp.MetaKeyLogLevel, //lint:ignore SA1019 see logLevels
 }
 
 // clientCapabilities is the shape the go-sdk reads a request's client
 // capabilities into: mcp.ClientCapabilities, with roots a pointer.
 type clientCapabilities struct {
 	mcp.ClientCapabilities
-	Roots *mcp.RootCapabilities `json:"roots,omitempty"`
+	Roots *mcp.RootCapabilities `json:"roots,omitempty"` //lint:ignore SA1019 the shape of what clients send
 }
 
 // implementationKeys are the string fields of mcp.Implementation.

@@ -22,6 +22,7 @@ type mcpCall struct {
 // (*mcp.ServerSession), or the fast path's own stream (fastpath.go).
 type notifier interface {
 	NotifyProgress(ctx context.Context, params *mcp.ProgressNotificationParams) error
+	//lint:ignore SA1019 see logLevels
 	Log(ctx context.Context, params *mcp.LoggingMessageParams) error
 }
 
@@ -112,6 +113,7 @@ func Log(ctx context.Context, level string, data any) error {
 	if c == nil {
 		return nil
 	}
+	//lint:ignore SA1019 logging stays in the protocol for the deprecation window, and clients use it
 	err := c.to.Log(ctx, &mcp.LoggingMessageParams{Level: lvl, Logger: c.tool, Data: data})
 	if err != nil {
 		return fmt.Errorf("mcpdoor: log: %w", err)
