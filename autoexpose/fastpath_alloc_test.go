@@ -137,9 +137,12 @@ func TestCallAllocations(t *testing.T) {
 	}
 }
 
-// BenchmarkEndpoint serves echo calls through the router, in process, with the
-// fast path and without, small and with a 1 MiB text, under each protocol
-// version.
+// BenchmarkEndpoint serves echo calls through the router, in process, with
+// the fast path and without, small and with a 1 MiB text, under each
+// protocol version. Its names are benchstat keys; side by side:
+//
+//	go test -run '^$' -bench BenchmarkEndpoint -count 10 > bench.txt
+//	benchstat -col /path bench.txt
 func BenchmarkEndpoint(b *testing.B) {
 	for _, path := range []struct{ name, block string }{{"fast", ""}, {"sdk", "  disable_fast_path: true\n"}} {
 		r, _ := echoRouter(b, path.block)
@@ -150,7 +153,7 @@ func BenchmarkEndpoint(b *testing.B) {
 			for _, v := range []string{"2025-11-25", "2026-07-28"} {
 				c := echoCalls[v]
 				body := []byte(strings.Replace(c.body, "TEXT", size.text, 1))
-				b.Run(path.name+"/"+size.name+"/"+v, func(b *testing.B) {
+				b.Run("path="+path.name+"/size="+size.name+"/v="+v, func(b *testing.B) {
 					b.ReportAllocs()
 					w := &discard{header: make(http.Header)}
 					for b.Loop() {
