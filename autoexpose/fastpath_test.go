@@ -525,3 +525,31 @@ func httptestRequest(url string, rq goldenRequest) *http.Request {
 	req.Header = rq.header.Clone()
 	return req
 }
+
+// TestChunkedWithoutFlush: the fast path recognises net/http's own HTTP/1.1
+// writer, where it answers in one write (should net/http rename it, the
+// fast path would flush as the go-sdk does: the same answer, in two), and
+// nothing else.
+func TestChunkedWithoutFlush(t *testing.T) {
+	got := make(chan bool, 2)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- chunkedWithoutFlush(w, r)
+		got <- chunkedWithoutFlush(struct{ http.ResponseWriter }{w}, r)
+	}))
+	defer srv.Close()
+	resp, err := srv.Client().Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	srv.Client().CloseIdleConnections()
+	if !<-got {
+		t.Error("net/http's own HTTP/1.1 writer is not recognised")
+	}
+	if <-got {
+		t.Error("a writer that wraps net/http's is taken for it")
+	}
+	if chunkedWithoutFlush(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/mcp", nil)) {
+		t.Error("a recorder is taken for net/http's writer")
+	}
+}
