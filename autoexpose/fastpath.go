@@ -25,7 +25,9 @@ import (
 // runs the same call as the go-sdk path (calls.call: admission, rate limit,
 // arguments, dispatch, result) and writes exactly the bytes the go-sdk
 // writes for it: the same status, headers and SSE events, notifications
-// (Progress, Log) included. It reads what the go-sdk checks — the method,
+// (Progress, Log) included, and under 2026-07-28 the input requests of a
+// handler's Elicit or Sample, and the call that answers them. It reads what
+// the go-sdk checks — the method,
 // Content-Type, Accept, the protocol version and, under 2026-07-28, the
 // Mcp-Method and Mcp-Name headers and the request's _meta — and takes only
 // a request that passes every check as the go-sdk would; any other request

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -13,10 +14,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// fuzzHeaders are the header variations FuzzFastPath sends a body with,
-// chosen by a byte of the input: the protocol version (each the fast path
-// serves, none, an unknown one), then Accept, Mcp-Method and Mcp-Name as a
-// client sends them or not.
+// fuzzHeader is the header FuzzFastPath sends a body with, chosen by a
+// byte of the input: the protocol version (each the fast path serves, none,
+// an unknown one), then Accept, Mcp-Method and Mcp-Name as a client sends
+// them or not. The byte's next bit picks the door (see fuzzREST).
 var fuzzVersions = append([]string{"", "1999-01-01"}, fastVersions...)
 
 func fuzzHeader(variant uint8) http.Header {
@@ -35,28 +36,41 @@ func fuzzHeader(variant uint8) http.Header {
 	return h
 }
 
+// fuzzREST reports whether variant picks the REST door of FuzzFastPath.
+func fuzzREST(variant uint8) bool { return (variant/uint8(len(fuzzVersions)))&8 != 0 }
+
 // FuzzFastPath sends raw bodies, with header variations, to a door with
 // the fast path and to the same door without it, in process, and requires
-// the same answer: status, headers and body. The door's tools answer in
+// the same answer: status, headers and body. One door's tools answer in
 // JSON (echo, with an output schema), in text (raw, its arguments as it
-// got them) and with notifications (report).
+// got them), with notifications (report), with several blocks (rich), and
+// with questions to the client (ask, sample); the other's are REST routes
+// (see restRouter).
 func FuzzFastPath(f *testing.F) {
-	handlers := make(map[bool]http.Handler)
-	for _, fast := range []bool{true, false} {
-		block := "mcp:\n  session_secret: \"" + goldenSecret + "\"\n"
-		if !fast {
-			block += "  disable_fast_path: true\n"
+	type door struct{ rest, fast bool }
+	handlers := make(map[door]http.Handler)
+	for _, rest := range []bool{false, true} {
+		for _, fast := range []bool{true, false} {
+			block := "mcp:\n  session_secret: \"" + goldenSecret + "\"\n"
+			if !fast {
+				block += "  disable_fast_path: true\n"
+			}
+			router := goldenRouter(false)
+			if rest {
+				block += restGoldenBlock
+				router = restRouter()
+			}
+			cfg, err := ParseConfig([]byte("name: fuzz\nexpose_tools_over_mcp: true\n" + block))
+			if err != nil {
+				f.Fatal(err)
+			}
+			cfg.Logger = slog.New(slog.DiscardHandler)
+			d, err := Install(router, cfg)
+			if err != nil {
+				f.Fatal(err)
+			}
+			handlers[door{rest, fast}] = d.Handler()
 		}
-		cfg, err := ParseConfig([]byte("name: fuzz\nexpose_tools_over_mcp: true\n" + block))
-		if err != nil {
-			f.Fatal(err)
-		}
-		cfg.Logger = slog.New(slog.DiscardHandler)
-		d, err := Install(goldenRouter(false), cfg)
-		if err != nil {
-			f.Fatal(err)
-		}
-		handlers[fast] = d.Handler()
 	}
 	post := func(h http.Handler, header http.Header, body []byte) *httptest.ResponseRecorder {
 		// subscriptions/listen waits for its context to end: bound it.
@@ -72,6 +86,23 @@ func FuzzFastPath(f *testing.F) {
 		f.Add(uint8(0), []byte(callBody(v, "1", "echo", `{"text":"hi"}`, "")))
 		f.Add(uint8(0), []byte(callBody(v, `"x"`, "raw", `{"a": [1, 2.5e3, null, true]}`, `"progressToken":3`)))
 		f.Add(uint8(0), []byte(callBody(v, "2", "report", `{}`, `"progressToken":"p"`)))
+		f.Add(uint8(0), []byte(callBody(v, "3", "rich", `{}`, "")))
+		f.Add(uint8(0), []byte(callBody(v, "4", "ask", `{}`, "")))
+	}
+	// Questions to a 2026-07-28 client that can be asked, and its answers.
+	const modern = 5 // fuzzVersions[5] is 2026-07-28
+	f.Add(uint8(modern), []byte(askingCall("5", "ask", "")))
+	f.Add(uint8(modern), []byte(askingCall("6", "sample", `"requestState":"e30"`)))
+	f.Add(uint8(modern), []byte(askingCall("7", "ask", `"inputResponses":{"mcpdoor-1-c6289321ce54":{"action":"accept","content":{"sure":true}}},"requestState":"e30"`)))
+	f.Add(uint8(modern), []byte(askingCall("8", "sample", `"inputResponses":{"mcpdoor-1-e8ddb23afeb1":{"role":"assistant","model":"m","content":[{"type":"text","text":"hi"}]}}`)))
+	// REST calls: path, query and body arguments.
+	for _, v := range []uint8{4, modern} {
+		rest := v + 8*uint8(len(fuzzVersions))
+		version := fuzzVersions[v]
+		f.Add(rest, []byte(callBody(version, "1", "get_note", `{"id":"42"}`, "")))
+		f.Add(rest, []byte(callBody(version, "2", "search_notes", `{"q":"a b","tags":["x","y"]}`, "")))
+		f.Add(rest, []byte(callBody(version, "3", "update_note", `{"id":"1/2","text":"t"}`, "")))
+		f.Add(rest, []byte(callBody(version, "4", "delete_note", `{"id":"9"}`, "")))
 	}
 	f.Fuzz(func(t *testing.T, variant uint8, body []byte) {
 		header := fuzzHeader(variant)
@@ -86,12 +117,33 @@ func FuzzFastPath(f *testing.F) {
 				header.Set("Mcp-Name", call.Params.Name)
 			}
 		}
-		fast := post(handlers[true], header.Clone(), body)
-		sdk := post(handlers[false], header.Clone(), body)
-		got := answer{Status: fast.Code, Header: fast.Header(), Body: fast.Body.String()}
-		want := answer{Status: sdk.Code, Header: sdk.Header(), Body: sdk.Body.String()}
-		if diff := cmp.Diff(want, got); diff != "" || fast.Flushed != sdk.Flushed {
-			t.Fatalf("header %v, body %q: the fast path's answer differs from the go-sdk's (-sdk +fast):\n%s\nflushed: sdk %v, fast %v", header, body, diff, sdk.Flushed, fast.Flushed)
+		rest := fuzzREST(variant)
+		fast := post(handlers[door{rest, true}], header.Clone(), body)
+		diff := ""
+		// The go-sdk's answer to a few bodies varies from one request to the
+		// next: of several bad inputResponses, it names the first it meets
+		// in a map's random order. The fast path's answer must be one of
+		// its answers.
+		for range 30 {
+			sdk := post(handlers[door{rest, false}], header.Clone(), body)
+			if diff = differ(sdk, fast); diff == "" {
+				return
+			}
 		}
+		t.Fatalf("header %v, body %q: the fast path's answer differs from the go-sdk's (-sdk +fast):\n%s", header, body, diff)
 	})
+}
+
+// differ says how the answer fast differs from the answer sdk: its status,
+// headers, body, and whether it was flushed; "" when it does not.
+func differ(sdk, fast *httptest.ResponseRecorder) string {
+	got := answer{Status: fast.Code, Header: fast.Header(), Body: fast.Body.String()}
+	want := answer{Status: sdk.Code, Header: sdk.Header(), Body: sdk.Body.String()}
+	if diff := cmp.Diff(want, got); diff != "" {
+		return diff
+	}
+	if fast.Flushed != sdk.Flushed {
+		return fmt.Sprintf("flushed: sdk %v, fast %v", sdk.Flushed, fast.Flushed)
+	}
+	return ""
 }
