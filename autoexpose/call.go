@@ -42,8 +42,10 @@ type calls struct {
 //     the handler asked a client of protocol 2026-07-28 (input.go).
 //
 // Each step refuses with an isError result (errors.go); the route runs only
-// if all of them pass.
-func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
+// if all of them pass. mc is the MCP call as the transport that carried it
+// made it (newMCPCall for the go-sdk's, fastpath.go for the fast path's),
+// for the handler's Progress, Log, Elicit and Sample; nil for none.
+func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, mc *mcpCall) *mcp.CallToolResult {
 	who, refused := c.admit(t, req)
 	if refused != nil {
 		return refused
@@ -51,12 +53,11 @@ func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mc
 	if refused := c.rateLimit(t, who.sid); refused != nil {
 		return refused
 	}
-	args, refused := c.arguments(t, req.Params.Arguments)
+	in, refused := c.arguments(t, req.Params.Arguments)
 	if refused != nil {
 		return refused
 	}
-	mc := c.newMCPCall(t, req)
-	resp := c.dispatch(withMCPCall(ctx, mc), t, who, req, args)
+	resp := c.dispatch(ctx, t, who, req, mc, in)
 	if resp == nil {
 		return c.timedOut(t)
 	}

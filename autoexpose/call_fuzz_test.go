@@ -48,7 +48,7 @@ func FuzzArguments(f *testing.F) {
 	}
 	echo, typed := d.tools["echo"], d.tools["typed"]
 	callWith := func(tl *tool, args []byte) *mcp.CallToolResult {
-		return d.calls.call(context.Background(), tl, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tl.Name, Arguments: json.RawMessage(args)}})
+		return d.calls.call(context.Background(), tl, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tl.Name, Arguments: json.RawMessage(args)}}, nil)
 	}
 	f.Fuzz(func(t *testing.T, args []byte) {
 		sent := args

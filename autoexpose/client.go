@@ -131,13 +131,13 @@ func ask(ctx context.Context, feature string, question mcp.InputRequest, send fu
 	if c == nil {
 		return nil, fmt.Errorf("mcpdoor: %s: %w", feature, ErrNoClient)
 	}
-	version := c.req.ProtocolVersion()
-	inputRequests := version >= "2026-07-28"
+	version := c.version
+	inputRequests := version >= protocolVersion2026
 	if c.stateless && !inputRequests {
 		return nil, fmt.Errorf("mcpdoor: %s: %w", feature, unsupported(fmt.Sprintf(
 			"a stateless MCP session cannot send the client a request on protocol %s: serve stateful sessions (mcp.stateful: true), or use a client of protocol 2026-07-28 or later", version)))
 	}
-	caps := c.req.ClientCapabilities()
+	caps := c.clientCapabilities()
 	capable := caps != nil && caps.Elicitation != nil
 	name := "elicitation"
 	if feature == "sample" {

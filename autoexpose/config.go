@@ -149,6 +149,13 @@ type MCPConfig struct {
 	// MaxBodyBytes caps an MCP request body, a call's arguments, and the
 	// response captured from a dispatched handler. Default 4 MiB.
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// DisableFastPath hands every request to the go-sdk's Streamable HTTP
+	// handler. By default a stateless endpoint serves a POST that carries one
+	// tools/call request for one of its tools itself, on a fast path that
+	// answers with the same bytes the go-sdk would, at a fraction of the
+	// go-sdk's cost per request; every other request goes to the go-sdk.
+	// Set it to compare the two. A stateful endpoint has no fast path.
+	DisableFastPath bool `yaml:"disable_fast_path"`
 	// Degrade is fail (Install returns the error) or http-only (the server
 	// runs without the MCP endpoint, and the log says why). Default fail.
 	Degrade string `yaml:"degrade"`

@@ -24,33 +24,35 @@ import (
 // (mcp.forward_headers), and the Host, RemoteAddr and TLS of the MCP
 // request. Its context carries the caller's session (in place of any the
 // MCP request's context held), the rollout id of a call made under the
-// /ng-rollout/ prefix, and what ctx carries (the MCP call itself, for
-// Progress, Log, Elicit and Sample), and it ends when the client cancels
-// the call or goes away, or the door closes.
-func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, in input) *replay.Response {
+// /ng-rollout/ prefix, and the MCP call mc (for Progress, Log, Elicit and
+// Sample), and it ends when the client cancels the call or goes away, or
+// the door closes.
+func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, mc *mcpCall, in input) *replay.Response {
 	rc := in.call
 	if rc == nil {
 		rc = &replay.Call{Path: t.path}
 	}
-	rc.Body, rc.Header, rc.Host = in.body, make(http.Header, 1+len(c.forward)), "localhost"
-	if in.body != nil {
-		rc.Header.Set("Content-Type", "application/json")
-	}
-	forward(rc.Header, headerOf(req), c.forward)
+	// The dispatcher adds Content-Type application/json to a body.
+	rc.Body, rc.Header, rc.Host = in.body, forward(headerOf(req), c.forward), "localhost"
 	if who.req != nil {
 		rc.Host, rc.RemoteAddr, rc.TLS = who.req.Host, who.req.RemoteAddr, who.req.TLS
-		ctx = rollout.NewContext(ctx, rollout.FromContext(who.req.Context()))
-		// The tool's context ends with the SDK's request; make it end with
-		// the client's connection too.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		defer context.AfterFunc(who.req.Context(), cancel)()
+		// The fast path calls with the request's own context, which has all
+		// this already.
+		if ctx != who.req.Context() {
+			ctx = rollout.NewContext(ctx, rollout.FromContext(who.req.Context()))
+			// The tool's context ends with the SDK's request; make it end
+			// with the client's connection too.
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(who.req.Context(), cancel)()
+		}
 	}
 	// A session middleware on a replayed route keeps the session its
 	// request's context carries; a direct call skips the middleware, and
 	// gets what it would have put there.
 	ctx = session.NewContext(ctx, who.sid)
+	ctx = withMCPCall(ctx, mc)
 	if t.rest == nil || !t.rest.split {
 		ctx = withChecked(ctx, t.resolved, in.body)
 	} else if in.checked != nil {
@@ -144,13 +146,19 @@ func (c *calls) timedOut(t *tool) *mcp.CallToolResult {
 		})
 }
 
-// forward copies the configured headers of the MCP request into h.
-func forward(h, from http.Header, names []string) {
+// forward returns the configured headers of the MCP request, as the
+// header of the dispatched request; nil when it has none of them.
+func forward(from http.Header, names []string) http.Header {
+	var h http.Header
 	for _, name := range names {
 		if v := from.Values(name); len(v) > 0 {
+			if h == nil {
+				h = make(http.Header, 1+len(names)) // room for the dispatcher's Content-Type
+			}
 			h[name] = v
 		}
 	}
+	return h
 }
 
 // headerOf returns the HTTP header a request came with, or nil (stdio).

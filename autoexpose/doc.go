@@ -163,6 +163,13 @@
 // mcp.allowed_hosts). [Door.Close] ends the sessions and the calls in
 // flight; the endpoint then answers 503.
 //
+// A stateless endpoint serves the hot case — a POST that carries one
+// tools/call request for one of its tools — on a fast path of its own,
+// without the go-sdk's per-request session, and answers it with the same
+// bytes the go-sdk would; every other request goes to the go-sdk.
+// mcp.disable_fast_path hands every request to the go-sdk (see
+// [MCPConfig.DisableFastPath]).
+//
 // # NeMo Gym's rollout contract
 //
 // When the router serves POST /seed_session and POST /verify, Install turns

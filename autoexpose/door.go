@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -13,20 +14,30 @@ import (
 // make one; the Door of a disabled config serves nothing. A Door is safe
 // for concurrent use.
 type Door struct {
-	name     string
-	path     string
-	log      *slog.Logger
-	report   []ReportRow
-	tools    map[string]*tool
-	names    []string // exposed tool names, sorted
-	server   *mcp.Server
-	calls    *calls
-	handler  http.Handler // the MCP endpoint; nil for a Door that serves nothing
-	life     *lifecycle   // nil for a Door that serves nothing
-	slot     *slot        // the exclusive session's; nil unless mcp.exclusive
-	catalog  *Catalog     // without its tools; nil under mcp.disable_catalog
-	degraded error
-	wrapped  *wrapped // for a Door made by Wrap
+	name   string
+	path   string
+	log    *slog.Logger
+	report []ReportRow
+	tools  map[string]*tool
+	names  []string // exposed tool names, sorted
+	server *mcp.Server
+	impl   *mcp.Implementation // how server names itself
+	// serverInfo is the _meta of a 2026-07-28 result: impl under
+	// io.modelcontextprotocol/serverInfo, encoded.
+	serverInfo []byte
+	calls      *calls
+	handler    http.Handler // the MCP endpoint; nil for a Door that serves nothing
+	life       *lifecycle   // nil for a Door that serves nothing
+	slot       *slot        // the exclusive session's; nil unless mcp.exclusive
+	catalog    *Catalog     // without its tools; nil under mcp.disable_catalog
+	degraded   error
+	wrapped    *wrapped // for a Door made by Wrap
+
+	// serverTaken is set once Server has handed the go-sdk server out; the
+	// fast path then leaves every request to it (see Server).
+	serverTaken atomic.Bool
+	// fastCalls counts the tool calls the fast path has served.
+	fastCalls atomic.Uint64
 }
 
 // Tools returns the exposed tools, by name.
@@ -44,7 +55,15 @@ func (d *Door) Handler() http.Handler { return d.handler }
 
 // Server returns the go-sdk server behind the endpoint (nil for a disabled
 // Door), to add prompts or resources beside the tools.
-func (d *Door) Server() *mcp.Server { return d.server }
+//
+// What is added to the server — a middleware, a tool that takes the name of
+// one of the door's — must see every request, so from the first call of
+// Server on, the endpoint hands every request to the server: the fast path
+// (see MCPConfig.DisableFastPath) is off.
+func (d *Door) Server() *mcp.Server {
+	d.serverTaken.Store(true)
+	return d.server
+}
 
 // Enabled reports whether the Door serves MCP (a nil Door does not).
 func (d *Door) Enabled() bool { return d != nil && d.handler != nil }

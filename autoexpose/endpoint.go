@@ -34,9 +34,11 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.h.Serve
 //     rollout's session is live;
 //  5. the body limit (bodylimit.go): 413 over mcp.max_body_bytes;
 //  6. inflight (inflight.go): where a tool call finds its request;
-//  7. the go-sdk's Streamable HTTP handler (server.go).
+//  7. on a stateless door, the fast path (fastpath.go), which serves a
+//     single tools/call request itself;
+//  8. the go-sdk's Streamable HTTP handler (server.go).
 func (d *Door) endpoint(m *MCPConfig) http.Handler {
-	h := limitBody(d.calls.maxBody, d.calls.inflight.track(d.transport(m)))
+	h := limitBody(d.calls.maxBody, d.calls.inflight.track(d.withFastPath(m, d.transport(m))))
 	if m.Exclusive {
 		tokenHeader := ""
 		if d.calls.contract != nil {

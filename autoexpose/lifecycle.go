@@ -21,7 +21,9 @@ type lifecycle struct {
 	closed bool
 	// opening counts the requests that may create a session (a stateful
 	// POST without Mcp-Session-Id), so that Close can wait for them before
-	// it ends the sessions there are.
+	// it ends the sessions there are, and the POSTs of a stateless endpoint,
+	// each in a session of its own or served by the fast path, so that
+	// Close waits for their calls to return.
 	opening sync.WaitGroup
 
 	once sync.Once
@@ -34,8 +36,8 @@ func newLifecycle() *lifecycle {
 	return l
 }
 
-// enter admits a request, unless the Door is closed. A request that opens
-// a session must call l.opening.Done when it ends.
+// enter admits a request, unless the Door is closed. A request counted in
+// opening (opens) must call l.opening.Done when it ends.
 func (l *lifecycle) enter(opens bool) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -53,7 +55,8 @@ func (l *lifecycle) enter(opens bool) bool {
 // carries and any stream it holds open.
 func (l *lifecycle) wrap(stateful bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		opens := stateful && r.Method == http.MethodPost && r.Header.Get(sessionIDHeader) == ""
+		// A POST that may open a session, or carries a stateless call.
+		opens := r.Method == http.MethodPost && (!stateful || r.Header.Get(sessionIDHeader) == "")
 		if !l.enter(opens) {
 			http.Error(w, closedBody, http.StatusServiceUnavailable)
 			return

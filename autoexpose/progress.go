@@ -2,6 +2,7 @@ package autoexpose
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -9,13 +10,24 @@ import (
 )
 
 // mcpCall is what a handler's context carries of the MCP call it serves:
-// the call, the client's session and progress token, and what Elicit and
-// Sample need (client.go). A request from the HTTP door carries none.
+// the call, where its notifications go, its progress token, and what
+// Elicit and Sample need (client.go). A request from the HTTP door carries
+// none.
 type mcpCall struct {
-	req           *mcp.CallToolRequest
+	req *mcp.CallToolRequest
+	// to sends the call's Progress and Log, in the stream of its result.
+	to notifier
+	// session is the go-sdk session the call came in, which Elicit and
+	// Sample send their requests on; nil on the fast path (fastpath.go),
+	// whose calls are stateless.
 	session       *mcp.ServerSession
 	progressToken any
 	tool          string
+	version       string // the call's protocol version
+	// capabilities are the client's capabilities as the fast path found
+	// them in the request's _meta (the JSON text); nil when req carries
+	// them.
+	capabilities json.RawMessage
 	// stateless: the call came over the door's stateless Streamable HTTP
 	// transport, which cannot send the client a request. (A call over
 	// another transport, to the server Door.Server returns, carries no HTTP
@@ -24,15 +36,43 @@ type mcpCall struct {
 	input     inputRound
 }
 
+// A notifier sends a tool call's notifications to the client that made it,
+// in the same stream as the call's result: the go-sdk's session
+// (*mcp.ServerSession), or the fast path's own stream (fastpath.go).
+type notifier interface {
+	NotifyProgress(ctx context.Context, params *mcp.ProgressNotificationParams) error
+	//lint:ignore SA1019 see logLevels
+	Log(ctx context.Context, params *mcp.LoggingMessageParams) error
+}
+
 type mcpCallKey struct{}
 
-// newMCPCall returns the MCP call req to tool t, for Progress, Log, Elicit
-// and Sample; nil when req has no session to send to.
+// newMCPCall returns the MCP call req to tool t that came through the
+// go-sdk, for Progress, Log, Elicit and Sample; nil when req has no session
+// to send to.
 func (c *calls) newMCPCall(t *tool, req *mcp.CallToolRequest) *mcpCall {
 	if req.Session == nil {
 		return nil
 	}
-	return &mcpCall{req: req, session: req.Session, progressToken: req.Params.GetProgressToken(), tool: t.Name, stateless: c.stateless && req.Extra != nil}
+	return &mcpCall{
+		req:           req,
+		to:            req.Session,
+		session:       req.Session,
+		progressToken: req.Params.GetProgressToken(),
+		tool:          t.Name,
+		version:       req.ProtocolVersion(),
+		stateless:     c.stateless && req.Extra != nil,
+	}
+}
+
+// clientCapabilities returns what the client declared it can do, read as
+// the go-sdk reads it.
+func (c *mcpCall) clientCapabilities() *mcp.ClientCapabilities {
+	if c.capabilities == nil {
+		return c.req.ClientCapabilities()
+	}
+	meta := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Meta: mcp.Meta{mcp.MetaKeyClientCapabilities: c.capabilities}}}
+	return meta.ClientCapabilities()
 }
 
 // withMCPCall returns ctx carrying the call. It is a context value so that
@@ -70,7 +110,7 @@ func Progress(ctx context.Context, progress, total float64, message string) erro
 	if c == nil || c.progressToken == nil {
 		return nil
 	}
-	err := c.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+	err := c.to.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 		ProgressToken: c.progressToken,
 		Progress:      progress,
 		Total:         total,
@@ -112,7 +152,7 @@ func Log(ctx context.Context, level string, data any) error {
 		return nil
 	}
 	//lint:ignore SA1019 logging stays in the protocol for the deprecation window, and clients use it
-	err := c.session.Log(ctx, &mcp.LoggingMessageParams{Level: lvl, Logger: c.tool, Data: data})
+	err := c.to.Log(ctx, &mcp.LoggingMessageParams{Level: lvl, Logger: c.tool, Data: data})
 	if err != nil {
 		return fmt.Errorf("mcpdoor: log: %w", err)
 	}

@@ -108,10 +108,10 @@ func BenchmarkRESTCallCPU(b *testing.B) {
 				ctx := context.Background()
 				call := func(d *Door) func() {
 					tl := d.tools[pair.tool]
-					if res := d.calls.call(ctx, tl, req); res.IsError {
+					if res := d.calls.call(ctx, tl, req, nil); res.IsError {
 						b.Fatalf("call: %s", res.Content[0].(*mcp.TextContent).Text)
 					}
-					return func() { d.calls.call(ctx, tl, req) }
+					return func() { d.calls.call(ctx, tl, req, nil) }
 				}
 				pairCPU(b, "tool", "rest", call(toolDoor), call(restDoor))
 			})

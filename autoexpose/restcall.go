@@ -52,7 +52,7 @@ func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 	var body []byte
 	removed := false
 	kept := 0
-	err := members(args, func(rawKey, value []byte) {
+	ok := members(args, func(rawKey, value []byte) bool {
 		key, ok := r.member(rawKey)
 		switch {
 		case ok && key.path:
@@ -81,13 +81,15 @@ func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 			}
 			kept++
 			body = append(append(append(body, rawKey...), ':'), value...)
-			return
+			return true
 		}
 		removed = true
+		return true
 	})
-	if err != nil { // the arguments were validated as an object: not reached
-		return input{}, t.fail(fmt.Sprintf("Invalid arguments for %s (%s was not called): %v", t.Name, t.request, err),
-			ErrorInfo{Code: CodeInvalidArguments, Message: err.Error(), Status: http.StatusUnprocessableEntity, Effect: EffectNotApplied})
+	if !ok { // the arguments were validated as an object: not reached
+		const msg = "the arguments are not a JSON object"
+		return input{}, t.fail(fmt.Sprintf("Invalid arguments for %s (%s was not called): %s", t.Name, t.request, msg),
+			ErrorInfo{Code: CodeInvalidArguments, Message: msg, Status: http.StatusUnprocessableEntity, Effect: EffectNotApplied})
 	}
 	in := input{call: &replay.Call{Method: r.method, Path: t.path}}
 	switch {
@@ -161,110 +163,6 @@ func (r *restTool) member(rawKey []byte) (restMember, bool) {
 // pathValues recycles the maps of path values that restInput fills and the
 // template reads, one a call.
 var pathValues = sync.Pool{New: func() any { return make(map[string]string, 4) }}
-
-// members calls f with each member of the JSON object data, in order: its
-// key and its value, each the JSON text as written. data must be valid
-// JSON; an error says it is not an object.
-func members(data []byte, f func(key, value []byte)) error {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return errors.New("the arguments are not a JSON object")
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return nil
-	}
-	for i < len(data) {
-		end := skipString(data, i)
-		if end < 0 {
-			return errors.New("the arguments are not a JSON object")
-		}
-		key := data[i:end]
-		i = skipSpace(data, end)
-		if i >= len(data) || data[i] != ':' {
-			return errors.New("the arguments are not a JSON object")
-		}
-		i = skipSpace(data, i+1)
-		vend := skipValue(data, i)
-		if vend < 0 {
-			return errors.New("the arguments are not a JSON object")
-		}
-		f(key, data[i:vend])
-		i = skipSpace(data, vend)
-		if i >= len(data) {
-			break
-		}
-		if data[i] == '}' {
-			return nil
-		}
-		if data[i] != ',' {
-			break
-		}
-		i = skipSpace(data, i+1)
-	}
-	return errors.New("the arguments are not a JSON object")
-}
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index after the JSON string at i, or -1.
-func skipString(data []byte, i int) int {
-	if i >= len(data) || data[i] != '"' {
-		return -1
-	}
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return -1
-}
-
-// skipValue returns the index after the JSON value at i, or -1.
-func skipValue(data []byte, i int) int {
-	if i >= len(data) {
-		return -1
-	}
-	switch data[i] {
-	case '"':
-		return skipString(data, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(data); i++ {
-			switch data[i] {
-			case '"':
-				end := skipString(data, i)
-				if end < 0 {
-					return -1
-				}
-				i = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return -1
-	}
-	for ; i < len(data); i++ {
-		switch data[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-	}
-	return i
-}
 
 // unquote decodes the JSON string s.
 func unquote(s []byte) string {

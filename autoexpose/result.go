@@ -46,7 +46,10 @@ func (t *tool) result(resp *replay.Response) *mcp.CallToolResult {
 			fmt.Sprintf("HTTP %d from %s: %s", resp.Status, t.request, text),
 			ErrorInfo{Code: statusCode(resp.Status), Message: bodyMessage(text), Status: resp.Status, Effect: effect})
 	}
-	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mediaType := resp.Header.Get("Content-Type")
+	if mediaType != "application/json" { // what mime.ParseMediaType returns it as
+		mediaType, _, _ = mime.ParseMediaType(mediaType)
+	}
 	if mediaType == "" && !json.Valid(body) {
 		// What an HTTP client would be told: net/http sniffs the type of a
 		// response that sets none.
@@ -70,18 +73,37 @@ func isJSONType(mediaType string) bool {
 }
 
 // jsonResult: an object becomes structuredContent plus the same JSON as
-// text; any other JSON is text.
+// text, compact; any other JSON is text, compact. A body that is compact
+// already (what json.Marshal writes) is used as it stands, not copied.
 func jsonResult(body []byte) *mcp.CallToolResult {
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, body); err != nil {
+	compact := body
+	if !json.Valid(body) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}
 	}
-	text := compact.String()
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-	if strings.HasPrefix(text, "{") {
-		res.StructuredContent = json.RawMessage(compact.Bytes())
+	if !isCompact(body) {
+		var buf bytes.Buffer
+		json.Compact(&buf, body) // valid: cannot fail
+		compact = buf.Bytes()
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(compact)}}}
+	if compact[0] == '{' {
+		res.StructuredContent = json.RawMessage(compact)
 	}
 	return res
+}
+
+// isCompact reports whether valid JSON has no whitespace outside its
+// strings: whether json.Compact would leave it as it is.
+func isCompact(data []byte) bool {
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			i = skipString(data, i) - 1
+		case ' ', '\t', '\n', '\r':
+			return false
+		}
+	}
+	return true
 }
 
 // imageFormats maps an image MIME type to the name image.Decode gives its

@@ -16,11 +16,13 @@ import (
 // and the catalog resource, behind the middleware that answers unknown
 // tools.
 func (d *Door) newServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: d.name, Version: version()}, nil)
+	d.impl = &mcp.Implementation{Name: d.name, Version: version()}
+	d.serverInfo, _ = json.Marshal(mcp.Meta{mcp.MetaKeyServerInfo: d.impl}) // cannot fail: strings
+	s := mcp.NewServer(d.impl, nil)
 	for _, name := range d.names {
 		t := d.tools[name]
 		s.AddTool(t.mcpTool(), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return d.calls.call(ctx, t, req), nil
+			return d.calls.call(ctx, t, req, d.calls.newMCPCall(t, req)), nil
 		})
 	}
 	if d.catalog != nil {

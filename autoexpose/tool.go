@@ -48,6 +48,10 @@ type tool struct {
 	request    string // the method and path that texts name: "POST /<name>", "GET /api/notes/{id}/"
 	resolved   *argcheck.Schema
 	dispatcher replay.Dispatcher
+	// fast reports whether the fast path may serve the tool's calls: not
+	// when its input schema binds arguments to headers (x-mcp-header),
+	// which the go-sdk checks.
+	fast bool
 }
 
 // mcpTool is the tool as tools/list advertises it.

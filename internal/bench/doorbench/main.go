@@ -1,7 +1,8 @@
 // Command doorbench measures what serving a tool over MCP costs a server:
-// mcpdoor's auto-exposed chi route against the same echo tool written by
-// hand with the go-sdk and with mark3labs/mcp-go, a lean hand-rolled
-// JSON-RPC handler, and plain net/http JSON (the floor, not MCP).
+// mcpdoor's auto-exposed chi route, with its fast path and without it (the
+// go-sdk's stateless path), against the same echo tool written by hand with
+// the go-sdk and with mark3labs/mcp-go, a lean hand-rolled JSON-RPC
+// handler, and plain net/http JSON (the floor, not MCP).
 //
 //	go run ./internal/bench/doorbench          # a quick run, under a minute
 //	go run ./internal/bench/doorbench -full    # a few minutes

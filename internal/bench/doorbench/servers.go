@@ -48,11 +48,10 @@ var servers = []server{
 	{key: "raw", title: "raw net/http JSON echo (not MCP; the floor)", path: "/echo", build: newRawEcho},
 	{key: "lean", title: "lean hand-rolled JSON-RPC handler", path: "/mcp", mcp: true, build: newLean},
 	{key: "mcp-go", title: "mcp-go, hand-written tool", path: "/mcp", mcp: true, build: newMCPGo},
-	{key: "mcpdoor", title: "mcpdoor (auto-exposed chi route)", path: "/mcp", mcp: true, goals: true, build: newMCPDoor},
-	// The fast path: once mcpdoor has it, its build function goes here (the
-	// same chi route, installed with the fast path on) and every table,
-	// ratio and goal line picks it up.
-	{key: "mcpdoor-fast", title: "mcpdoor (fast path)", path: "/mcp", mcp: true, goals: true, build: nil},
+	// mcpdoor as it was before its fast path, which still serves every
+	// request with mcp.disable_fast_path: the go-sdk's stateless path.
+	{key: "mcpdoor", title: "mcpdoor, fast path off (go-sdk path)", path: "/mcp", mcp: true, goals: true, build: newMCPDoorSDK},
+	{key: "mcpdoor-fast", title: "mcpdoor (fast path)", path: "/mcp", mcp: true, goals: true, build: newMCPDoor},
 	{key: "go-sdk", title: "go-sdk, hand-written tool", path: "/mcp", mcp: true, build: newGoSDK},
 }
 
@@ -106,8 +105,17 @@ expose_tools_over_mcp: true
 
 // newMCPDoor is the echo tool as an mcpdoor user writes it: an ordinary chi
 // route, auto-exposed at /mcp.
-func newMCPDoor() (http.Handler, error) {
-	cfg, err := autoexpose.ParseConfig([]byte(mcpdoorConfig))
+func newMCPDoor() (http.Handler, error) { return mcpdoorWith(mcpdoorConfig) }
+
+// newMCPDoorSDK is the same with the fast path off: every request goes
+// through the go-sdk's Streamable HTTP handler.
+func newMCPDoorSDK() (http.Handler, error) {
+	return mcpdoorWith(mcpdoorConfig + "mcp:\n  disable_fast_path: true\n")
+}
+
+// mcpdoorWith serves the echo route with the door of config.
+func mcpdoorWith(config string) (http.Handler, error) {
+	cfg, err := autoexpose.ParseConfig([]byte(config))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,371 @@
+package autoexpose
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The fast path serves the hot case of a stateless endpoint — one POST
+// carrying one tools/call request for a tool the door serves — itself,
+// where the go-sdk would build a session, a JSON-RPC connection and a
+// goroutine for the request and decode its message many times over. It
+// runs the same call as the go-sdk path (calls.call: admission, rate limit,
+// arguments, dispatch, result) and writes exactly the bytes the go-sdk
+// writes for it: the same status, headers and SSE events, notifications
+// (Progress, Log) included, and under 2026-07-28 the input requests of a
+// handler's Elicit or Sample, and the call that answers them. It reads what
+// the go-sdk checks — the method,
+// Content-Type, Accept, the protocol version and, under 2026-07-28, the
+// Mcp-Method and Mcp-Name headers and the request's _meta — and takes only
+// a request that passes every check as the go-sdk would; any other request
+// (initialize, server/discover, tools/list, batches, notifications, an
+// unknown tool, anything malformed or unusual) goes to the go-sdk,
+// unchanged. mcp.disable_fast_path turns it off.
+type fastPath struct {
+	d    *Door
+	next http.Handler // the go-sdk's Streamable HTTP handler
+}
+
+// fastVersions are the protocol versions the fast path serves: those a
+// stateless go-sdk endpoint answers a tools/call under, all alike but for
+// what 2026-07-28 adds to a result.
+var fastVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25", protocolVersion2026}
+
+// withFastPath serves next behind the fast path, when the endpoint has one:
+// a stateless endpoint, unless mcp.disable_fast_path. The go-sdk's
+// MCPGODEBUG settings change its answers; with any set, every request goes
+// to the go-sdk.
+func (d *Door) withFastPath(m *MCPConfig, next http.Handler) http.Handler {
+	if m.stateful() || m.DisableFastPath || os.Getenv("MCPGODEBUG") != "" {
+		return next
+	}
+	return &fastPath{d: d, next: next}
+}
+
+func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	version, ok := f.takes(r)
+	if !ok {
+		f.next.ServeHTTP(w, r)
+		return
+	}
+	body, ok := readBody(r)
+	if !ok {
+		f.next.ServeHTTP(w, r)
+		return
+	}
+	c, ok := f.d.readCall(body, version, r.Header)
+	if !ok {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		f.next.ServeHTTP(w, r)
+		return
+	}
+	f.d.fastCalls.Add(1)
+	f.serve(w, r, c)
+}
+
+// takes returns the protocol version of a request the fast path may serve,
+// judging by its method and headers; ok is false for any other.
+func (f *fastPath) takes(r *http.Request) (version string, ok bool) {
+	if r.Method != http.MethodPost || r.ContentLength <= 0 || f.d.serverTaken.Load() {
+		return "", false
+	}
+	version = r.Header.Get("Mcp-Protocol-Version")
+	if !slices.Contains(fastVersions, version) || len(r.Header.Values("Last-Event-ID")) > 0 {
+		return "", false
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		if mediaType, _, err := mime.ParseMediaType(ct); err != nil || mediaType != "application/json" {
+			return "", false
+		}
+	}
+	return version, accepts(r.Header.Values("Accept"))
+}
+
+// accepts reports whether an Accept header takes both JSON and an event
+// stream, read as the go-sdk reads it.
+func accepts(values []string) bool {
+	var jsonOK, streamOK bool
+	for _, value := range values {
+		for rest, more := value, true; more; {
+			var token string
+			token, rest, more = strings.Cut(rest, ",")
+			base, _, _ := strings.Cut(strings.TrimSpace(token), ";")
+			switch lower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	return jsonOK && streamOK
+}
+
+// lower is strings.ToLower, without its allocation for a string of ASCII
+// letters that is already lower case.
+func lower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
+}
+
+// readBody reads the request's body, Content-Length bytes. When it cannot,
+// or the body is longer, it puts back what it read in front of the rest,
+// for the go-sdk to read as it would have.
+func readBody(r *http.Request) ([]byte, bool) {
+	body := make([]byte, r.ContentLength)
+	n, err := io.ReadFull(r.Body, body)
+	if err == nil {
+		var one [1]byte
+		var k int
+		if k, err = io.ReadFull(r.Body, one[:]); errors.Is(err, io.EOF) {
+			return body, true
+		}
+		body = append(body, one[:k]...)
+		n += k
+	}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(body[:n]), r.Body), r.Body}
+	return nil, false
+}
+
+// serve serves call c of request r: the response's headers first, as the
+// go-sdk sets them before the call runs, then the call's notifications and
+// its result, each an SSE event.
+func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-cache, no-transform")
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Connection", "keep-alive")
+	s := &fastStream{w: w, oneWrite: chunkedWithoutFlush(w, r)}
+	if s.oneWrite {
+		h.Set("Transfer-Encoding", "chunked")
+	}
+	if c.version >= protocolVersion2026 {
+		s.level = c.level
+	} else {
+		s.level = "info" // what a stateless go-sdk session starts at
+	}
+	req := &mcp.CallToolRequest{
+		Params: &mcp.CallToolParamsRaw{Name: c.tool.Name, Arguments: c.args, InputResponses: c.answers, RequestState: c.state},
+		Extra:  &mcp.RequestExtra{Header: r.Header},
+	}
+	if c.progress != nil {
+		req.Params.Meta = mcp.Meta{"progressToken": c.progress}
+	}
+	mc := &mcpCall{
+		req:           req,
+		to:            s,
+		progressToken: c.progress,
+		tool:          c.tool.Name,
+		version:       c.version,
+		capabilities:  c.capabilities,
+		stateless:     true,
+	}
+	res := f.d.calls.call(r.Context(), c.tool, req, mc)
+	s.respond(r.Context(), f.d, c, res)
+}
+
+// chunkedWithoutFlush reports whether the response is net/http's own, to an
+// HTTP/1.1 request: there, asking for chunked framing with the
+// Transfer-Encoding header gets the same response on the wire as the
+// go-sdk's flush after its last event — net/http sends its own
+// Transfer-Encoding: chunked in place of the handler's, and no
+// Content-Length — in one write where the flush costs a second (which, for
+// a small call, costs the server about as much CPU as the rest of the
+// call). Anywhere else (HTTP/2, a writer that wraps net/http's, a test's
+// recorder), the fast path flushes as the go-sdk does.
+func chunkedWithoutFlush(w http.ResponseWriter, r *http.Request) bool {
+	if r.ProtoMajor != 1 || r.ProtoMinor < 1 {
+		return false
+	}
+	// net/http's HTTP/1 writer, which it does not export: *http.response.
+	t := reflect.TypeOf(w)
+	return t.Kind() == reflect.Pointer && t.Elem().Name() == "response" && t.Elem().PkgPath() == "net/http"
+}
+
+// A fastStream is the response of a request the fast path serves: a stream
+// of SSE events, written and flushed one by one as the go-sdk writes them.
+// It is the call's notifier.
+type fastStream struct {
+	w http.ResponseWriter
+	//lint:ignore SA1019 see logLevels
+	level mcp.LoggingLevel // the least severe level Log sends; "" for none
+	// oneWrite: the response's framing is set (see chunkedWithoutFlush),
+	// and its last event needs no flush.
+	oneWrite bool
+
+	mu   sync.Mutex
+	done bool // the result is written, or will never be
+}
+
+// errStreamDone is what Progress and Log return once the call's result has
+// been written, as the go-sdk refuses to write to a stream it has closed.
+var errStreamDone = errors.New("the tool call's response is complete")
+
+// NotifyProgress sends a notifications/progress message.
+func (s *fastStream) NotifyProgress(_ context.Context, params *mcp.ProgressNotificationParams) error {
+	return s.notify("notifications/progress", params)
+}
+
+// Log sends a notifications/message message, if its level is at least the
+// stream's.
+//
+//lint:ignore SA1019 see logLevels
+func (s *fastStream) Log(_ context.Context, params *mcp.LoggingMessageParams) error {
+	if s.level == "" || slices.Index(logLevels, params.Level) < slices.Index(logLevels, s.level) {
+		return nil
+	}
+	return s.notify("notifications/message", params)
+}
+
+// notify writes a notification, encoded as the go-sdk encodes one: its
+// params with encoding/json, without HTML escaping.
+func (s *fastStream) notify(method string, params any) error {
+	var buf bytes.Buffer
+	buf.WriteString(`{"jsonrpc":"2.0","method":"`)
+	buf.WriteString(method)
+	buf.WriteString(`","params":`)
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(params); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1) // Encode's newline
+	buf.WriteByte('}')
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return errStreamDone
+	}
+	return s.event(buf.Bytes())
+}
+
+// respond writes the JSON-RPC response to call c with result res, as the
+// go-sdk writes it, unless the request has ended (the client went away, or
+// the door closed): the go-sdk then stops waiting for the response and
+// writes nothing more.
+func (s *fastStream) respond(ctx context.Context, d *Door, c *fastCall, res *mcp.CallToolResult) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.done = true
+	if ctx.Err() != nil {
+		return
+	}
+	w := sseWriters.Get().(*sseWriter)
+	defer w.release()
+	w.w = s.w
+	w.string("event: message\ndata: ")
+	w.string(`{"jsonrpc":"2.0","id":`)
+	w.bytes(c.id)
+	w.string(`,"result":`)
+	d.writeResult(w, res, c.version >= protocolVersion2026)
+	w.string("}\n\n")
+	if s.oneWrite {
+		w.send() // net/http writes it out as the handler returns
+	} else {
+		w.flush()
+	}
+}
+
+// event writes one SSE message event and flushes it. s.mu is held.
+func (s *fastStream) event(data []byte) error {
+	w := &sseWriter{w: s.w}
+	w.string("event: message\ndata: ")
+	w.bytes(data)
+	w.string("\n\n")
+	w.flush()
+	return w.err
+}
+
+// An sseWriter writes an event to a response in pieces, each big value
+// straight from where it lies, and remembers the first error.
+type sseWriter struct {
+	w   http.ResponseWriter
+	buf []byte // small pieces, written out before a big one
+	err error
+}
+
+// small is the size under which a piece is gathered rather than written.
+const small = 512
+
+// sseWriters holds writers for reuse, each with its buffer.
+var sseWriters = sync.Pool{New: func() any { return &sseWriter{buf: make([]byte, 0, small)} }}
+
+// release puts the writer back in sseWriters.
+func (w *sseWriter) release() {
+	*w = sseWriter{buf: w.buf[:0]}
+	sseWriters.Put(w)
+}
+
+func (w *sseWriter) string(s string) {
+	if len(s) >= small {
+		w.bytes([]byte(s))
+		return
+	}
+	w.buf = append(w.buf, s...)
+}
+
+func (w *sseWriter) bytes(b []byte) {
+	if len(b) < small {
+		w.buf = append(w.buf, b...)
+		return
+	}
+	w.send()
+	w.write(b)
+}
+
+// Write writes p, less the newline that ends it when it is the output of a
+// json.Encoder, to which the writer hands itself (see Door.writeResult).
+func (w *sseWriter) Write(p []byte) (int, error) {
+	w.bytes(bytes.TrimSuffix(p, []byte("\n")))
+	return len(p), nil
+}
+
+func (w *sseWriter) send() {
+	if len(w.buf) > 0 {
+		w.write(w.buf)
+		w.buf = w.buf[:0]
+	}
+}
+
+func (w *sseWriter) write(b []byte) {
+	if w.err == nil {
+		_, w.err = w.w.Write(b)
+	}
+}
+
+// flush writes what is gathered and flushes the response, best effort, as
+// the go-sdk does after each event.
+func (w *sseWriter) flush() {
+	w.send()
+	http.NewResponseController(w.w).Flush()
+}
+
+// bindsHeaders reports whether an input schema binds an argument to an
+// HTTP header (x-mcp-header, anywhere in it), which the go-sdk checks
+// against the request's headers under 2026-07-28.
+func bindsHeaders(s *jsonschema.Schema) bool {
+	b, err := json.Marshal(s)
+	return err != nil || bytes.Contains(b, []byte(`x-mcp-header`))
+}
