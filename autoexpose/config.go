@@ -295,6 +295,9 @@ func (c *Config) Validate() error {
 	default:
 		bad("mcp.degrade", "%q is not fail or http-only", m.Degrade)
 	}
+	if m.DisableFastPath && m.stateful() {
+		bad("mcp.disable_fast_path", "does nothing on a stateful endpoint (mcp.stateful or mcp.exclusive), which has no fast path; remove it")
+	}
 	m.validateGuard(bad)
 	for key, decls := range map[string]map[string]Declaration{"Config.Declared": c.Declared, "Config.CatchAll": c.CatchAll} {
 		for name, d := range decls {

@@ -134,8 +134,8 @@ func newGoldenPairOn(t *testing.T, mcpBlock string, router func() chi.Router, st
 	p := &goldenPair{}
 	for _, fast := range []bool{true, false} {
 		block := "mcp:\n  session_secret: \"" + goldenSecret + "\"\n" + mcpBlock
-		if !fast {
-			block += "  disable_fast_path: true\n"
+		if !fast && !strings.Contains(mcpBlock, "stateful: true") && !strings.Contains(mcpBlock, "exclusive: true") {
+			block += "  disable_fast_path: true\n" // a stateful endpoint has no fast path
 		}
 		cfg, err := ParseConfig([]byte("name: golden\nexpose_tools_over_mcp: true\n" + block))
 		if err != nil {

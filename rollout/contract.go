@@ -186,6 +186,11 @@ func (c *Contract) Session(header http.Header) (sid string, ok bool) {
 func Decide(cfg Config, seed, verify bool) (bool, error) {
 	switch {
 	case cfg.Disable:
+		others := cfg
+		others.Disable = false
+		if !others.IsZero() {
+			return false, fmt.Errorf("mcpdoor: mcp.rollout.disable is true, so the other mcp.rollout settings do nothing; fix: remove them, or remove disable")
+		}
 		return false, nil
 	case seed && verify:
 		return true, nil

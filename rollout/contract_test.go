@@ -251,6 +251,8 @@ func TestDecide(t *testing.T) {
 		{"disabled, seed alone", rollout.Config{Disable: true}, true, false, false, ""},
 		{"disabled, verify alone", rollout.Config{Disable: true}, false, true, false, ""},
 		{"disabled, neither", rollout.Config{Disable: true}, false, false, false, ""},
+		{"disabled, with settings", rollout.Config{Disable: true, AllowTokenless: true}, true, true, false,
+			"mcpdoor: mcp.rollout.disable is true, so the other mcp.rollout settings do nothing; fix: remove them, or remove disable"},
 		{"neither, allow_tokenless", rollout.Config{AllowTokenless: true}, false, false, false, unused},
 		{"neither, token_header", rollout.Config{TokenHeader: "X-Rollout"}, false, false, false, unused},
 		{"neither, token_ttl", rollout.Config{TokenTTL: time.Hour}, false, false, false, unused},
