@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // longTrajectory is a /verify body the size of a long coding agent's
@@ -42,6 +43,9 @@ func longTrajectory(t *testing.T, size int) (body []byte, calls int) {
 func TestVerifyLongTrajectory(t *testing.T) {
 	h, _, _ := newFixture(t, fixtureConfig(t))
 	s := serve(t, h)
+	// Rewriting 10 MiB of JSON both ways takes seconds under the race
+	// detector on a busy machine; the default 30 s has run out there.
+	s.client.Timeout = 3 * time.Minute
 	body, calls := longTrajectory(t, 10<<20+64<<10)
 	if len(body) <= 10<<20 {
 		t.Fatalf("trajectory of %d bytes", len(body))
