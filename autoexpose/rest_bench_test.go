@@ -49,6 +49,33 @@ func benchToolConfig() Config {
 	return cfg
 }
 
+// benchRouters builds the routers the REST call benchmarks compare, with
+// dispatch "replay" behind a middleware that keeps the door from calling
+// the handlers directly: tools has the tool routes POST /update_note and
+// POST /get_note; nested the REST routes PATCH and GET /api/notes/{id} in
+// a Route sub-router, as REST servers have them; flat the same at the top
+// of the router, as /notes/{id}, where the tool routes are.
+func benchRouters(dispatch string) (tools, nested, flat chi.Router) {
+	build := func() chi.Router {
+		r := chi.NewRouter()
+		r.Use(middleware.Recoverer)
+		if dispatch == "replay" {
+			r.Use(benchAuth)
+		}
+		return r
+	}
+	tools, nested, flat = build(), build(), build()
+	tools.Post("/update_note", benchNote)
+	tools.Post("/get_note", benchNote)
+	nested.Route("/api/notes", func(r chi.Router) {
+		r.Patch("/{id}", benchNote)
+		r.Get("/{id}", benchNote)
+	})
+	flat.Patch("/notes/{id}", benchNote)
+	flat.Get("/notes/{id}", benchNote)
+	return tools, nested, flat
+}
+
 // BenchmarkRESTCall compares a whole tool call (Door.calls.call: the
 // arguments checked and taken apart, the request built, dispatched, the
 // result mapped) to a REST route with one to a tool route doing the same
@@ -60,22 +87,7 @@ func benchToolConfig() Config {
 //   - rest-query: GET /api/notes/{id}?tag=a from {"id":"42","tag":"a"}.
 func BenchmarkRESTCall(b *testing.B) {
 	for _, dispatch := range []string{"direct", "replay"} {
-		build := func(r chi.Router) {
-			r.Use(middleware.Recoverer)
-			if dispatch == "replay" {
-				r.Use(benchAuth)
-			}
-		}
-		tools := chi.NewRouter()
-		build(tools)
-		tools.Post("/update_note", benchNote)
-		tools.Post("/get_note", benchNote)
-		rest := chi.NewRouter()
-		build(rest)
-		rest.Route("/api/notes", func(r chi.Router) {
-			r.Patch("/{id}", benchNote)
-			r.Get("/{id}", benchNote)
-		})
+		tools, rest, _ := benchRouters(dispatch)
 		toolDoor, err := Install(tools, benchToolConfig())
 		if err != nil {
 			b.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"runtime/metrics"
 	"sync"
 	"time"
+
+	"github.com/mcpdoor/mcpdoor/internal/bench/cputime"
 )
 
 // stats is a snapshot of the server process, taken by its control
@@ -91,7 +93,7 @@ func processInfo() info {
 
 // snapshot reads the process's CPU time and allocation count.
 func snapshot() (stats, error) {
-	cpu, err := cpuTime()
+	cpu, err := cputime.Now()
 	if err != nil {
 		return stats{}, err
 	}

@@ -1,25 +1,14 @@
-//go:build unix
-
 package replay_test
 
 import (
 	"context"
 	"net/http"
 	"net/url"
-	"syscall"
 	"testing"
 
+	"github.com/mcpdoor/mcpdoor/internal/bench/cputime"
 	"github.com/mcpdoor/mcpdoor/replay"
 )
-
-// cpuNanos is the CPU time the process has used, every thread's.
-func cpuNanos(tb testing.TB) int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
 
 // BenchmarkDispatchCPU compares BenchmarkDispatch's REST call to its
 // tool-route call in CPU time, in batches taken in turn (tool, rest, rest,
@@ -67,26 +56,7 @@ func BenchmarkDispatchCPU(b *testing.B) {
 				}
 				restD.Dispatch(ctx, &c)
 			}
-			const batch = 32
-			var toolNs, restNs, calls int64
-			run := func(f func(), ns *int64) {
-				t0 := cpuNanos(b)
-				for range batch {
-					f()
-				}
-				*ns += cpuNanos(b) - t0
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				run(toolCall, &toolNs)
-				run(restCall, &restNs)
-				run(restCall, &restNs)
-				run(toolCall, &toolNs)
-				calls += 2 * batch
-			}
-			b.ReportMetric(float64(toolNs)/float64(calls), "tool-cpu-ns/call")
-			b.ReportMetric(float64(restNs)/float64(calls), "rest-cpu-ns/call")
-			b.ReportMetric(float64(restNs)/float64(toolNs), "rest/tool")
+			cputime.Pair(b, "tool", "rest", toolCall, restCall)
 		})
 	}
 }

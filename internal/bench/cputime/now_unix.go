@@ -1,15 +1,15 @@
 //go:build unix
 
-package main
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime returns the user and system CPU time the process has used, all
-// its threads together (the garbage collector's included).
-func cpuTime() (time.Duration, error) {
+// Now returns the user and system CPU time the process has used, all its
+// threads together (the garbage collector's included).
+func Now() (time.Duration, error) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, err
