@@ -38,36 +38,20 @@ type results struct {
 	load       [][]sample
 }
 
-// order returns the contenders' indexes for round r: the list rotated by r,
-// so that no contender always follows the same one.
-func order(n, r int) []int {
-	o := make([]int, n)
-	for i := range o {
-		o[i] = (i + r) % n
-	}
-	return o
-}
-
-// sequential runs rounds of n calls per contender from one client, one
-// call at a time, each answer checked in full.
-func (d *driver) sequential(ctx context.Context, cs []contender, text string, rounds, n int) ([][]sample, error) {
+// inRounds measures every built contender rounds times with measure,
+// taking them in each round r in the order of cs rotated by r, so that no
+// contender always follows the same one. The samples are by round, then
+// by contender; an unbuilt contender's stay zero.
+func inRounds(cs []contender, rounds int, measure func(c contender) (sample, error)) ([][]sample, error) {
 	out := make([][]sample, rounds)
 	for r := range rounds {
 		out[r] = make([]sample, len(cs))
-		for _, i := range order(len(cs), r) {
-			c := cs[i]
-			if !c.built() {
+		for k := range cs {
+			i := (k + r) % len(cs)
+			if !cs[i].built() {
 				continue
 			}
-			cl := d.callOf(c, text)
-			s, err := d.batch(ctx, n, func() error {
-				for range n {
-					if err := d.do(ctx, c, cl, text, true); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
+			s, err := measure(cs[i])
 			if err != nil {
 				return nil, err
 			}
@@ -75,6 +59,22 @@ func (d *driver) sequential(ctx context.Context, cs []contender, text string, ro
 		}
 	}
 	return out, nil
+}
+
+// sequential runs rounds of n calls per contender from one client, one
+// call at a time, each answer checked in full.
+func (d *driver) sequential(ctx context.Context, cs []contender, text string, rounds, n int) ([][]sample, error) {
+	return inRounds(cs, rounds, func(c contender) (sample, error) {
+		cl := d.callOf(c, text)
+		return d.batch(ctx, n, func() error {
+			for range n {
+				if err := d.do(ctx, c, cl, text, true); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
 }
 
 // concurrently has clients clients make calls calls between them, and
@@ -109,60 +109,36 @@ func (d *driver) concurrently(ctx context.Context, c contender, text string, cli
 
 // load runs rounds of calls per contender from clients concurrent clients.
 func (d *driver) load(ctx context.Context, cs []contender, text string, rounds, clients, calls int) ([][]sample, error) {
-	out := make([][]sample, rounds)
-	for r := range rounds {
-		out[r] = make([]sample, len(cs))
-		for _, i := range order(len(cs), r) {
-			c := cs[i]
-			if !c.built() {
-				continue
-			}
-			var took time.Duration
-			s, err := d.batch(ctx, calls, func() (err error) {
-				took, err = d.concurrently(ctx, c, text, clients, calls)
-				return err
-			})
-			if err != nil {
-				return nil, err
-			}
-			s.rate = float64(calls) / took.Seconds()
-			out[r][i] = s
-		}
-	}
-	return out, nil
+	return inRounds(cs, rounds, func(c contender) (sample, error) {
+		var took time.Duration
+		s, err := d.batch(ctx, calls, func() (err error) {
+			took, err = d.concurrently(ctx, c, text, clients, calls)
+			return err
+		})
+		s.rate = float64(calls) / took.Seconds()
+		return s, err
+	})
 }
 
 // peak runs rounds of the big echo from clients concurrent clients, calls
 // each, per contender, and samples the server's heap in use meanwhile.
 func (d *driver) peak(ctx context.Context, cs []contender, text string, rounds, clients, calls int) ([][]sample, error) {
-	out := make([][]sample, rounds)
-	for r := range rounds {
-		out[r] = make([]sample, len(cs))
-		for _, i := range order(len(cs), r) {
-			c := cs[i]
-			if !c.built() {
-				continue
-			}
-			if err := d.gc(ctx); err != nil {
-				return nil, err
-			}
-			if err := d.controlCall(ctx, http.MethodPost, "/peak/start", nil); err != nil {
-				return nil, err
-			}
-			_, err := d.concurrently(ctx, c, text, clients, clients*calls)
-			var p struct {
-				Peak uint64 `json:"peak_heap_inuse"`
-			}
-			if stopErr := d.controlCall(ctx, http.MethodPost, "/peak/stop", &p); err == nil {
-				err = stopErr
-			}
-			if err != nil {
-				return nil, err
-			}
-			out[r][i] = sample{peak: float64(p.Peak)}
+	return inRounds(cs, rounds, func(c contender) (sample, error) {
+		if err := d.gc(ctx); err != nil {
+			return sample{}, err
 		}
-	}
-	return out, nil
+		if err := d.controlCall(ctx, http.MethodPost, "/peak/start", nil); err != nil {
+			return sample{}, err
+		}
+		_, err := d.concurrently(ctx, c, text, clients, clients*calls)
+		var p struct {
+			Peak uint64 `json:"peak_heap_inuse"`
+		}
+		if stopErr := d.controlCall(ctx, http.MethodPost, "/peak/stop", &p); err == nil {
+			err = stopErr
+		}
+		return sample{peak: float64(p.Peak)}, err
+	})
 }
 
 // smallText is the small echo's argument.
