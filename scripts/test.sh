@@ -10,6 +10,8 @@
 #      drive the server with the Node client fail instead of skipping, and
 #      MCPDOOR_LONG=1, so the load tests (TestLoad, TestConcurrentRollouts)
 #      run at full size rather than the small size of a plain go test;
+#      then, without the race detector (under which allocation figures mean
+#      little), the allocation test: go test -run TestCallAllocations;
 #   4. a short fuzz pass: every Fuzz target, one at a time, for $FUZZTIME
 #      (default 20000x: a count of inputs, not a duration — a duration-based
 #      -fuzztime can fail with "context deadline exceeded" and no crasher,
@@ -22,7 +24,7 @@
 set -euo pipefail
 
 usage() {
-	sed -n '2,19s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	sed -n '2,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 short=()
@@ -84,6 +86,7 @@ export MCPDOOR_REQUIRE_NODE=1 MCPDOOR_LONG=1
 run go vet ./...
 run go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 run go test -race "${short[@]}" ./...
+run go test "${short[@]}" -run '^TestCallAllocations$' ./autoexpose
 
 # 4. Fuzz. `go test -list` prints each package's matching names, then an
 # "ok <package>" line.
