@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -81,6 +80,19 @@ func (a *gymAgent) post(path string, body any) (int, []byte) {
 	}
 	a.cookies = resp.Cookies()
 	return resp.StatusCode, out
+}
+
+// verified returns the history /verify reports for the agent's session.
+func (a *gymAgent) verified() []string {
+	a.t.Helper()
+	status, body := a.post("/verify", json.RawMessage(`{}`))
+	var v struct {
+		History []string `json:"history"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		a.t.Fatalf("verify: %d %s", status, body)
+	}
+	return v.History
 }
 
 // gymCall is one function call of a trajectory.
@@ -317,8 +329,7 @@ func TestGymMCPAgent(t *testing.T) {
 				if r := other.post("/"+first.Tool, string(args)); r.Status != http.StatusOK {
 					t.Fatalf("the other rollout: %d %s", r.Status, r.Body)
 				}
-				u, _ := url.Parse(s.srv.URL)
-				stale := other.client.Jar.Cookies(u)
+				stale := other.cookies()
 				if len(stale) == 0 {
 					t.Fatal("the other rollout has no session cookie")
 				}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -368,58 +367,6 @@ func TestDetachedCall(t *testing.T) {
 	}
 }
 
-// gymClient handles cookies as NeMo Gym's simple_agent does: each request
-// carries the cookies of the previous response, which then become that
-// response's Set-Cookie cookies (resources_server_cookies =
-// api_response.cookies).
-type gymClient struct {
-	s       *server
-	client  *http.Client
-	cookies []*http.Cookie
-}
-
-func (s *server) gym() *gymClient {
-	g := &gymClient{s: s, client: &http.Client{Timeout: 30 * time.Second}}
-	s.t.Cleanup(g.client.CloseIdleConnections)
-	return g
-}
-
-func (g *gymClient) post(path, body string) httpResponse {
-	g.s.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, g.s.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		g.s.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for _, c := range g.cookies {
-		req.AddCookie(c)
-	}
-	resp, err := g.client.Do(req)
-	if err != nil {
-		g.s.t.Fatalf("POST %s: %v", path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		g.s.t.Fatal(err)
-	}
-	g.cookies = resp.Cookies()
-	return httpResponse{Status: resp.StatusCode, Header: resp.Header, Body: b}
-}
-
-// verified returns the history /verify reports for the client's session.
-func (g *gymClient) verified() []string {
-	g.s.t.Helper()
-	r := g.post("/verify", `{}`)
-	var v struct {
-		History []string `json:"history"`
-	}
-	if err := json.Unmarshal(r.Body, &v); err != nil {
-		g.s.t.Fatalf("verify: %d %s", r.Status, r.Body)
-	}
-	return v.History
-}
-
 // TestGymAgents: NeMo Gym's agents keep one session through a rollout, over
 // both doors, with the session middleware at the router's root (Install) or
 // inside a wrapped handler (Wrap, where /seed_session's wrap makes the
@@ -436,13 +383,13 @@ func TestGymAgents(t *testing.T) {
 		t.Run(shape.name, func(t *testing.T) {
 			s := shape.serve(t)
 			t.Run("simple_agent over HTTP", func(t *testing.T) {
-				g := s.gym()
-				if r := g.post("/seed_session", `{}`); r.Status != http.StatusOK {
-					t.Fatalf("seed: %d %s", r.Status, r.Body)
+				g := newGymAgent(t, s, "")
+				if status, body := g.post("/seed_session", json.RawMessage(`{}`)); status != http.StatusOK {
+					t.Fatalf("seed: %d %s", status, body)
 				}
 				for i := range 5 {
-					if r := g.post("/weather", fmt.Sprintf(`{"city":"C%d"}`, i+1)); r.Status != http.StatusOK {
-						t.Fatalf("call %d: %d %s", i+1, r.Status, r.Body)
+					if status, body := g.post("/weather", json.RawMessage(fmt.Sprintf(`{"city":"C%d"}`, i+1))); status != http.StatusOK {
+						t.Fatalf("call %d: %d %s", i+1, status, body)
 					}
 				}
 				if diff := cmp.Diff([]string{"C1", "C2", "C3", "C4", "C5"}, g.verified()); diff != "" {
@@ -450,14 +397,14 @@ func TestGymAgents(t *testing.T) {
 				}
 			})
 			t.Run("claude_code_agent over MCP, seeded with a cookie", func(t *testing.T) {
-				g := s.gym()
-				g.post("/seed_session", `{}`) // an earlier request of the same client
-				r := g.post("/seed_session", `{}`)
+				g := newGymAgent(t, s, "")
+				g.post("/seed_session", json.RawMessage(`{}`)) // an earlier request of the same client
+				status, body := g.post("/seed_session", json.RawMessage(`{}`))
 				var seed struct {
 					MCP rollout.Metadata `json:"mcp"`
 				}
-				if err := json.Unmarshal(r.Body, &seed); err != nil || r.Status != http.StatusOK {
-					t.Fatalf("seed: %d %s", r.Status, r.Body)
+				if err := json.Unmarshal(body, &seed); err != nil || status != http.StatusOK {
+					t.Fatalf("seed: %d %s", status, body)
 				}
 				cs := s.cookieless().connect(mcpOptions{header: http.Header{tokenHeader: {seed.MCP.Headers[tokenHeader]}}})
 				var want []string
@@ -531,15 +478,15 @@ func TestSeedSessionCookie(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g := serve(t, h).gym()
+			g := newGymAgent(t, serve(t, h), "")
 			var sids []string
 			for i := range 3 {
-				r := g.post("/seed_session", `{}`)
+				status, out := g.post("/seed_session", json.RawMessage(`{}`))
 				var body struct {
 					SID string `json:"sid"`
 				}
-				if err := json.Unmarshal(r.Body, &body); err != nil {
-					t.Fatalf("seed %d: %d %s", i+1, r.Status, r.Body)
+				if err := json.Unmarshal(out, &body); err != nil {
+					t.Fatalf("seed %d: %d %s", i+1, status, out)
 				}
 				sids = append(sids, body.SID)
 				var names []string
