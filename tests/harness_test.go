@@ -76,6 +76,33 @@ func (s *server) post(path, body string, header ...string) httpResponse {
 	return httpResponse{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }
 
+// send sends body to path with method through the HTTP door, with a JSON
+// Content-Type unless body is "", and the headers given as name, value
+// pairs; path may be percent-encoded, and is sent as written.
+func (s *server) send(method, path, body string, header ...string) httpResponse {
+	s.t.Helper()
+	req, err := http.NewRequest(method, s.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.t.Fatalf("%s %s: reading body: %v", method, path, err)
+	}
+	return httpResponse{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
 // headerTransport adds fixed headers to every request.
 type headerTransport struct {
 	base   http.RoundTripper

@@ -17,29 +17,6 @@ import (
 	"github.com/mcpdoor/mcpdoor/rollout"
 )
 
-// send sends body to path with method through the HTTP door; path may be
-// percent-encoded, and is sent as written.
-func (s *server) send(method, path, body string) httpResponse {
-	s.t.Helper()
-	req, err := http.NewRequest(method, s.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		s.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		s.t.Fatalf("%s %s: reading body: %v", method, path, err)
-	}
-	return httpResponse{Status: resp.StatusCode, Header: resp.Header, Body: b}
-}
-
 var (
 	cookieValue = regexp.MustCompile(`^([^=]+)=[^;]*`)
 	tokenValue  = regexp.MustCompile(`"X-NeMo-Gym-Session-Token":"[^"]*"`)

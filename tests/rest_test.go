@@ -3,7 +3,6 @@ package tests
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"os"
@@ -52,37 +51,6 @@ func restServerWith(t *testing.T, declared map[string]autoexpose.Declaration) (*
 		t.Fatal(err)
 	}
 	return serve(t, h), door
-}
-
-// restRequest sends method path (with a JSON body unless body is "")
-// through the HTTP door, with the Authorization header auth unless it is
-// "".
-func (s *server) restRequest(method, path, body, auth string) httpResponse {
-	s.t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, s.srv.URL+path, rd)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		s.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	return httpResponse{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }
 
 // restExpected is the MCP result the contract derives from a REST route's
@@ -160,8 +128,8 @@ var restRoutes = map[string]string{
 func TestRESTParity(t *testing.T) {
 	s, _ := restServer(t)
 	web, agent := s.newClient(), s.newClient()
-	web.restRequest("GET", "/healthz", "", "") // the cookie sessions
-	agent.restRequest("GET", "/healthz", "", "")
+	web.send("GET", "/healthz", "") // the cookie sessions
+	agent.send("GET", "/healthz", "")
 	user := agent.connect(mcpOptions{header: http.Header{"Authorization": {userToken}}})
 	admin := agent.connect(mcpOptions{header: http.Header{"Authorization": {adminToken}}})
 	anonymous := agent.connect(mcpOptions{})
@@ -204,7 +172,11 @@ func TestRESTParity(t *testing.T) {
 	readOnly := map[string]bool{"list_notes": true, "search_notes": true, "get_note": true, "admin_stats": true}
 	for i, st := range steps {
 		t.Run(fmt.Sprintf("%02d %s %s", i, st.tool, st.args), func(t *testing.T) {
-			hr := web.restRequest(st.method, st.uri, st.body, st.auth)
+			var auth []string // the Authorization header, if any
+			if st.auth != "" {
+				auth = []string{"Authorization", st.auth}
+			}
+			hr := web.send(st.method, st.uri, st.body, auth...)
 			if hr.Status != st.status {
 				t.Fatalf("HTTP door: %s %s: %d %s, want %d", st.method, st.uri, hr.Status, hr.Body, st.status)
 			}
@@ -240,7 +212,7 @@ func TestRESTRefusals(t *testing.T) {
 			if tc.method == "POST" {
 				body = tc.args
 			}
-			if hr := s.restRequest(tc.method, tc.uri, body, userToken); hr.Status != tc.status {
+			if hr := s.send(tc.method, tc.uri, body, "Authorization", userToken); hr.Status != tc.status {
 				t.Errorf("HTTP door: %d %s, want %d", hr.Status, hr.Body, tc.status)
 			}
 			res := call(t, cs, tc.tool, rawArgs(tc.args))
