@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
@@ -253,7 +254,7 @@ func TestInspectRESTNames(t *testing.T) {
 		`mcpdoor: POST /seed_session: mcp.rest.names names a route that is not a tool (reserved); fix: remove the name`,
 	}
 	if got := problems(rep); !slices.Equal(got, want) {
-		t.Errorf("Problems:\n%s\nwant\n%s", join(got), join(want))
+		t.Errorf("Problems:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 
 	// Naming a route asks for it, whatever its method: a GET route named
@@ -272,16 +273,8 @@ func TestInspectRESTNames(t *testing.T) {
 	}
 	want = []string{`mcpdoor: HEAD /notes/{id}/raw: mcp.rest.names names a route that is not a tool (skipped: HEAD routes are never tools); fix: remove the name`}
 	if got := problems(rep); !slices.Equal(got, want) {
-		t.Errorf("Problems:\n%s\nwant\n%s", join(got), join(want))
+		t.Errorf("Problems:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-}
-
-func join(lines []string) string {
-	var b bytes.Buffer
-	for _, l := range lines {
-		b.WriteString(l + "\n")
-	}
-	return b.String()
 }
 
 // TestInspectRESTCollisions: two routes that get one name are both
@@ -305,7 +298,7 @@ func TestInspectRESTCollisions(t *testing.T) {
 		"POST /api/tasks":     `mcpdoor: POST /api/tasks: tool name "get_note" is also the name of GET /api/note/{id}, GET /api/notes/{id}; fix: give one of them another name in mcp.rest.names, e.g. "POST /api/tasks": create_api_task`,
 	}
 	for key, w := range want {
-		method, pattern, _ := cut(key)
+		method, pattern, _ := strings.Cut(key, " ")
 		rt := rep.Lookup(method, pattern)
 		if rt == nil {
 			t.Errorf("no route %s", key)
@@ -315,15 +308,6 @@ func TestInspectRESTCollisions(t *testing.T) {
 			t.Errorf("%s: Refusal() = %v\nwant %s", key, err, w)
 		}
 	}
-}
-
-func cut(key string) (string, string, bool) {
-	for i := range key {
-		if key[i] == ' ' {
-			return key[:i], key[i+1:], true
-		}
-	}
-	return key, "", false
 }
 
 // TestInspectRESTKeepsConvention: under REST, the tool-route convention's

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -277,7 +278,7 @@ func hostileValuesOn(t *testing.T, s *server) {
 				text := res.Content[0].(*mcp.TextContent).Text
 				switch {
 				case res.IsError && env.Error.Code == "invalid_arguments" && env.Error.Effect == "not_applied" &&
-					strings.HasPrefix(text, "Invalid arguments for "+tc.tool+" (") && slicesEqual(env.Error.Fields, []string{tc.param}):
+					strings.HasPrefix(text, "Invalid arguments for "+tc.tool+" (") && slices.Equal(env.Error.Fields, []string{tc.param}):
 					refused++
 				case res.IsError && tc.param == "id" && env.Error.Code == "not_found" && env.Error.Message == fmt.Sprintf("no note %q", v) &&
 					strings.HasPrefix(text, "HTTP 404 from "+restRoutes[tc.tool]+": "):
@@ -295,8 +296,6 @@ func hostileValuesOn(t *testing.T, s *server) {
 		})
 	}
 }
-
-func slicesEqual(a, b []string) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
 
 // TestRESTTypeScript: the official TypeScript SDK client lists the rest
 // example's tools and calls them, URL and query parameters included, with
