@@ -53,27 +53,27 @@ func startArguments(t *testing.T) *server {
 func TestArgumentErrors(t *testing.T) {
 	s := startArguments(t)
 	cs := s.connect(mcpOptions{})
-	refused := func(tool, body string, typed bool) *mcp422 {
-		return &mcp422{tool: tool, body: body, typed: typed}
+	refused := func(body string, typed bool) *mcp422 {
+		return &mcp422{body: body, typed: typed}
 	}
 	cases := []struct {
 		name, tool, args string
 		want             *mcp422
 	}{
 		{"enum", "paint", `{"color":"blue"}`,
-			refused("paint", `{"error":"invalid arguments","fields":["color"],"detail":"color: want one of \"red\", \"green\", got \"blue\""}`, false)},
+			refused(`{"error":"invalid arguments","fields":["color"],"detail":"color: want one of \"red\", \"green\", got \"blue\""}`, false)},
 		{"required behind a $ref", "paint", `{"color":"red","to":{}}`,
-			refused("paint", `{"error":"invalid arguments","fields":["to.zip"],"detail":"missing required field to.zip"}`, false)},
+			refused(`{"error":"invalid arguments","fields":["to.zip"],"detail":"missing required field to.zip"}`, false)},
 		{"pattern behind a $ref", "paint", `{"color":"red","to":{"zip":"1"}}`,
-			refused("paint", `{"error":"invalid arguments","fields":["to.zip"],"detail":"to.zip: pattern: \"1\" does not match regular expression \"^[0-9]{5}$\""}`, false)},
+			refused(`{"error":"invalid arguments","fields":["to.zip"],"detail":"to.zip: pattern: \"1\" does not match regular expression \"^[0-9]{5}$\""}`, false)},
 		{"a map's value", "paint", `{"color":"red","layers":{"base":0}}`,
-			refused("paint", `{"error":"invalid arguments","fields":["layers.base"],"detail":"layers.base: 0 is less than the minimum, 1"}`, false)},
+			refused(`{"error":"invalid arguments","fields":["layers.base"],"detail":"layers.base: 0 is less than the minimum, 1"}`, false)},
 		{"every missing field", "paint", `{"to":{}}`,
-			refused("paint", `{"error":"invalid arguments","fields":["color","to.zip"],"detail":"missing required field color, to.zip"}`, false)},
+			refused(`{"error":"invalid arguments","fields":["color","to.zip"],"detail":"missing required field color, to.zip"}`, false)},
 		{"typed: every unknown field", "order", `{"item":"tea","count":1,"size":"L","color":"red"}`,
-			refused("order", `{"error":"invalid arguments","fields":["color","size"],"detail":"unknown field color, size"}`, true)},
+			refused(`{"error":"invalid arguments","fields":["color","size"],"detail":"unknown field color, size"}`, true)},
 		{"typed: an item's type", "order", `{"item":"tea","count":1,"notes":["hot",2]}`,
-			refused("order", `{"error":"invalid arguments","fields":["notes[]"],"detail":"notes[]: want string, got integer"}`, true)},
+			refused(`{"error":"invalid arguments","fields":["notes[]"],"detail":"notes[]: want string, got integer"}`, true)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -90,6 +90,6 @@ func TestArgumentErrors(t *testing.T) {
 
 // mcp422 is the 422 a tool call is refused with.
 type mcp422 struct {
-	tool, body string
-	typed      bool // a typed tool's result carries the envelope in _meta, not structuredContent
+	body  string
+	typed bool // a typed tool's result carries the envelope in _meta, not structuredContent
 }
