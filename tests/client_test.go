@@ -146,21 +146,20 @@ func TestElicitAndSample(t *testing.T) {
 		for _, tc := range []struct {
 			name     string
 			stateful bool
-			protocol string
 			runs     [3]int32 // how many times each handler ran: confirm, profile, summarize
 		}{
 			// A stateful session carries the requests on the call's stream.
-			{"stateful", true, "", [3]int32{1, 1, 1}},
+			{"stateful", true, [3]int32{1, 1, 1}},
 			// A stateless door asks a 2026-07-28 client with an input
 			// request per question, and runs the handler again with the
 			// answers: once more per question.
-			{"stateless 2026-07-28", false, "", [3]int32{2, 3, 2}},
+			{"stateless 2026-07-28", false, [3]int32{2, 3, 2}},
 		} {
 			t.Run(dispatch+"/"+tc.name, func(t *testing.T) {
 				h, runs := askRouter(t, dispatch, tc.stateful)
 				s := serve(t, h)
 				var a answering
-				cs := s.connect(mcpOptions{protocol: tc.protocol, client: a.options()})
+				cs := s.connect(mcpOptions{client: a.options()})
 				for i, c := range []struct {
 					tool, want string
 					asked      []string
@@ -169,7 +168,8 @@ func TestElicitAndSample(t *testing.T) {
 					{"profile", profile, []string{nameAsked, cityAsked}},
 					{"summarize", sampled, []string{sampleAsked}},
 				} {
-					a.asked, runs = nil, func() *atomic.Int32 { runs.Store(0); return runs }()
+					a.asked = nil
+					runs.Store(0)
 					if got := resultJSON(t, call(t, cs, c.tool, map[string]any{})); got != c.want {
 						t.Errorf("%s:\n got %s\nwant %s", c.tool, got, c.want)
 					}
