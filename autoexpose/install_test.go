@@ -55,40 +55,27 @@ func TestInstallRefusals(t *testing.T) {
 		name   string
 		routes func(r chi.Router)
 		mcp    MCPConfig
-		noRoll bool // build without /seed_session and /verify
 		want   []string
 	}{
-		{"existing /mcp", func(r chi.Router) { r.Get("/mcp", ok) }, MCPConfig{}, false,
+		{"existing /mcp", func(r chi.Router) { r.Get("/mcp", ok) }, MCPConfig{},
 			[]string{"mcpdoor: GET /mcp: the server already serves /mcp, where the MCP endpoint goes; fix: remove that route (a hand-written MCP mount would be shadowed), or set mcp.path to another path"}},
 		{"two catch-alls", func(r chi.Router) {
 			r.Post("/{tool}", ok)
 			r.Post("/{name:[a-z]+}", ok)
-		}, MCPConfig{}, false,
+		}, MCPConfig{},
 			[]string{"mcpdoor: POST /{name:[a-z]+}, POST /{tool}: more than one parameterized catch-all route; mcpdoor cannot tell which one backs the catch-all tools; fix: keep one POST /{tool} dispatcher"}},
-		{"nested route", func(r chi.Router) { r.Post("/a/b", ok) }, MCPConfig{}, false,
+		{"nested route", func(r chi.Router) { r.Post("/a/b", ok) }, MCPConfig{},
 			[]string{`mcpdoor: POST /a/b: tool name "a/b" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /a_b, read routes of any depth with an mcp.rest block (this one would be the tool b_a), or keep the route off MCP with mcp.exclude: ["a/b"]`}},
-		{"long name", func(r chi.Router) { r.Post("/"+strings.Repeat("x", 65), ok) }, MCPConfig{}, false,
+		{"long name", func(r chi.Router) { r.Post("/"+strings.Repeat("x", 65), ok) }, MCPConfig{},
 			[]string{`tool name "` + strings.Repeat("x", 65) + `" has 65 characters, more than 64`}},
-		{"strict refuses a replay route", func(r chi.Router) { r.With(customMiddleware).Post("/t", ok) }, MCPConfig{Dispatch: "strict"}, false,
+		{"strict refuses a replay route", func(r chi.Router) { r.With(customMiddleware).Post("/t", ok) }, MCPConfig{Dispatch: "strict"},
 			[]string{"mcpdoor: POST /t: middleware github.com/mcpdoor/mcpdoor/autoexpose.customMiddleware is not known to be transparent; fix: declare the middleware in mcp.transparent_middleware if a request may skip it, or set mcp.dispatch: auto to replay the route through the router"}},
-		{"seed without verify", func(r chi.Router) { r.Post("/t", ok); r.Post("/seed_session", ok) }, MCPConfig{}, true,
-			[]string{"mcpdoor: the router serves POST /seed_session but not POST /verify, so NeMo Gym's rollout contract is half there (POST /verify: its tool-call names are normalized for scoring); fix: add POST /verify, or set mcp.rollout.disable: true to serve POST /seed_session as a plain route"}},
-		{"verify without seed", func(r chi.Router) { r.Post("/t", ok); r.Post("/verify", ok) }, MCPConfig{}, true,
-			[]string{"mcpdoor: the router serves POST /verify but not POST /seed_session, so NeMo Gym's rollout contract is half there (POST /seed_session: its response carries the MCP session token to the agent); fix: add POST /seed_session, or set mcp.rollout.disable: true to serve POST /verify as a plain route"}},
-		{"rollout settings without its routes", func(r chi.Router) { r.Post("/t", ok) }, MCPConfig{Rollout: rollout.Config{AllowTokenless: true}}, true,
-			[]string{"mcpdoor: mcp.rollout is configured, but the router serves neither POST /seed_session nor POST /verify, the routes of NeMo Gym's rollout contract; fix: add both routes, or remove the mcp.rollout settings"}},
-		{"every problem at once", func(r chi.Router) { r.Post("/a/b", ok); r.Post("/mcp", ok) }, MCPConfig{}, false,
+		{"every problem at once", func(r chi.Router) { r.Post("/a/b", ok); r.Post("/mcp", ok) }, MCPConfig{},
 			[]string{"mcpdoor: POST /mcp: the server already serves /mcp", "mcpdoor: POST /a/b: tool name"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var r chi.Router
-			if c.noRoll {
-				r = chi.NewRouter()
-				c.routes(r)
-			} else {
-				r = rolloutRouter(c.routes)
-			}
+			r := rolloutRouter(c.routes)
 			before := len(r.Routes())
 			door, err := Install(r, enabled(c.mcp))
 			if err == nil {
