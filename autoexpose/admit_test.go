@@ -138,30 +138,26 @@ func TestMCPSessionSIDs(t *testing.T) {
 	}
 }
 
-// admitDoor installs a door over one tool, for calls with or without a
-// token, and returns it with a valid token for the session s1 that lists
-// the tool.
+// admitDoor is callDoor's door, without limits, with a valid token for the
+// session s1 that lists the tool.
 func admitDoor(tb testing.TB, tokenless bool) (*Door, *tool, string) {
 	tb.Helper()
-	r := rolloutRouter(func(r chi.Router) { r.Method("POST", "/get_weather", Handler(getWeather)) })
-	cfg := enabled(MCPConfig{SessionSecret: []string{"a benchmark secret of at least 32 bytes"}, Rollout: rollout.Config{AllowTokenless: tokenless}})
-	d, err := Install(r, cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	d, tl := callDoor(tb, tokenless, MCPConfig{})
 	tok, err := token.NewCodec("test", d.calls.sessions.Keys(), 0).Mint(token.Payload{SID: "s1", Tools: []string{"get_weather"}})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return d, d.tools["get_weather"], tok
+	return d, tl, tok
 }
 
-// callWith is a tools/call of get_weather sent with header.
+// callWith is a tools/call of get_weather for Paris sent over HTTP with
+// header, or with no request Extra (as over stdio) if header is nil.
 func callWith(header http.Header) *mcp.CallToolRequest {
-	return &mcp.CallToolRequest{
-		Params: &mcp.CallToolParamsRaw{Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)},
-		Extra:  &mcp.RequestExtra{Header: header},
+	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)}}
+	if header != nil {
+		req.Extra = &mcp.RequestExtra{Header: header}
 	}
+	return req
 }
 
 // TestAdmit: the rollout contract's token decides the session; a missing

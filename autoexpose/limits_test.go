@@ -36,12 +36,12 @@ func TestLeadingID(t *testing.T) {
 	}
 }
 
-// callDoor installs a door over one direct tool, for calls made without a
-// token, with the given limits.
-func callDoor(tb testing.TB, m MCPConfig) (*Door, *tool) {
+// callDoor installs a door over one direct tool, get_weather, with the
+// mcp block m, for calls with a token, or also without one if tokenless.
+func callDoor(tb testing.TB, tokenless bool, m MCPConfig) (*Door, *tool) {
 	tb.Helper()
 	m.SessionSecret = []string{"a benchmark secret of at least 32 bytes"}
-	m.Rollout.AllowTokenless = true
+	m.Rollout.AllowTokenless = tokenless
 	r := rolloutRouter(func(r chi.Router) { r.Method("POST", "/get_weather", Handler(getWeather)) })
 	d, err := Install(r, enabled(m))
 	if err != nil {
@@ -50,20 +50,16 @@ func callDoor(tb testing.TB, m MCPConfig) (*Door, *tool) {
 	return d, d.tools["get_weather"]
 }
 
-func weatherCall() *mcp.CallToolRequest {
-	return &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)}}
-}
-
 // TestCallLimitsOrder: a call over the rate limit is refused before its
 // arguments are looked at, the size of the arguments before the schema.
 func TestCallLimitsOrder(t *testing.T) {
-	d, tl := callDoor(t, MCPConfig{RateLimit: RateLimit{PerSession: 0.001, Burst: 1}, MaxBodyBytes: 64})
+	d, tl := callDoor(t, true, MCPConfig{RateLimit: RateLimit{PerSession: 0.001, Burst: 1}, MaxBodyBytes: 64})
 	text := func(res *mcp.CallToolResult) string { return res.Content[0].(*mcp.TextContent).Text }
 	big := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "get_weather", Arguments: json.RawMessage(`{"city":"` + strings.Repeat("x", 100) + `"}`)}}
 	if got := text(d.calls.call(context.Background(), tl, big, nil)); got != "Arguments to POST /get_weather are 111 bytes, over the 64-byte limit (mcp.max_body_bytes)." {
 		t.Errorf("first call: %s", got)
 	}
-	if got := text(d.calls.call(context.Background(), tl, weatherCall(), nil)); !strings.HasPrefix(got, "Rate limit exceeded for this session; retry in ") {
+	if got := text(d.calls.call(context.Background(), tl, callWith(nil), nil)); !strings.HasPrefix(got, "Rate limit exceeded for this session; retry in ") {
 		t.Errorf("second call: %s", got)
 	}
 }
@@ -82,8 +78,8 @@ func BenchmarkCall(b *testing.B) {
 		{"limit=timeout", MCPConfig{CallTimeout: time.Minute}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			d, tl := callDoor(b, tc.m)
-			req := weatherCall()
+			d, tl := callDoor(b, true, tc.m)
+			req := callWith(nil)
 			ctx := context.Background()
 			if res := d.calls.call(ctx, tl, req, nil); res.IsError {
 				b.Fatalf("call: %v", res.Content[0])
