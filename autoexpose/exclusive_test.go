@@ -25,19 +25,8 @@ func TestExclusiveBody(t *testing.T) {
 	}
 	defer door.Close()
 	tok := mint(t, door, "rollout-a", nil)
-	post := func(body string, header ...string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		for i := 0; i+1 < len(header); i += 2 {
-			req.Header.Set(header[i], header[i+1])
-		}
-		w := httptest.NewRecorder()
-		r.ServeHTTP(w, req)
-		return w
-	}
 	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
-	if w := post(initialize, rollout.DefaultTokenHeader, tok); w.Code != 200 {
+	if w := serveReq(r, "POST", "/mcp", initialize, rollout.DefaultTokenHeader, tok); w.Code != 200 {
 		t.Fatalf("initialize: %d %s", w.Code, w.Body)
 	}
 	const msg = "this MCP server is exclusive and another session is live; retry once that session ends " +
@@ -55,7 +44,7 @@ func TestExclusiveBody(t *testing.T) {
 		{`not json`, "null"},
 	} {
 		t.Run(c.body, func(t *testing.T) {
-			w := post(c.body)
+			w := serveReq(r, "POST", "/mcp", c.body)
 			want := `{"jsonrpc":"2.0","id":` + c.id + `,"error":{"code":-32000,"message":"` + msg + `"}}`
 			if w.Code != http.StatusConflict || w.Header().Get("Content-Type") != "application/json" || w.Body.String() != want {
 				t.Errorf("got %d %q %s\nwant 409 application/json %s", w.Code, w.Header().Get("Content-Type"), w.Body, want)
@@ -186,14 +175,6 @@ func TestExclusiveFailedInitialize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer door.Close()
-	post := func(accept, body string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", accept)
-		w := httptest.NewRecorder()
-		r.ServeHTTP(w, req)
-		return w
-	}
 	const both = "application/json, text/event-stream"
 	for _, c := range []struct {
 		name, accept, body string
@@ -208,7 +189,7 @@ func TestExclusiveFailedInitialize(t *testing.T) {
 			"invalid request: missing required \"params\"\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			w := post(c.accept, c.body)
+			w := serveReq(r, "POST", "/mcp", c.body, "Accept", c.accept)
 			if w.Code != c.status || w.Body.String() != c.want {
 				t.Errorf("got %d %q\nwant %d %q", w.Code, w.Body, c.status, c.want)
 			}
@@ -217,7 +198,7 @@ func TestExclusiveFailedInitialize(t *testing.T) {
 			}
 		})
 	}
-	w := post(both, `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	w := serveReq(r, "POST", "/mcp", `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	if w.Code != http.StatusOK || w.Header().Get(sessionIDHeader) == "" {
 		t.Errorf("initialize after the failed ones: %d %s", w.Code, w.Body)
 	}

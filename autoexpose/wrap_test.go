@@ -24,10 +24,16 @@ func muxFor(t *testing.T) *http.ServeMux {
 	return mux
 }
 
-func serveReq(h http.Handler, method, path, body string) *httptest.ResponseRecorder {
+// serveReq serves a request through h: a JSON body, an Accept of both MCP
+// answers, and the headers given as name, value pairs (which may replace
+// those two).
+func serveReq(h http.Handler, method, path, body string, header ...string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, req)
 	return w
