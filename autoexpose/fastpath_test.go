@@ -524,13 +524,13 @@ func TestFastPathCloseWaits(t *testing.T) {
 			t.Fatal(err)
 		}
 		srv := httptest.NewServer(r)
-		p := &goldenPair{client: srv.Client(), fastDoor: d}
+		client := srv.Client()
 		const v = "2025-11-25"
 		call := goldenRequest{header: callHeader(v, "stubborn"), body: callBody(v, "1", "stubborn", `{}`, "")}
 		answered := make(chan struct{})
 		go func() {
 			defer close(answered)
-			p.client.Do(httptestRequest(srv.URL+"/mcp", call))
+			client.Do(httptestRequest(srv.URL+"/mcp", call))
 		}()
 		<-started
 		closed := make(chan bool, 1)
@@ -540,7 +540,7 @@ func TestFastPathCloseWaits(t *testing.T) {
 		}()
 		// Close has begun once the endpoint answers 503.
 		for {
-			resp, err := p.client.Do(httptestRequest(srv.URL+"/mcp", call))
+			resp, err := client.Do(httptestRequest(srv.URL+"/mcp", call))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -554,7 +554,7 @@ func TestFastPathCloseWaits(t *testing.T) {
 			t.Errorf("%q: Close returned before the call in flight did", block)
 		}
 		<-answered
-		p.client.CloseIdleConnections()
+		client.CloseIdleConnections()
 		srv.Close()
 	}
 }
