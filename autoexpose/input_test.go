@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,6 +18,7 @@ func TestInputRound(t *testing.T) {
 	name := &mcp.ElicitParams{Mode: "form", Message: "Your name?"}
 	city := &mcp.ElicitParams{Mode: "form", Message: "Your city?"}
 	ada := &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}
+	decline := &mcp.ElicitResult{Action: "decline"}
 
 	// The keys the questions get, as the first and the second of a run.
 	first := &mcpCall{}
@@ -47,24 +49,29 @@ func TestInputRound(t *testing.T) {
 		name      string
 		params    *mcp.CallToolParamsRaw
 		questions []*mcp.ElicitParams
-		answers   []bool // whether each question gets its answer
-		asked     int    // questions in the result
+		answers   []mcp.InputResponse // each question's answer, nil where it is asked
+		asked     int                 // questions in the result
 	}{
-		{"no answers", &mcp.CallToolParamsRaw{}, []*mcp.ElicitParams{name}, []bool{false}, 1},
-		{"answered", &mcp.CallToolParamsRaw{InputResponses: mcp.InputResponseMap{nameKey: ada}}, []*mcp.ElicitParams{name, city}, []bool{true, false}, 1},
-		{"answered in an earlier round", &mcp.CallToolParamsRaw{RequestState: state, InputResponses: mcp.InputResponseMap{cityKey: &mcp.ElicitResult{Action: "decline"}}},
-			[]*mcp.ElicitParams{name, city}, []bool{true, true}, 0},
-		{"another question in the place of the answered one", &mcp.CallToolParamsRaw{InputResponses: mcp.InputResponseMap{nameKey: ada}}, []*mcp.ElicitParams{city}, []bool{false}, 1},
-		{"the answered question in another place", &mcp.CallToolParamsRaw{InputResponses: mcp.InputResponseMap{nameKey: ada}}, []*mcp.ElicitParams{city, name}, []bool{false, false}, 2},
-		{"a state that does not decode", &mcp.CallToolParamsRaw{RequestState: "%%%"}, []*mcp.ElicitParams{name}, []bool{false}, 1},
-		{"a state that is not answers", &mcp.CallToolParamsRaw{RequestState: base64.RawURLEncoding.EncodeToString([]byte(`{"k":{"x":1}}`))}, []*mcp.ElicitParams{name}, []bool{false}, 1},
+		{"no answers", &mcp.CallToolParamsRaw{}, []*mcp.ElicitParams{name}, []mcp.InputResponse{nil}, 1},
+		{"answered", &mcp.CallToolParamsRaw{InputResponses: mcp.InputResponseMap{nameKey: ada}}, []*mcp.ElicitParams{name, city}, []mcp.InputResponse{ada, nil}, 1},
+		{"answered in an earlier round", &mcp.CallToolParamsRaw{RequestState: state, InputResponses: mcp.InputResponseMap{cityKey: decline}},
+			[]*mcp.ElicitParams{name, city}, []mcp.InputResponse{ada, decline}, 0},
+		{"another question in the place of the answered one", &mcp.CallToolParamsRaw{InputResponses: mcp.InputResponseMap{nameKey: ada}}, []*mcp.ElicitParams{city}, []mcp.InputResponse{nil}, 1},
+		{"the answered question in another place", &mcp.CallToolParamsRaw{InputResponses: mcp.InputResponseMap{nameKey: ada}}, []*mcp.ElicitParams{city, name}, []mcp.InputResponse{nil, nil}, 2},
+		{"a state that does not decode", &mcp.CallToolParamsRaw{RequestState: "%%%"}, []*mcp.ElicitParams{name}, []mcp.InputResponse{nil}, 1},
+		{"a state that is not answers", &mcp.CallToolParamsRaw{RequestState: base64.RawURLEncoding.EncodeToString([]byte(`{"k":{"x":1}}`))}, []*mcp.ElicitParams{name}, []mcp.InputResponse{nil}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &mcpCall{}
 			for i, q := range tc.questions {
 				ans, err := c.input.ask(tc.params, q)
-				if got := err == nil; got != tc.answers[i] {
-					t.Errorf("question %d: answered %t (%v, %v), want %t", i, got, ans, err, tc.answers[i])
+				want := tc.answers[i]
+				if got := err == nil; got != (want != nil) {
+					t.Errorf("question %d: answered %t (%v, %v), want %t", i, got, ans, err, want != nil)
+				} else if got && !reflect.DeepEqual(ans, want) {
+					g, _ := json.Marshal(ans)
+					w, _ := json.Marshal(want)
+					t.Errorf("question %d: answer %T %s, want %T %s", i, ans, g, want, w)
 				}
 				if err != nil && !errors.Is(err, errInputRequired) {
 					t.Errorf("question %d: %v", i, err)
