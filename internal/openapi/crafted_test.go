@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -263,10 +264,17 @@ func TestLoadCrafted(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v:\n%s", err, out)
 			}
+			// A child whose -test.run matched no test would exit 0 too: it
+			// must have logged what its Load allocated.
+			measured := false
 			for _, line := range strings.Split(string(out), "\n") {
 				if strings.Contains(line, "crafted_test.go") {
 					t.Log(strings.TrimSpace(line))
 				}
+				measured = measured || allocatedLine.MatchString(strings.TrimSpace(line))
+			}
+			if !measured {
+				t.Fatalf("the child logged no line of what Load allocated:\n%s", out)
 			}
 		})
 	}
@@ -274,6 +282,9 @@ func TestLoadCrafted(t *testing.T) {
 
 // craftedEnv names, in a child process, the crafted document to read.
 const craftedEnv = "OPENAPI_CRAFTED"
+
+// allocatedLine is the line loadCrafted logs once Load has returned.
+var allocatedLine = regexp.MustCompile(`^crafted_test\.go:\d+: \d+ bytes, \d+ MiB allocated$`)
 
 // loadCrafted reads the crafted document named name, and fails when Load
 // allocates more than its bound, finished or not.
