@@ -77,7 +77,7 @@ func New(cfg Config, p Params) *Contract {
 		allowedTools: cfg.AllowedTools,
 		tokenless:    cfg.AllowTokenless,
 		maxSeed:      p.MaxSeedBytes,
-		maxVerify:    cfg.maxVerifyBytes(),
+		maxVerify:    cfg.MaxVerifyBytes, // 0: verifywrap's default
 		log:          p.Logger,
 	}
 }
