@@ -176,11 +176,8 @@ func (r *reader) pathItem(pp pair, where *pointer) error {
 	if err != nil {
 		return err
 	}
-	ips, err := r.pairs(item, where)
+	ips, err := r.pairs(item, where) // follow has counted its keys
 	if err != nil {
-		return err
-	}
-	if err := r.readKeys(len(ips), item, where); err != nil {
 		return err
 	}
 	var shared []Param // the path item's parameters, every operation's
