@@ -112,21 +112,21 @@ func splitRollout(path string) (id, rest string, ok bool) {
 // routing path after the prefix, used when r's URL path does not start
 // with it (a root middleware such as CleanPath changed the routing path).
 func unprefixed(r *http.Request, ctx context.Context, id, rest string) *http.Request {
-	prefix := prefix[:len(prefix)-1] + "/" + id
+	p := prefix + id
 	r2 := r.Clone(NewContext(ctx, id))
 	r2.Pattern = ""
 	u := r2.URL
-	if p, ok := strings.CutPrefix(u.Path, prefix); ok && strings.HasPrefix(p, "/") {
-		u.Path = p
-		u.RawPath, _ = strings.CutPrefix(u.RawPath, prefix)
-	} else if p, err := url.PathUnescape(rest); err == nil {
-		u.Path, u.RawPath = p, ""
+	if after, ok := strings.CutPrefix(u.Path, p); ok && strings.HasPrefix(after, "/") {
+		u.Path = after
+		u.RawPath, _ = strings.CutPrefix(u.RawPath, p)
+	} else if path, err := url.PathUnescape(rest); err == nil {
+		u.Path, u.RawPath = path, ""
 		if u.EscapedPath() != rest {
 			u.RawPath = rest
 		}
 	}
-	if p, ok := strings.CutPrefix(r2.RequestURI, prefix); ok && strings.HasPrefix(p, "/") {
-		r2.RequestURI = p
+	if after, ok := strings.CutPrefix(r2.RequestURI, p); ok && strings.HasPrefix(after, "/") {
+		r2.RequestURI = after
 	}
 	return r2
 }
