@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-chi/chi/v5"
 )
@@ -150,8 +151,8 @@ func Router(mux chi.Router) http.Handler { return &prefixRouter{mux: mux} }
 type prefixRouter struct {
 	mux chi.Router
 
-	mu    sync.Mutex
-	table map[string]chi.Route // top-level routes by pattern, read lazily
+	table atomic.Pointer[map[string]chi.Route] // top-level routes by pattern, read lazily
+	mu    sync.Mutex                           // held to read them
 }
 
 func (p *prefixRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -165,8 +166,10 @@ func (p *prefixRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rctx.Routes = p.mux
 	rctx.RouteMethod = method
 	ctx := context.WithValue(r.Context(), chi.RouteCtxKey, rctx)
-	if !idRule.MatchString(id) {
-		p.notFound(w, r) // an empty id, which chi lets through the pattern
+	if id == "" {
+		// chi's pattern has matched any other id (TestPrefixRouteID); an
+		// empty one (/ng-rollout//x) it lets through.
+		p.notFound(w, r)
 		return
 	}
 	req := unprefixed(r, ctx, id, rest)
@@ -278,17 +281,23 @@ func (p *prefixRouter) route(pattern string) (chi.Route, bool) {
 }
 
 // routes returns the router's top-level routes by pattern, read on first
-// use (after Install has registered its own), or again when fresh.
+// use (after Install has registered its own), or again when fresh. A table
+// is never changed once read: reading it again makes a new one.
 func (p *prefixRouter) routes(fresh bool) map[string]chi.Route {
+	if t := p.table.Load(); t != nil && !fresh {
+		return *t
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.table == nil || fresh {
-		p.table = make(map[string]chi.Route)
-		for _, rt := range p.mux.Routes() {
-			p.table[rt.Pattern] = rt
-		}
+	if t := p.table.Load(); t != nil && !fresh {
+		return *t // read by another request meanwhile
 	}
-	return p.table
+	table := make(map[string]chi.Route)
+	for _, rt := range p.mux.Routes() {
+		table[rt.Pattern] = rt
+	}
+	p.table.Store(&table)
+	return table
 }
 
 // unrouted answers a path no top-level route serves: 405, with the methods
