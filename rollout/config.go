@@ -12,10 +12,6 @@ import (
 // as NeMo Gym's claude_code_agent sends it.
 const DefaultTokenHeader = "X-NeMo-Gym-Session-Token"
 
-// defaultMaxVerifyBytes bounds a /verify body: room for the trajectory of a
-// long rollout (NeMo Gym itself sets no bound).
-const defaultMaxVerifyBytes = 64 << 20
-
 // Config is the mcp.rollout block of a server's config. Every field is
 // optional; the zero Config is the contract as NeMo Gym's agents expect it.
 type Config struct {
@@ -36,7 +32,8 @@ type Config struct {
 	// not expire, as NeMo Gym's.
 	TokenTTL time.Duration `yaml:"token_ttl"`
 	// MaxVerifyBytes caps a /verify request body, a whole trajectory; a
-	// longer one gets 413 naming this key. Default 64 MiB.
+	// longer one gets 413 naming this key. Default 64 MiB
+	// (verifywrap.DefaultMaxBodyBytes).
 	MaxVerifyBytes int64 `yaml:"max_verify_bytes"`
 
 	// AllowedTools decides a rollout's allow-list from the raw JSON body
@@ -78,11 +75,4 @@ func (c *Config) tokenHeader() string {
 		return DefaultTokenHeader
 	}
 	return c.TokenHeader
-}
-
-func (c *Config) maxVerifyBytes() int64 {
-	if c.MaxVerifyBytes == 0 {
-		return defaultMaxVerifyBytes
-	}
-	return c.MaxVerifyBytes
 }

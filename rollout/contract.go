@@ -77,7 +77,7 @@ func New(cfg Config, p Params) *Contract {
 		allowedTools: cfg.AllowedTools,
 		tokenless:    cfg.AllowTokenless,
 		maxSeed:      p.MaxSeedBytes,
-		maxVerify:    cfg.maxVerifyBytes(),
+		maxVerify:    cfg.MaxVerifyBytes, // 0: verifywrap's default
 		log:          p.Logger,
 	}
 }
@@ -117,8 +117,8 @@ func (r *Refusal) Error() string { return r.Text }
 // names, or "" for a tokenless call that may go on, or a *Refusal. The
 // token is verified on every call, with no cache.
 func (c *Contract) Admit(header http.Header, name string) (sid string, err error) {
-	raw := header.Get(c.header)
-	if raw == "" {
+	p, sent, err := c.token(header)
+	if !sent {
 		if c.tokenless {
 			return "", nil
 		}
@@ -129,7 +129,6 @@ func (c *Contract) Admit(header http.Header, name string) (sid string, err error
 			Status:  http.StatusUnauthorized,
 		}
 	}
-	p, err := c.codec.Verify(raw)
 	if err != nil {
 		msg := "the session token is not valid for this server"
 		if errors.Is(err, token.ErrExpired) {
@@ -152,12 +151,8 @@ func (c *Contract) Admit(header http.Header, name string) (sid string, err error
 // every tool (no token, or a token that does not verify, or one without an
 // allow-list), else a func reporting whether a tool is on the token's list.
 func (c *Contract) Visible(header http.Header) func(name string) bool {
-	raw := header.Get(c.header)
-	if raw == "" {
-		return nil
-	}
-	p, err := c.codec.Verify(raw)
-	if err != nil || p.Tools == nil {
+	p, sent, err := c.token(header)
+	if !sent || err != nil || p.Tools == nil {
 		return nil
 	}
 	return p.Allows
@@ -167,15 +162,25 @@ func (c *Contract) Visible(header http.Header) func(name string) bool {
 // request comes from: ok is false when header carries no token, and sid is
 // "" when it carries one that does not verify.
 func (c *Contract) Session(header http.Header) (sid string, ok bool) {
-	raw := header.Get(c.header)
-	if raw == "" {
+	p, sent, err := c.token(header)
+	if !sent {
 		return "", false
 	}
-	p, err := c.codec.Verify(raw)
 	if err != nil {
 		return "", true
 	}
 	return p.SID, true
+}
+
+// token verifies the session token sent in header: sent is false when
+// header carries none, and err is why one that is sent does not verify.
+func (c *Contract) token(header http.Header) (p token.Payload, sent bool, err error) {
+	raw := header.Get(c.header)
+	if raw == "" {
+		return token.Payload{}, false, nil
+	}
+	p, err = c.codec.Verify(raw)
+	return p, true, err
 }
 
 // Decide says whether the contract is on for a router that serves

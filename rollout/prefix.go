@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-chi/chi/v5"
 )
@@ -112,21 +113,21 @@ func splitRollout(path string) (id, rest string, ok bool) {
 // routing path after the prefix, used when r's URL path does not start
 // with it (a root middleware such as CleanPath changed the routing path).
 func unprefixed(r *http.Request, ctx context.Context, id, rest string) *http.Request {
-	prefix := prefix[:len(prefix)-1] + "/" + id
+	p := prefix + id
 	r2 := r.Clone(NewContext(ctx, id))
 	r2.Pattern = ""
 	u := r2.URL
-	if p, ok := strings.CutPrefix(u.Path, prefix); ok && strings.HasPrefix(p, "/") {
-		u.Path = p
-		u.RawPath, _ = strings.CutPrefix(u.RawPath, prefix)
-	} else if p, err := url.PathUnescape(rest); err == nil {
-		u.Path, u.RawPath = p, ""
+	if after, ok := strings.CutPrefix(u.Path, p); ok && strings.HasPrefix(after, "/") {
+		u.Path = after
+		u.RawPath, _ = strings.CutPrefix(u.RawPath, p)
+	} else if path, err := url.PathUnescape(rest); err == nil {
+		u.Path, u.RawPath = path, ""
 		if u.EscapedPath() != rest {
 			u.RawPath = rest
 		}
 	}
-	if p, ok := strings.CutPrefix(r2.RequestURI, prefix); ok && strings.HasPrefix(p, "/") {
-		r2.RequestURI = p
+	if after, ok := strings.CutPrefix(r2.RequestURI, p); ok && strings.HasPrefix(after, "/") {
+		r2.RequestURI = after
 	}
 	return r2
 }
@@ -150,8 +151,8 @@ func Router(mux chi.Router) http.Handler { return &prefixRouter{mux: mux} }
 type prefixRouter struct {
 	mux chi.Router
 
-	mu    sync.Mutex
-	table map[string]chi.Route // top-level routes by pattern, read lazily
+	table atomic.Pointer[map[string]chi.Route] // top-level routes by pattern, read lazily
+	mu    sync.Mutex                           // held to read them
 }
 
 func (p *prefixRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -165,8 +166,10 @@ func (p *prefixRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rctx.Routes = p.mux
 	rctx.RouteMethod = method
 	ctx := context.WithValue(r.Context(), chi.RouteCtxKey, rctx)
-	if !idRule.MatchString(id) {
-		p.notFound(w, r) // an empty id, which chi lets through the pattern
+	if id == "" {
+		// chi's pattern has matched any other id (TestPrefixRouteID); an
+		// empty one (/ng-rollout//x) it lets through.
+		p.notFound(w, r)
 		return
 	}
 	req := unprefixed(r, ctx, id, rest)
@@ -278,17 +281,23 @@ func (p *prefixRouter) route(pattern string) (chi.Route, bool) {
 }
 
 // routes returns the router's top-level routes by pattern, read on first
-// use (after Install has registered its own), or again when fresh.
+// use (after Install has registered its own), or again when fresh. A table
+// is never changed once read: reading it again makes a new one.
 func (p *prefixRouter) routes(fresh bool) map[string]chi.Route {
+	if t := p.table.Load(); t != nil && !fresh {
+		return *t
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.table == nil || fresh {
-		p.table = make(map[string]chi.Route)
-		for _, rt := range p.mux.Routes() {
-			p.table[rt.Pattern] = rt
-		}
+	if t := p.table.Load(); t != nil && !fresh {
+		return *t // read by another request meanwhile
 	}
-	return p.table
+	table := make(map[string]chi.Route)
+	for _, rt := range p.mux.Routes() {
+		table[rt.Pattern] = rt
+	}
+	p.table.Store(&table)
+	return table
 }
 
 // unrouted answers a path no top-level route serves: 405, with the methods

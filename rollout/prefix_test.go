@@ -187,3 +187,54 @@ func fetch(t *testing.T, srv *httptest.Server, method, path string) string {
 	b.Write(body)
 	return b.String()
 }
+
+// TestPrefixRouteID: chi's PrefixRoute pattern lets a path through with a
+// rollout_id exactly when splitRollout finds a valid id in its routing
+// path, the same id (chi anchors the pattern's regexp); the only other
+// paths it lets through have an empty id (/ng-rollout//x), which the
+// prefix router refuses as it refuses any path that is not a rollout's.
+func TestPrefixRouteID(t *testing.T) {
+	r := chi.NewRouter()
+	var reached bool
+	var gotID string
+	r.Handle(PrefixRoute, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached, gotID = true, chi.URLParam(r, "rollout_id")
+	}))
+	for _, path := range []string{
+		"/ng-rollout/r1/verify", "/ng-rollout/r1/", "/ng-rollout/r1", "/ng-rollout/r1//x",
+		"/ng-rollout/a.b_c-d/e?x=1", "/ng-rollout/0/x", "/ng-rollout/A_-./x",
+		"/ng-rollout//x", "/ng-rollout/", "/ng-rollout", "/ng-rollout//", "/ng-rollout///", "/ng-rollout//x/",
+		"/ng-rollout/-x/y", "/ng-rollout/.x/y", "/ng-rollout/_x/y", "/ng-rollout/../x",
+		"/ng-rollout/a%2Fb/x", "/ng-rollout/a%20b/x", "/ng-rollout/x%41/y", "/ng-rollout/%C3%A9/y",
+		"/ng-rollout/a:b/x", "/ng-rollout/a~b/x", "/ng-rollout/r1/ng-rollout/r2/x",
+	} {
+		reached, gotID = false, ""
+		req := httptest.NewRequest("GET", path, nil)
+		r.ServeHTTP(httptest.NewRecorder(), req)
+		routing := req.URL.RawPath
+		if routing == "" {
+			routing = req.URL.Path
+		}
+		id, _, ok := splitRollout(routing)
+		if ok && (!reached || gotID != id) || !ok && reached && gotID != "" {
+			t.Errorf("%s: chi reached the prefix route: %v, id %q; splitRollout: %v, %q", path, reached, gotID, ok, id)
+		}
+	}
+
+	// An empty id is not a rollout's: 404, and the route after it is not
+	// served.
+	mux := chi.NewRouter()
+	mux.Get("/", echoRoute)
+	mux.Handle(PrefixRoute, Router(mux))
+	mux.Get("/x", echoRoute)
+	for path, want := range map[string]int{
+		"/": http.StatusOK, "/ng-rollout/r1/": http.StatusOK, "/ng-rollout//": http.StatusNotFound,
+		"/x": http.StatusOK, "/ng-rollout/r1/x": http.StatusOK, "/ng-rollout//x": http.StatusNotFound,
+	} {
+		w := httptest.NewRecorder()
+		mux.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+		if w.Code != want {
+			t.Errorf("GET %s: %d, want %d", path, w.Code, want)
+		}
+	}
+}

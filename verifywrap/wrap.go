@@ -23,8 +23,8 @@ type Options struct {
 	MaxBodyBytes int64
 
 	// LimitName, when set, names the setting behind MaxBodyBytes in the
-	// 413's text, so that whoever reads it knows what to raise:
-	// "request body exceeds the 4194304-byte limit (mcp.max_verify_bytes)".
+	// 413's text, so that whoever reads it knows what to raise: "request
+	// body exceeds the 67108864-byte limit (mcp.rollout.max_verify_bytes)".
 	LimitName string
 
 	// Logf, when non-nil, receives one line per request whose body could not

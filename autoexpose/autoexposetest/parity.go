@@ -140,26 +140,44 @@ func (s *Server) compare(cs *mcp.ClientSession, web *Client, c Call) string {
 		describeHTTP(hr), describeMCP(res), strings.Join(lines, "\n  "))
 }
 
-// normalize returns what a client sees of a tool result, as JSON values:
-// isError, content, structuredContent and, from _meta, the Door's error
-// envelope. Numbers are float64 on both sides, as a client decodes them.
-func normalize(res *mcp.CallToolResult) map[string]any {
+// resultFields returns what a client sees of a tool result, each field as
+// the JSON it is sent as: isError (always), content and structuredContent
+// (when set) and, from _meta, the Door's error envelope alone.
+func resultFields(res *mcp.CallToolResult) (map[string]json.RawMessage, error) {
 	b, err := json.Marshal(res)
 	if err != nil {
-		return map[string]any{"marshal error": err.Error()}
+		return nil, err
 	}
-	var m map[string]any
-	json.Unmarshal(b, &m)
-	out := map[string]any{"isError": m["isError"] == true}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	out := map[string]json.RawMessage{"isError": json.RawMessage(strconv.FormatBool(res != nil && res.IsError))}
 	for _, k := range []string{"content", "structuredContent"} {
 		if v, ok := m[k]; ok {
 			out[k] = v
 		}
 	}
-	if meta, ok := m["_meta"].(map[string]any); ok {
-		if env, ok := meta[errorMetaKey]; ok {
-			out["_meta"] = map[string]any{errorMetaKey: env}
-		}
+	var meta map[string]json.RawMessage
+	json.Unmarshal(m["_meta"], &meta)
+	if env, ok := meta[errorMetaKey]; ok {
+		out["_meta"] = json.RawMessage(`{"` + errorMetaKey + `":` + string(env) + `}`)
+	}
+	return out, nil
+}
+
+// normalize returns resultFields as JSON values. Numbers are float64 on
+// both sides, as a client decodes them.
+func normalize(res *mcp.CallToolResult) map[string]any {
+	fields, err := resultFields(res)
+	if err != nil {
+		return map[string]any{"marshal error": err.Error()}
+	}
+	out := make(map[string]any, len(fields))
+	for k, raw := range fields {
+		var v any
+		json.Unmarshal(raw, &v)
+		out[k] = v
 	}
 	return out
 }
@@ -198,22 +216,12 @@ func describeHTTP(r *Response) string {
 	return fmt.Sprintf("%d (%s) %s", r.Status, ct, strings.TrimRight(body, "\r\n"))
 }
 
-// describeMCP writes a tool result on one line, as JSON: isError, content,
-// structuredContent and the Door's error envelope from _meta.
+// describeMCP writes a tool result's resultFields on one line, as JSON.
 func describeMCP(res *mcp.CallToolResult) string {
-	b, err := json.Marshal(res)
-	var m map[string]json.RawMessage
-	if err != nil || json.Unmarshal(b, &m) != nil {
+	m, err := resultFields(res)
+	if err != nil {
 		return fmt.Sprintf("%+v", res)
 	}
-	var meta map[string]json.RawMessage
-	json.Unmarshal(m["_meta"], &meta)
-	if env, ok := meta[errorMetaKey]; ok {
-		m["_meta"] = json.RawMessage(`{"` + errorMetaKey + `":` + string(env) + `}`)
-	} else {
-		delete(m, "_meta")
-	}
-	m["isError"] = json.RawMessage(strconv.FormatBool(res.IsError))
 	var out strings.Builder
 	out.WriteByte('{')
 	for _, k := range resultKeys {

@@ -3,7 +3,7 @@
 // exposed over MCP by autoexpose.Install:
 //
 //	go run ./examples/conformance
-//	scripts/conformance.sh http://127.0.0.1:8084/mcp
+//	scripts/conformance.sh http://127.0.0.1:8085/mcp
 //
 // -config stateful.yaml serves stateful sessions, which the suite's
 // sampling and elicitation scenarios need: a stateless door cannot send the
@@ -22,5 +22,5 @@ import (
 var config []byte
 
 func main() {
-	serve.Example{Name: "conformance", Addr: "127.0.0.1:8084", Config: config, Build: server.New, Router: server.Router}.Main()
+	serve.Example{Name: "conformance", Addr: "127.0.0.1:8085", Config: config, Build: server.New, Router: server.Router}.Main()
 }

@@ -8,7 +8,8 @@
 //
 // Every call's HTTP request carries the MCP request's Authorization
 // header, so the API's own bearer-token checks hold over MCP too
-// (demo-token for the notes, admin-token for /api/admin). The API itself is in package server, unchanged by MCP; how it is run, in
+// (demo-token for the notes, admin-token for /api/admin). The API itself
+// is in package server, unchanged by MCP; how it is run, in
 // examples/internal/serve.
 package main
 

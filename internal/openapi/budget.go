@@ -81,9 +81,10 @@ func (b budget) spent(left budget) budget {
 // errTooBig stops a conversion that runs out of its budget.
 var errTooBig = errors.New("too large")
 
-// tooBig says which part of a request body's budget, left, ran out: the
-// body's own, or the document's, doc, when that is spent.
-func tooBig(left, doc budget) string {
+// tooBig says which part of a schema's budget, left, ran out: the
+// schema's own, or the document's, doc, when that is spent. subject names
+// the schema: "the request body's schema".
+func tooBig(left, doc budget, subject string) string {
 	what, body, document, docLeft := "values", maxValues, documentValues, doc.values
 	switch {
 	case left.schemas < 0:
@@ -94,7 +95,7 @@ func tooBig(left, doc budget) string {
 	if docLeft <= 0 {
 		return fmt.Sprintf("the document's schemas are too large: more than %d %s once YAML aliases are expanded", document, what)
 	}
-	return fmt.Sprintf("the request body's schema is too large: more than %d %s once YAML aliases are expanded", body, what)
+	return fmt.Sprintf("%s is too large: more than %d %s once YAML aliases are expanded", subject, body, what)
 }
 
 // keyBytes is what the keys of ps cost, as YAML writes them ("key: ").

@@ -176,11 +176,8 @@ func (r *reader) pathItem(pp pair, where *pointer) error {
 	if err != nil {
 		return err
 	}
-	ips, err := r.pairs(item, where)
+	ips, err := r.pairs(item, where) // follow has counted its keys
 	if err != nil {
-		return err
-	}
-	if err := r.readKeys(len(ips), item, where); err != nil {
 		return err
 	}
 	var shared []Param // the path item's parameters, every operation's
@@ -352,18 +349,29 @@ func (r *reader) body(n *yaml.Node, where *pointer) (*jsonschema.Schema, string,
 	if schema == nil {
 		return &jsonschema.Schema{Type: "object"}, "", nil
 	}
-	s, err := r.inputSchema(schema, where.child("schema"))
+	return r.schemaAt(schema, where.child("schema"), "the request body's schema", objectRoot)
+}
+
+// schemaAt converts the schema n at where (a request body's or a
+// parameter's) and resolves it, or says why it cannot be served. subject
+// names the schema in the reason: "the request body's schema". shape,
+// when not nil, checks and adjusts the converted schema before it is
+// resolved, returning why it cannot be served, or "".
+func (r *reader) schemaAt(n *yaml.Node, where *pointer, subject string, shape func(*jsonschema.Schema) string) (*jsonschema.Schema, string, error) {
+	s, err := r.inputSchema(n, where, subject)
 	if u := (*unsupported)(nil); errors.As(err, &u) {
 		return nil, u.msg, nil
 	}
 	if err != nil {
 		return nil, "", err
 	}
-	if why := objectRoot(s); why != "" {
-		return nil, why, nil
+	if shape != nil {
+		if why := shape(s); why != "" {
+			return nil, why, nil
+		}
 	}
 	if _, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
-		return nil, "the request body's schema does not resolve: " + clip(err.Error(), maxReason), nil
+		return nil, subject + " does not resolve: " + clip(err.Error(), maxReason), nil
 	}
 	return s, "", nil
 }

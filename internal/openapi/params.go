@@ -1,8 +1,6 @@
 package openapi
 
 import (
-	"errors"
-
 	"github.com/google/jsonschema-go/jsonschema"
 	"go.yaml.in/yaml/v3"
 )
@@ -108,19 +106,9 @@ func (r *reader) param(n *yaml.Node, where *pointer) (*Param, error) {
 		p.NoSchema = "the parameter has no schema"
 		return p, nil
 	}
-	s, err := r.inputSchema(schema, where.child("schema"))
-	if u := (*unsupported)(nil); errors.As(err, &u) {
-		p.NoSchema = u.msg
-		return p, nil
-	}
-	if err != nil {
+	if p.Schema, p.NoSchema, err = r.schemaAt(schema, where.child("schema"), "the parameter's schema", nil); err != nil {
 		return nil, err
 	}
-	if _, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
-		p.NoSchema = "the parameter's schema does not resolve: " + clip(err.Error(), maxReason)
-		return p, nil
-	}
-	p.Schema = s
 	return p, nil
 }
 

@@ -2,6 +2,8 @@ package openapi
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -114,5 +116,42 @@ func TestLoadParamErrors(t *testing.T) {
 				t.Errorf("error:\n  %v\nwant\n  %s", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestLoadParamNoSchema: a parameter whose schema cannot be served is kept
+// without one, and the reason names the parameter's schema, not the
+// request body's.
+func TestLoadParamNoSchema(t *testing.T) {
+	var chain strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&chain, "    C%d: {allOf: [{$ref: '#/components/schemas/C%d'}, {$ref: '#/components/schemas/C%d'}]}\n", i, i+1, i+1)
+	}
+	chain.WriteString("    C30: {type: integer}\n")
+	doc := load(t, `openapi: 3.1.0
+paths:
+  /p:
+    get:
+      parameters:
+        - {name: self, in: query, schema: {$ref: '#/components/schemas/S'}}
+        - {name: wide, in: query, schema: {$ref: '#/components/schemas/C0'}}
+        - {name: bad_default, in: query, schema: {type: integer, default: x}}
+components:
+  schemas:
+    S: {type: integer, allOf: [{$ref: '#/components/schemas/S'}]}
+`+chain.String())
+	op := doc.Operation("GET", "/p")
+	if op == nil || len(op.Params) != 3 {
+		t.Fatalf("operation %+v", op)
+	}
+	for i, want := range []string{
+		"the parameter's schema applies #/components/schemas/S to the same value without end (through allOf, anyOf, oneOf, not, if, then, else or dependentSchemas): checking a value against it would never finish",
+		"the parameter's schema is too large: it applies more than 10000 schemas to one value once its $refs are expanded",
+		"the parameter's schema does not resolve: ",
+	} {
+		p := op.Params[i]
+		if p.Schema != nil || !strings.HasPrefix(p.NoSchema, want) || (i < 2) != (p.NoSchema == want) {
+			t.Errorf("parameter %s: schema %v, NoSchema\n  %s\nwant\n  %s", p.Name, p.Schema != nil, p.NoSchema, want)
+		}
 	}
 }

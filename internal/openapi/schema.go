@@ -79,9 +79,10 @@ func (c *converter) spend(values, bytes int) bool {
 	return c.left.take(budget{values: values, bytes: bytes})
 }
 
-// inputSchema converts the request body schema n, at where, to a tool's
-// input schema, taking what it costs from the document's budget.
-func (r *reader) inputSchema(n *yaml.Node, where *pointer) (*jsonschema.Schema, error) {
+// inputSchema converts the schema n, at where, to a tool's input schema,
+// taking what it costs from the document's budget. subject names the
+// schema in an *unsupported's reason: "the request body's schema".
+func (r *reader) inputSchema(n *yaml.Node, where *pointer, subject string) (*jsonschema.Schema, error) {
 	attempt := func(inline bool, limit budget) (*converter, *jsonschema.Schema, error) {
 		limit = r.left.within(limit)
 		c := &converter{r: r, inline: inline, left: limit}
@@ -95,7 +96,7 @@ func (r *reader) inputSchema(n *yaml.Node, where *pointer) (*jsonschema.Schema, 
 	}
 	switch {
 	case errors.Is(err, errTooBig):
-		return nil, &unsupported{tooBig(c.left, r.left)}
+		return nil, &unsupported{tooBig(c.left, r.left, subject)}
 	case err != nil:
 		return nil, err
 	}
@@ -106,7 +107,7 @@ func (r *reader) inputSchema(n *yaml.Node, where *pointer) (*jsonschema.Schema, 
 	for key, name := range c.names {
 		refs[name] = "#" + key
 	}
-	if why := validationCost(s, refs); why != "" {
+	if why := validationCost(s, refs, subject); why != "" {
 		return nil, &unsupported{why}
 	}
 	return s, nil

@@ -28,8 +28,8 @@ const (
 
 // validationCost returns why validating against the schema root would
 // take too long, or "". refs maps the names in root's $defs to the $refs
-// they were made of.
-func validationCost(root *jsonschema.Schema, refs map[string]string) string {
+// they were made of; subject names the schema in the reason.
+func validationCost(root *jsonschema.Schema, refs map[string]string, subject string) string {
 	v := &validation{
 		defs:    root.Defs,
 		applied: make(map[*jsonschema.Schema]int),
@@ -51,12 +51,12 @@ func validationCost(root *jsonschema.Schema, refs map[string]string) string {
 					name = refs[n]
 				}
 			}
-			reason = fmt.Sprintf("the request body's schema applies %s to the same value without end (through allOf, anyOf, oneOf, not, if, then, else or dependentSchemas): checking a value against it would never finish", name)
+			reason = fmt.Sprintf("%s applies %s to the same value without end (through allOf, anyOf, oneOf, not, if, then, else or dependentSchemas): checking a value against it would never finish", subject, name)
 		case n > maxApplied:
-			reason = fmt.Sprintf("the request body's schema is too large: it applies more than %d schemas to one value once its $refs are expanded", maxApplied)
+			reason = fmt.Sprintf("%s is too large: it applies more than %d schemas to one value once its $refs are expanded", subject, maxApplied)
 		case s.Default != nil:
 			if checks = capped(checks + capped(len(s.Default)*v.below(s))); checks > maxDefaultChecks {
-				reason = fmt.Sprintf("the request body's schema is too large: checking its defaults takes more than %d steps (the bytes of each default times the schemas it is checked against, $refs expanded)", maxDefaultChecks)
+				reason = fmt.Sprintf("%s is too large: checking its defaults takes more than %d steps (the bytes of each default times the schemas it is checked against, $refs expanded)", subject, maxDefaultChecks)
 			}
 		}
 	})
