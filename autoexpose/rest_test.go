@@ -369,6 +369,13 @@ paths:
 			`mcpdoor: GET /notes/{id}: the query parameter "id" (in the OpenAPI document) has the name of the path parameter {id}: a tool's arguments are one object, which cannot hold both; fix: rename one of them, or keep the tool off MCP with mcp.exclude: [get_note]`,
 			`mcpdoor: POST /notes/{id}: the query parameter "text" (in the OpenAPI document) has the name of the body's field "text" (in the OpenAPI request body): a tool's arguments are one object, which cannot hold both; fix: rename one of them, or keep the tool off MCP with mcp.exclude: [post_note]`,
 		}},
+		{"a reserved name", func(r chi.Router) {
+			r.Post("/seed_session", look)
+			r.Post("/verify", look)
+			r.Put("/notes/{id}", look)
+		}, REST{Names: map[string]string{"PUT /notes/{id}": "verify"}}, nil, []string{
+			`mcpdoor: PUT /notes/{id}: tool name "verify" is reserved (aggregate_metrics, seed_session, verify, mcp); fix: name the route in mcp.rest.names, e.g. "PUT /notes/{id}": verify_tool`,
+		}},
 		{"a declaration for no tool", func(r chi.Router) { r.Get("/notes/{id}", look) },
 			REST{Methods: []string{"GET"}}, func(c *Config) { c.Declared = map[string]Declaration{"get_notes": {}} }, []string{
 				`mcpdoor: Config.Declared names "get_notes", which is no tool of this server (did you mean "get_note"?); fix: name a tool the router serves, or remove the entry`,
