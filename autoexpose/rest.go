@@ -69,13 +69,10 @@ func restOptions(cfg *Config, doc *openapi.Document) *detector.RESTOptions {
 	if r == nil {
 		return nil
 	}
-	o := &detector.RESTOptions{Methods: r.Methods, Names: r.Names}
-	if slices.ContainsFunc(slices.Collect(maps.Keys(r.Names)), func(k string) bool { return strings.Contains(k, "{$}") }) {
+	o := &detector.RESTOptions{Methods: r.Methods, Names: make(map[string]string, len(r.Names))}
+	for k, v := range r.Names {
 		// An http.ServeMux pattern's {$} is the end of its path (Wrap).
-		o.Names = make(map[string]string, len(r.Names))
-		for k, v := range r.Names {
-			o.Names[strings.Replace(k, "{$}", "", 1)] = v
-		}
+		o.Names[strings.Replace(k, "{$}", "", 1)] = v
 	}
 	if doc != nil {
 		o.OperationIDs = make(map[string]string)
@@ -433,10 +430,10 @@ func ptrTo[T any](v T) *T { return &v }
 // path values against. When h is an *http.ServeMux, each route
 // mcp.rest.names names must be one of its patterns.
 func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []string) ([]Tool, chi.Router) {
-	routes := map[string]bool{}
+	routes := map[string]bool{} // "METHOD pattern" → whether r has the route
 	for key := range b.cfg.MCP.REST.Names {
-		method, p, _ := strings.Cut(strings.TrimSpace(key), " ")
-		routes[strings.ToUpper(method)+" "+strings.TrimSpace(p)] = true
+		method, p, _ := pattern.SplitKey(key)
+		routes[method+" "+p] = true
 	}
 	if doc != nil {
 		for _, op := range doc.Operations {
@@ -454,16 +451,14 @@ func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []stri
 		}
 	}
 	opts := restOptions(b.cfg, doc)
-	opts.Names = maps.Clone(opts.Names) // not the config's own map
-	for key := range opts.Names {
+	mux, isMux := h.(*http.ServeMux)
+	for _, key := range slices.Sorted(maps.Keys(b.cfg.MCP.REST.Names)) {
 		// A refused route's name is not a second mistake.
-		method, p, _ := strings.Cut(strings.TrimSpace(key), " ")
-		if ok, named := routes[strings.ToUpper(method)+" "+strings.TrimSpace(p)]; named && !ok {
-			delete(opts.Names, key)
+		if method, p, _ := pattern.SplitKey(key); !routes[method+" "+p] {
+			delete(opts.Names, strings.Replace(key, "{$}", "", 1))
+			continue
 		}
-	}
-	if mux, ok := h.(*http.ServeMux); ok {
-		for _, key := range slices.Sorted(maps.Keys(b.cfg.MCP.REST.Names)) {
+		if isMux {
 			if err := muxServes(mux, key); err != nil {
 				b.errs = append(b.errs, err)
 			}
@@ -518,8 +513,7 @@ func muxRoute(r chi.Router, method, p string, h http.Handler) (err error) {
 // muxServes returns an error unless mux serves the route key ("GET
 // /notes/{id}") with that very pattern.
 func muxServes(mux *http.ServeMux, key string) error {
-	method, p, _ := strings.Cut(strings.TrimSpace(key), " ")
-	method, p = strings.ToUpper(method), strings.TrimSpace(p)
+	method, p, _ := pattern.SplitKey(key)
 	parts, err := pattern.Parse(strings.Replace(p, "{$}", "", 1))
 	if err != nil {
 		return nil // muxRoute says why
