@@ -152,7 +152,8 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 				}
 			}
 		}
-		if tt, ok := rt.Endpoint.(typedTool); ok {
+		tt, typed := rt.Endpoint.(typedTool)
+		if typed {
 			info := tt.typedInfo()
 			info.configure(m.maxBodyBytes(), b.log)
 			compiled.know(info.input, info.resolved)
@@ -161,6 +162,12 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 		if t.resolved, err = compiled.of(t.InputSchema); err != nil {
 			b.errs = append(b.errs, fmt.Errorf("mcpdoor: %s: tool %s: input schema: %w", t.Route, t.Name, err))
 			continue
+		}
+		switch {
+		case tl.rest != nil && tl.rest.split:
+			t.checked = tl.rest.bodySchema
+		case typed && tt.typedInfo().resolved == t.resolved:
+			t.checked = t.resolved
 		}
 		if rt.Verdict == detector.Direct {
 			t.dispatcher = replay.NewDirect(rt.Endpoint, rt.Pattern, routes, m.maxBodyBytes())
