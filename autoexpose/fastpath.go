@@ -170,9 +170,6 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 		Params: &mcp.CallToolParamsRaw{Name: c.tool.Name, Arguments: c.args, InputResponses: c.answers, RequestState: c.state},
 		Extra:  &mcp.RequestExtra{Header: r.Header},
 	}
-	if c.progress != nil {
-		req.Params.Meta = mcp.Meta{"progressToken": c.progress}
-	}
 	mc := &mcpCall{
 		req:           req,
 		to:            s,
