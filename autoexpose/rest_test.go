@@ -289,6 +289,25 @@ func TestRESTResults(t *testing.T) {
 	}
 }
 
+// TestRESTBadResponse: a REST tool's bad response is named by its route's
+// method and pattern.
+func TestRESTBadResponse(t *testing.T) {
+	r := chi.NewRouter()
+	r.Get("/notes/{id}/picture", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", ContentMediaType)
+		io.WriteString(w, `[]`)
+	})
+	d, err := Install(r, enabled(MCPConfig{REST: &REST{Methods: []string{"GET"}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"content":[{"type":"text","text":"Response from GET /notes/{id}/picture is not a valid application/vnd.mcpdoor.content+json result: the body is not a JSON object."}],` +
+		`"structuredContent":{"error":{"code":"bad_response","message":"the body is not a JSON object","status":200,"effect":"unknown"}},"isError":true}`
+	if got := callJSON(t, d, "get_note_picture", `{"id":"1"}`); got != want {
+		t.Errorf("get_note_picture:\n got %s\nwant %s", got, want)
+	}
+}
+
 // TestRESTAnnotations: a REST tool's annotations come from its method,
 // unless anything else says.
 func TestRESTAnnotations(t *testing.T) {
