@@ -43,12 +43,9 @@ type restTool struct {
 	method string
 	params []string // the path parameters, in the pattern's order
 	query  []string // the members that are query parameters
-	// toQuery: the members that are neither path nor query parameters are
-	// query parameters too (a route without a body); otherwise they are the
-	// body's.
-	toQuery bool
 	// body: the request has a body, the body members as a JSON object ("{}"
-	// when there are none).
+	// when there are none): the members that are neither path nor query
+	// parameters. Without a body, they are query parameters too.
 	body bool
 	// split: some members may not be the body's, so that the arguments
 	// must be taken apart; without, they are the body as they are.
@@ -153,7 +150,6 @@ func harvestREST(rt *detector.Route, declared map[string]Declaration, doc *opena
 		t.note = "openapi: " + op.NoInput
 	}
 	rest.body = typed != nil || (op != nil && op.HasBody) || (op == nil && sendsBody(rt.Method))
-	rest.toQuery = !rest.body
 	bodyProps := properties(body)
 
 	// The path and query parameters.
@@ -256,7 +252,7 @@ func harvestREST(rt *detector.Route, declared map[string]Declaration, doc *opena
 		}
 	}
 	t.InputSchema = input
-	rest.split = len(rest.params) > 0 || len(rest.query) > 0 || rest.toQuery
+	rest.split = len(rest.params) > 0 || len(rest.query) > 0 || !rest.body
 	rest.arguments = restArguments(rest, input, body)
 	if len(clashes) > 0 {
 		t.refusal = &detector.RefusedError{
@@ -318,7 +314,7 @@ func restArguments(rest *restTool, input, body *jsonschema.Schema) string {
 	add(rest.params, "path")
 	others := takesOthers(input)
 	query := slices.Clone(rest.query)
-	if rest.toQuery && others {
+	if !rest.body && others {
 		query = append(query, "any")
 	}
 	add(query, "query")

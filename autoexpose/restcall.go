@@ -57,7 +57,7 @@ func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 			} else {
 				delete(values, key.name)
 			}
-		case ok || r.toQuery:
+		case ok || !r.body:
 			if query == nil {
 				query = make(url.Values)
 			}
