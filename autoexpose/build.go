@@ -61,20 +61,26 @@ func (b *builder) useRollout() {
 	b.reserved = append(b.reserved, rollout.Reserved...)
 }
 
-// inspect reads router r: its routes and their verdicts, and whether it
-// follows the rollout contract. doc is Config.OpenAPI's document, whose
-// operationIds name REST tools.
-func (b *builder) inspect(r chi.Router, doc *openapi.Document) *detector.Report {
-	m := &b.cfg.MCP
-	serves := func(path string) bool { return r.Find(chi.NewRouteContext(), http.MethodPost, path) == path }
-	on, err := rollout.Decide(m.Rollout, serves(rollout.SeedPath), serves(rollout.VerifyPath))
+// decideRollout turns the rollout contract on or off as the config and
+// the routes say (serves reports whether the server serves POST path), and
+// reserves the names of the contract's routes and of the MCP endpoint.
+func (b *builder) decideRollout(serves func(path string) bool) {
+	on, err := rollout.Decide(b.cfg.MCP.Rollout, serves(rollout.SeedPath), serves(rollout.VerifyPath))
 	if err != nil {
 		b.errs = append(b.errs, err)
 	}
 	if on {
 		b.useRollout()
 	}
-	b.reserved = append(b.reserved, strings.TrimPrefix(m.path(), "/"))
+	b.reserved = append(b.reserved, strings.TrimPrefix(b.cfg.MCP.path(), "/"))
+}
+
+// inspect reads router r: its routes and their verdicts, and whether it
+// follows the rollout contract. doc is Config.OpenAPI's document, whose
+// operationIds name REST tools.
+func (b *builder) inspect(r chi.Router, doc *openapi.Document) *detector.Report {
+	m := &b.cfg.MCP
+	b.decideRollout(func(path string) bool { return wrappedServes(r, nil, path) })
 	mode, _ := detector.ParseMode(m.Dispatch)
 	rep, err := detector.Inspect(r, &detector.Options{Mode: mode, Transparent: m.TransparentMiddleware, MCPPath: m.path(), Reserved: b.reserved,
 		REST: restOptions(b.cfg, doc)})
