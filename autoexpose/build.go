@@ -28,6 +28,7 @@ type builder struct {
 	contract *rollout.Contract // nil while the rollout contract is off
 	reserved []string          // names that are never tools
 	stdio    bool              // building for ServeStdio: every call is tokenless
+	wrapping bool              // building for Wrap: no route table to read
 	report   []ReportRow
 	errs     []error
 }
@@ -204,7 +205,8 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 }
 
 // noTools says why a Door has no tool to serve, and what to do about it.
-// routes is the router the tools were looked for in, nil for Wrap.
+// routes is the router the tools were looked for in (for Wrap under
+// mcp.rest, the routes it named).
 func (b *builder) noTools(routes chi.Routes) string {
 	var by []string // what keeps the tools off MCP
 	for _, row := range b.report {
@@ -227,7 +229,9 @@ func (b *builder) noTools(routes chi.Routes) string {
 			verb = "keep"
 		}
 		return strings.Join(by, " and ") + " " + verb + " every tool off MCP; the startup report lists them"
-	case routes == nil:
+	case b.wrapping && b.cfg.MCP.REST != nil:
+		return "name the wrapped handler's routes in mcp.rest.names, or describe them in Config.OpenAPI"
+	case b.wrapping:
 		return "declare the wrapped handler's tools in Config.CatchAll, or describe its routes in Config.OpenAPI"
 	case len(routes.Routes()) == 0:
 		return "the router has no routes yet; call " + b.entry() + " after registering them"

@@ -75,6 +75,7 @@ func wrap(h http.Handler, cfg *Config) (*Door, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.wrapping = true
 	doc, err := loadOpenAPI(cfg)
 	if err != nil {
 		b.errs = append(b.errs, err)
