@@ -142,10 +142,7 @@ func readBody(r *http.Request) ([]byte, bool) {
 		body = append(body, one[:k]...)
 		n += k
 	}
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(body[:n]), r.Body), r.Body}
+	unread(r, body[:n])
 	return nil, false
 }
 
@@ -174,7 +171,6 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 		req:           req,
 		to:            s,
 		progressToken: c.progress,
-		tool:          c.tool.Name,
 		version:       c.version,
 		capabilities:  c.capabilities,
 		stateless:     true,
