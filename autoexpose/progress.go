@@ -46,10 +46,10 @@ type notifier interface {
 
 type mcpCallKey struct{}
 
-// newMCPCall returns the MCP call req to tool t that came through the
-// go-sdk, for Progress, Log, Elicit and Sample; nil when req has no session
-// to send to.
-func (c *calls) newMCPCall(t *tool, req *mcp.CallToolRequest) *mcpCall {
+// newMCPCall returns the MCP call req that came through the go-sdk, for
+// Progress, Log, Elicit and Sample; nil when req has no session to send
+// to.
+func (c *calls) newMCPCall(req *mcp.CallToolRequest) *mcpCall {
 	if req.Session == nil {
 		return nil
 	}
