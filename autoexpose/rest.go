@@ -153,11 +153,9 @@ func harvestREST(rt *detector.Route, declared map[string]Declaration, doc *opena
 	bodyProps := properties(body)
 
 	// The path and query parameters.
-	for _, p := range rt.Params {
-		rest.params = append(rest.params, p.Name)
-	}
 	pathSchemas := make(map[string]*jsonschema.Schema, len(rt.Params))
 	for _, p := range rt.Params {
+		rest.params = append(rest.params, p.Name)
 		s := &jsonschema.Schema{Type: "string", MinLength: ptrTo(1)}
 		if p.Regexp != "" {
 			s.Pattern = p.Regexp
@@ -178,6 +176,11 @@ func harvestREST(rt *detector.Route, declared map[string]Declaration, doc *opena
 
 	var input *jsonschema.Schema
 	var clashes []string
+	for _, name := range rest.params {
+		if slices.Contains(bodyProps, name) {
+			clashes = append(clashes, fmt.Sprintf("the body's field %q (in %s) has the name of the path parameter {%s}", name, bodyFrom, name))
+		}
+	}
 	if d, ok := declared[rt.Name]; ok && d.Input != nil {
 		// The declaration is the whole input; the path parameters it leaves
 		// out are added.
@@ -197,11 +200,6 @@ func harvestREST(rt *detector.Route, declared map[string]Declaration, doc *opena
 				rest.query = append(rest.query, name)
 			}
 		}
-		for _, name := range rest.params {
-			if slices.Contains(bodyProps, name) {
-				clashes = append(clashes, fmt.Sprintf("the body's field %q (in %s) has the name of the path parameter {%s}", name, bodyFrom, name))
-			}
-		}
 	} else {
 		switch {
 		case body != nil:
@@ -214,8 +212,7 @@ func harvestREST(rt *detector.Route, declared map[string]Declaration, doc *opena
 		var order, required []string
 		for _, name := range rest.params {
 			if slices.Contains(bodyProps, name) {
-				clashes = append(clashes, fmt.Sprintf("the body's field %q (in %s) has the name of the path parameter {%s}", name, bodyFrom, name))
-				continue
+				continue // a clash
 			}
 			setProperty(input, name, pathSchemas[name])
 			required = append(required, name)
