@@ -80,14 +80,15 @@ func (c *calls) tokenlessSession(ss *mcp.ServerSession, httpReq *http.Request) s
 	if httpReq == nil {
 		return c.localSID
 	}
-	cookieSID, err := c.sessions.Read(httpReq)
 	if c.byMCPSession == nil || ss == nil || ss.ID() == "" {
-		if err == nil {
+		if cookieSID, err := c.sessions.Read(httpReq); err == nil {
 			return cookieSID
 		}
 		return c.localSID
 	}
+	// The cookie counts on the MCP session's first call only.
 	return c.byMCPSession.sid(ss.ID(), func() string {
+		cookieSID, err := c.sessions.Read(httpReq)
 		switch {
 		case err == nil:
 			return cookieSID

@@ -64,3 +64,11 @@ func leadingID(body []byte) json.RawMessage {
 	}
 	return nil
 }
+
+// unread puts what was read of r's body, read, back in front of the rest.
+func unread(r *http.Request, read []byte) {
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(read), r.Body), r.Body}
+}

@@ -28,6 +28,7 @@ type builder struct {
 	contract *rollout.Contract // nil while the rollout contract is off
 	reserved []string          // names that are never tools
 	stdio    bool              // building for ServeStdio: every call is tokenless
+	wrapping bool              // building for Wrap: no route table to read
 	report   []ReportRow
 	errs     []error
 }
@@ -61,20 +62,26 @@ func (b *builder) useRollout() {
 	b.reserved = append(b.reserved, rollout.Reserved...)
 }
 
-// inspect reads router r: its routes and their verdicts, and whether it
-// follows the rollout contract. doc is Config.OpenAPI's document, whose
-// operationIds name REST tools.
-func (b *builder) inspect(r chi.Router, doc *openapi.Document) *detector.Report {
-	m := &b.cfg.MCP
-	serves := func(path string) bool { return r.Find(chi.NewRouteContext(), http.MethodPost, path) == path }
-	on, err := rollout.Decide(m.Rollout, serves(rollout.SeedPath), serves(rollout.VerifyPath))
+// decideRollout turns the rollout contract on or off as the config and
+// the routes say (serves reports whether the server serves POST path), and
+// reserves the names of the contract's routes and of the MCP endpoint.
+func (b *builder) decideRollout(serves func(path string) bool) {
+	on, err := rollout.Decide(b.cfg.MCP.Rollout, serves(rollout.SeedPath), serves(rollout.VerifyPath))
 	if err != nil {
 		b.errs = append(b.errs, err)
 	}
 	if on {
 		b.useRollout()
 	}
-	b.reserved = append(b.reserved, strings.TrimPrefix(m.path(), "/"))
+	b.reserved = append(b.reserved, strings.TrimPrefix(b.cfg.MCP.path(), "/"))
+}
+
+// inspect reads router r: its routes and their verdicts, and whether it
+// follows the rollout contract. doc is Config.OpenAPI's document, whose
+// operationIds name REST tools.
+func (b *builder) inspect(r chi.Router, doc *openapi.Document) *detector.Report {
+	m := &b.cfg.MCP
+	b.decideRollout(func(path string) bool { return wrappedServes(r, nil, path) })
 	mode, _ := detector.ParseMode(m.Dispatch)
 	rep, err := detector.Inspect(r, &detector.Options{Mode: mode, Transparent: m.TransparentMiddleware, MCPPath: m.path(), Reserved: b.reserved,
 		REST: restOptions(b.cfg, doc)})
@@ -152,7 +159,8 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 				}
 			}
 		}
-		if tt, ok := rt.Endpoint.(typedTool); ok {
+		tt, typed := rt.Endpoint.(typedTool)
+		if typed {
 			info := tt.typedInfo()
 			info.configure(m.maxBodyBytes(), b.log)
 			compiled.know(info.input, info.resolved)
@@ -161,6 +169,12 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 		if t.resolved, err = compiled.of(t.InputSchema); err != nil {
 			b.errs = append(b.errs, fmt.Errorf("mcpdoor: %s: tool %s: input schema: %w", t.Route, t.Name, err))
 			continue
+		}
+		switch {
+		case tl.rest != nil && tl.rest.split:
+			t.checked = tl.rest.bodySchema
+		case typed && tt.typedInfo().resolved == t.resolved:
+			t.checked = t.resolved
 		}
 		if rt.Verdict == detector.Direct {
 			t.dispatcher = replay.NewDirect(rt.Endpoint, rt.Pattern, routes, m.maxBodyBytes())
@@ -191,7 +205,8 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 }
 
 // noTools says why a Door has no tool to serve, and what to do about it.
-// routes is the router the tools were looked for in, nil for Wrap.
+// routes is the router the tools were looked for in (for Wrap under
+// mcp.rest, the routes it named).
 func (b *builder) noTools(routes chi.Routes) string {
 	var by []string // what keeps the tools off MCP
 	for _, row := range b.report {
@@ -214,7 +229,9 @@ func (b *builder) noTools(routes chi.Routes) string {
 			verb = "keep"
 		}
 		return strings.Join(by, " and ") + " " + verb + " every tool off MCP; the startup report lists them"
-	case routes == nil:
+	case b.wrapping && b.cfg.MCP.REST != nil:
+		return "name the wrapped handler's routes in mcp.rest.names, or describe them in Config.OpenAPI"
+	case b.wrapping:
 		return "declare the wrapped handler's tools in Config.CatchAll, or describe its routes in Config.OpenAPI"
 	case len(routes.Routes()) == 0:
 		return "the router has no routes yet; call " + b.entry() + " after registering them"

@@ -42,7 +42,7 @@ func (t *tool) contentResult(body []byte, status int) *mcp.CallToolResult {
 	res, err := parseContent(body)
 	if err != nil {
 		return t.fail(
-			fmt.Sprintf("Response from POST %s is not a valid %s result: %v.", t.path, ContentMediaType, err),
+			fmt.Sprintf("Response from %s is not a valid %s result: %v.", t.request, ContentMediaType, err),
 			ErrorInfo{Code: CodeBadResponse, Message: err.Error(), Status: status, Effect: EffectUnknown})
 	}
 	return res

@@ -53,10 +53,8 @@ func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.Call
 	// gets what it would have put there.
 	ctx = session.NewContext(ctx, who.sid)
 	ctx = withMCPCall(ctx, mc)
-	if t.rest == nil || !t.rest.split {
-		ctx = withChecked(ctx, t.resolved, in.body)
-	} else if in.checked != nil {
-		ctx = withChecked(ctx, in.checked, in.body)
+	if t.checked != nil {
+		ctx = withChecked(ctx, t.checked, in.body)
 	}
 	if c.timeout <= 0 {
 		return c.serve(ctx, t, rc)

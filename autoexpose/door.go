@@ -76,11 +76,11 @@ func (d *Door) Degraded() error { return d.degraded }
 // or over stdio.
 func (d *Door) announce(overStdio bool) {
 	for _, row := range d.report {
+		attrs := []any{"tool", row.Tool, "route", row.Route, "verdict", row.Verdict, "reason", row.Reason, "schema", row.Schema}
 		if row.Arguments != "" {
-			d.log.Info("mcpdoor: route", "tool", row.Tool, "route", row.Route, "verdict", row.Verdict, "reason", row.Reason, "schema", row.Schema, "arguments", row.Arguments)
-			continue
+			attrs = append(attrs, "arguments", row.Arguments)
 		}
-		d.log.Info("mcpdoor: route", "tool", row.Tool, "route", row.Route, "verdict", row.Verdict, "reason", row.Reason, "schema", row.Schema)
+		d.log.Info("mcpdoor: route", attrs...)
 	}
 	if overStdio {
 		d.log.Info("mcpdoor: serving MCP over stdio", "server", d.name, "tools", len(d.names))

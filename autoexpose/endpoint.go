@@ -66,8 +66,10 @@ func (d *Door) endpoint(m *MCPConfig) http.Handler {
 // sets again, is kept.
 func (c *calls) withoutNewSession(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, err := c.sessions.Read(r); err != nil {
-			c.sessions.DropCookie(w.Header())
+		if len(w.Header()["Set-Cookie"]) > 0 { // else there is nothing to drop
+			if _, err := c.sessions.Read(r); err != nil {
+				c.sessions.DropCookie(w.Header())
+			}
 		}
 		next.ServeHTTP(w, r)
 	})

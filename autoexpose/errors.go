@@ -97,8 +97,12 @@ func statusCode(status int) ErrorCode {
 	if text == "" {
 		return ErrorCode(fmt.Sprintf("http_%d", status))
 	}
-	return ErrorCode(strings.NewReplacer(" ", "_", "-", "_", "'", "").Replace(strings.ToLower(text)))
+	return ErrorCode(statusWords.Replace(strings.ToLower(text)))
 }
+
+// statusWords turns a status text's words into a code's: "Not Found" is
+// not_found, "I'm a teapot" im_a_teapot.
+var statusWords = strings.NewReplacer(" ", "_", "-", "_", "'", "")
 
 // bodyMessage returns the message an error response's body gives: the
 // string under "error" (or under "error"."message"), "message", "detail" or

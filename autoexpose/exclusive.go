@@ -1,7 +1,6 @@
 package autoexpose
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -179,10 +178,7 @@ func (s *slot) wrap(next http.Handler) http.Handler {
 		// slot; the go-sdk reads it again, and answers a bad or oversized
 		// one itself.
 		body, _ := io.ReadAll(io.LimitReader(r.Body, s.maxBody+1))
-		r.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		unread(r, body)
 		takeover, ok := s.claim(r.Context(), s.identify(r))
 		if !ok {
 			var msg struct {

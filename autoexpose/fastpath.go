@@ -142,10 +142,7 @@ func readBody(r *http.Request) ([]byte, bool) {
 		body = append(body, one[:k]...)
 		n += k
 	}
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(body[:n]), r.Body), r.Body}
+	unread(r, body[:n])
 	return nil, false
 }
 
@@ -170,14 +167,10 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 		Params: &mcp.CallToolParamsRaw{Name: c.tool.Name, Arguments: c.args, InputResponses: c.answers, RequestState: c.state},
 		Extra:  &mcp.RequestExtra{Header: r.Header},
 	}
-	if c.progress != nil {
-		req.Params.Meta = mcp.Meta{"progressToken": c.progress}
-	}
 	mc := &mcpCall{
 		req:           req,
 		to:            s,
 		progressToken: c.progress,
-		tool:          c.tool.Name,
 		version:       c.version,
 		capabilities:  c.capabilities,
 		stateless:     true,

@@ -480,6 +480,11 @@ func TestWrapMistakes(t *testing.T) {
 			warns: []string{`level=WARN msg="mcpdoor: no tools to serve: declare the wrapped handler's tools in Config.CatchAll, or describe its routes in Config.OpenAPI"`},
 		},
 		{
+			name:  "mcp.rest without a route named",
+			yaml:  on + "mcp:\n  rest: {}\n",
+			warns: []string{`level=WARN msg="mcpdoor: no tools to serve: name the wrapped handler's routes in mcp.rest.names, or describe them in Config.OpenAPI"`},
+		},
+		{
 			name:     "mcp.exclude keeps every tool off MCP",
 			yaml:     on + "mcp:\n  exclude: [lookup]\n",
 			catchAll: lookup,

@@ -22,7 +22,6 @@ type mcpCall struct {
 	// whose calls are stateless.
 	session       *mcp.ServerSession
 	progressToken any
-	tool          string
 	version       string // the call's protocol version
 	// capabilities are the client's capabilities as the fast path found
 	// them in the request's _meta (the JSON text); nil when req carries
@@ -47,10 +46,10 @@ type notifier interface {
 
 type mcpCallKey struct{}
 
-// newMCPCall returns the MCP call req to tool t that came through the
-// go-sdk, for Progress, Log, Elicit and Sample; nil when req has no session
-// to send to.
-func (c *calls) newMCPCall(t *tool, req *mcp.CallToolRequest) *mcpCall {
+// newMCPCall returns the MCP call req that came through the go-sdk, for
+// Progress, Log, Elicit and Sample; nil when req has no session to send
+// to.
+func (c *calls) newMCPCall(req *mcp.CallToolRequest) *mcpCall {
 	if req.Session == nil {
 		return nil
 	}
@@ -59,7 +58,6 @@ func (c *calls) newMCPCall(t *tool, req *mcp.CallToolRequest) *mcpCall {
 		to:            req.Session,
 		session:       req.Session,
 		progressToken: req.Params.GetProgressToken(),
-		tool:          t.Name,
 		version:       req.ProtocolVersion(),
 		stateless:     c.stateless && req.Extra != nil,
 	}
@@ -152,7 +150,7 @@ func Log(ctx context.Context, level string, data any) error {
 		return nil
 	}
 	//lint:ignore SA1019 logging stays in the protocol for the deprecation window, and clients use it
-	err := c.to.Log(ctx, &mcp.LoggingMessageParams{Level: lvl, Logger: c.tool, Data: data})
+	err := c.to.Log(ctx, &mcp.LoggingMessageParams{Level: lvl, Logger: c.req.Params.Name, Data: data})
 	if err != nil {
 		return fmt.Errorf("mcpdoor: log: %w", err)
 	}

@@ -43,12 +43,9 @@ type restTool struct {
 	method string
 	params []string // the path parameters, in the pattern's order
 	query  []string // the members that are query parameters
-	// toQuery: the members that are neither path nor query parameters are
-	// query parameters too (a route without a body); otherwise they are the
-	// body's.
-	toQuery bool
 	// body: the request has a body, the body members as a JSON object ("{}"
-	// when there are none).
+	// when there are none): the members that are neither path nor query
+	// parameters. Without a body, they are query parameters too.
 	body bool
 	// split: some members may not be the body's, so that the arguments
 	// must be taken apart; without, they are the body as they are.
@@ -69,13 +66,10 @@ func restOptions(cfg *Config, doc *openapi.Document) *detector.RESTOptions {
 	if r == nil {
 		return nil
 	}
-	o := &detector.RESTOptions{Methods: r.Methods, Names: r.Names}
-	if slices.ContainsFunc(slices.Collect(maps.Keys(r.Names)), func(k string) bool { return strings.Contains(k, "{$}") }) {
+	o := &detector.RESTOptions{Methods: r.Methods, Names: make(map[string]string, len(r.Names))}
+	for k, v := range r.Names {
 		// An http.ServeMux pattern's {$} is the end of its path (Wrap).
-		o.Names = make(map[string]string, len(r.Names))
-		for k, v := range r.Names {
-			o.Names[strings.Replace(k, "{$}", "", 1)] = v
-		}
+		o.Names[strings.Replace(k, "{$}", "", 1)] = v
 	}
 	if doc != nil {
 		o.OperationIDs = make(map[string]string)
@@ -156,15 +150,12 @@ func harvestREST(rt *detector.Route, declared map[string]Declaration, doc *opena
 		t.note = "openapi: " + op.NoInput
 	}
 	rest.body = typed != nil || (op != nil && op.HasBody) || (op == nil && sendsBody(rt.Method))
-	rest.toQuery = !rest.body
 	bodyProps := properties(body)
 
 	// The path and query parameters.
-	for _, p := range rt.Params {
-		rest.params = append(rest.params, p.Name)
-	}
 	pathSchemas := make(map[string]*jsonschema.Schema, len(rt.Params))
 	for _, p := range rt.Params {
+		rest.params = append(rest.params, p.Name)
 		s := &jsonschema.Schema{Type: "string", MinLength: ptrTo(1)}
 		if p.Regexp != "" {
 			s.Pattern = p.Regexp
@@ -185,6 +176,11 @@ func harvestREST(rt *detector.Route, declared map[string]Declaration, doc *opena
 
 	var input *jsonschema.Schema
 	var clashes []string
+	for _, name := range rest.params {
+		if slices.Contains(bodyProps, name) {
+			clashes = append(clashes, fmt.Sprintf("the body's field %q (in %s) has the name of the path parameter {%s}", name, bodyFrom, name))
+		}
+	}
 	if d, ok := declared[rt.Name]; ok && d.Input != nil {
 		// The declaration is the whole input; the path parameters it leaves
 		// out are added.
@@ -204,11 +200,6 @@ func harvestREST(rt *detector.Route, declared map[string]Declaration, doc *opena
 				rest.query = append(rest.query, name)
 			}
 		}
-		for _, name := range rest.params {
-			if slices.Contains(bodyProps, name) {
-				clashes = append(clashes, fmt.Sprintf("the body's field %q (in %s) has the name of the path parameter {%s}", name, bodyFrom, name))
-			}
-		}
 	} else {
 		switch {
 		case body != nil:
@@ -221,8 +212,7 @@ func harvestREST(rt *detector.Route, declared map[string]Declaration, doc *opena
 		var order, required []string
 		for _, name := range rest.params {
 			if slices.Contains(bodyProps, name) {
-				clashes = append(clashes, fmt.Sprintf("the body's field %q (in %s) has the name of the path parameter {%s}", name, bodyFrom, name))
-				continue
+				continue // a clash
 			}
 			setProperty(input, name, pathSchemas[name])
 			required = append(required, name)
@@ -259,7 +249,7 @@ func harvestREST(rt *detector.Route, declared map[string]Declaration, doc *opena
 		}
 	}
 	t.InputSchema = input
-	rest.split = len(rest.params) > 0 || len(rest.query) > 0 || rest.toQuery
+	rest.split = len(rest.params) > 0 || len(rest.query) > 0 || !rest.body
 	rest.arguments = restArguments(rest, input, body)
 	if len(clashes) > 0 {
 		t.refusal = &detector.RefusedError{
@@ -321,7 +311,7 @@ func restArguments(rest *restTool, input, body *jsonschema.Schema) string {
 	add(rest.params, "path")
 	others := takesOthers(input)
 	query := slices.Clone(rest.query)
-	if rest.toQuery && others {
+	if !rest.body && others {
 		query = append(query, "any")
 	}
 	add(query, "query")
@@ -433,10 +423,10 @@ func ptrTo[T any](v T) *T { return &v }
 // path values against. When h is an *http.ServeMux, each route
 // mcp.rest.names names must be one of its patterns.
 func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []string) ([]Tool, chi.Router) {
-	routes := map[string]bool{}
+	routes := map[string]bool{} // "METHOD pattern" → whether r has the route
 	for key := range b.cfg.MCP.REST.Names {
-		method, p, _ := strings.Cut(strings.TrimSpace(key), " ")
-		routes[strings.ToUpper(method)+" "+strings.TrimSpace(p)] = true
+		method, p, _ := pattern.SplitKey(key)
+		routes[method+" "+p] = true
 	}
 	if doc != nil {
 		for _, op := range doc.Operations {
@@ -454,16 +444,14 @@ func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []stri
 		}
 	}
 	opts := restOptions(b.cfg, doc)
-	opts.Names = maps.Clone(opts.Names) // not the config's own map
-	for key := range opts.Names {
+	mux, isMux := h.(*http.ServeMux)
+	for _, key := range slices.Sorted(maps.Keys(b.cfg.MCP.REST.Names)) {
 		// A refused route's name is not a second mistake.
-		method, p, _ := strings.Cut(strings.TrimSpace(key), " ")
-		if ok, named := routes[strings.ToUpper(method)+" "+strings.TrimSpace(p)]; named && !ok {
-			delete(opts.Names, key)
+		if method, p, _ := pattern.SplitKey(key); !routes[method+" "+p] {
+			delete(opts.Names, strings.Replace(key, "{$}", "", 1))
+			continue
 		}
-	}
-	if mux, ok := h.(*http.ServeMux); ok {
-		for _, key := range slices.Sorted(maps.Keys(b.cfg.MCP.REST.Names)) {
+		if isMux {
 			if err := muxServes(mux, key); err != nil {
 				b.errs = append(b.errs, err)
 			}
@@ -518,8 +506,7 @@ func muxRoute(r chi.Router, method, p string, h http.Handler) (err error) {
 // muxServes returns an error unless mux serves the route key ("GET
 // /notes/{id}") with that very pattern.
 func muxServes(mux *http.ServeMux, key string) error {
-	method, p, _ := strings.Cut(strings.TrimSpace(key), " ")
-	method, p = strings.ToUpper(method), strings.TrimSpace(p)
+	method, p, _ := pattern.SplitKey(key)
 	parts, err := pattern.Parse(strings.Replace(p, "{$}", "", 1))
 	if err != nil {
 		return nil // muxRoute says why

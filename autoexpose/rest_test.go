@@ -289,6 +289,25 @@ func TestRESTResults(t *testing.T) {
 	}
 }
 
+// TestRESTBadResponse: a REST tool's bad response is named by its route's
+// method and pattern.
+func TestRESTBadResponse(t *testing.T) {
+	r := chi.NewRouter()
+	r.Get("/notes/{id}/picture", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", ContentMediaType)
+		io.WriteString(w, `[]`)
+	})
+	d, err := Install(r, enabled(MCPConfig{REST: &REST{Methods: []string{"GET"}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"content":[{"type":"text","text":"Response from GET /notes/{id}/picture is not a valid application/vnd.mcpdoor.content+json result: the body is not a JSON object."}],` +
+		`"structuredContent":{"error":{"code":"bad_response","message":"the body is not a JSON object","status":200,"effect":"unknown"}},"isError":true}`
+	if got := callJSON(t, d, "get_note_picture", `{"id":"1"}`); got != want {
+		t.Errorf("get_note_picture:\n got %s\nwant %s", got, want)
+	}
+}
+
 // TestRESTAnnotations: a REST tool's annotations come from its method,
 // unless anything else says.
 func TestRESTAnnotations(t *testing.T) {
@@ -368,6 +387,13 @@ paths:
 		}, REST{Methods: []string{"GET", "POST"}}, func(c *Config) { c.OpenAPI = []byte(clashDoc) }, []string{
 			`mcpdoor: GET /notes/{id}: the query parameter "id" (in the OpenAPI document) has the name of the path parameter {id}: a tool's arguments are one object, which cannot hold both; fix: rename one of them, or keep the tool off MCP with mcp.exclude: [get_note]`,
 			`mcpdoor: POST /notes/{id}: the query parameter "text" (in the OpenAPI document) has the name of the body's field "text" (in the OpenAPI request body): a tool's arguments are one object, which cannot hold both; fix: rename one of them, or keep the tool off MCP with mcp.exclude: [post_note]`,
+		}},
+		{"a reserved name", func(r chi.Router) {
+			r.Post("/seed_session", look)
+			r.Post("/verify", look)
+			r.Put("/notes/{id}", look)
+		}, REST{Names: map[string]string{"PUT /notes/{id}": "verify"}}, nil, []string{
+			`mcpdoor: PUT /notes/{id}: tool name "verify" is reserved (aggregate_metrics, seed_session, verify, mcp); fix: name the route in mcp.rest.names, e.g. "PUT /notes/{id}": verify_tool`,
 		}},
 		{"a declaration for no tool", func(r chi.Router) { r.Get("/notes/{id}", look) },
 			REST{Methods: []string{"GET"}}, func(c *Config) { c.Declared = map[string]Declaration{"get_notes": {}} }, []string{

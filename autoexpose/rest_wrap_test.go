@@ -118,4 +118,10 @@ func TestWrapRESTPatterns(t *testing.T) {
 	if want := "mcpdoor: GET /files/{path...}: a {name...} wildcard matches any rest of a path; a tool has a fixed path to call; fix: name a route with a fixed path, its wildcards whole segments"; err == nil || err.Error() != want {
 		t.Errorf("Wrap: %v\nwant %s", err, want)
 	}
+	// A refused route is one mistake, said once, {$} or not.
+	cfg.MCP.REST.Names = map[string]string{"GET /notes/{id:(}/{$}": "list_notes"}
+	_, err = Wrap(mux, cfg)
+	if want := "mcpdoor: GET /notes/{id:(}/{$}: chi: invalid regexp pattern '^($' in route param; fix: name a route with a fixed path, its wildcards whole segments"; err == nil || err.Error() != want {
+		t.Errorf("Wrap: %v\nwant %s", err, want)
+	}
 }

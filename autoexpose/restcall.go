@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/detector"
-	"github.com/mcpdoor/mcpdoor/internal/argcheck"
 	"github.com/mcpdoor/mcpdoor/replay"
 )
 
@@ -22,9 +21,6 @@ import (
 type input struct {
 	body []byte       // nil: no body (a REST route that takes none)
 	call *replay.Call // a REST tool's request: its method and URI; nil for a tool route
-	// checked is the schema a REST tool's body is known to pass (see
-	// withChecked); nil when none is.
-	checked *argcheck.Schema
 }
 
 // restInput takes a REST tool's arguments apart (see rest.go): the path
@@ -61,7 +57,7 @@ func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 			} else {
 				delete(values, key.name)
 			}
-		case ok || r.toQuery:
+		case ok || !r.body:
 			if query == nil {
 				query = make(url.Values)
 			}
@@ -115,9 +111,6 @@ func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 		in.body = []byte("{}")
 	default:
 		in.body = append(body, '}')
-	}
-	if r.bodySchema != nil {
-		in.checked = r.bodySchema
 	}
 	return in, nil
 }

@@ -50,10 +50,13 @@ func (t *tool) result(resp *replay.Response) *mcp.CallToolResult {
 	if mediaType != "application/json" { // what mime.ParseMediaType returns it as
 		mediaType, _, _ = mime.ParseMediaType(mediaType)
 	}
-	if mediaType == "" && !json.Valid(body) {
-		// What an HTTP client would be told: net/http sniffs the type of a
-		// response that sets none.
-		mediaType, _, _ = mime.ParseMediaType(http.DetectContentType(body))
+	valid := false // known to be valid JSON
+	if mediaType == "" {
+		if valid = json.Valid(body); !valid {
+			// What an HTTP client would be told: net/http sniffs the type
+			// of a response that sets none.
+			mediaType, _, _ = mime.ParseMediaType(http.DetectContentType(body))
+		}
 	}
 	switch {
 	case mediaType == ContentMediaType:
@@ -62,8 +65,8 @@ func (t *tool) result(resp *replay.Response) *mcp.CallToolResult {
 		return t.imageResult(mediaType, body, resp.Status)
 	case strings.HasPrefix(mediaType, "audio/"):
 		return t.audioResult(mediaType, body, resp.Status)
-	case isJSONType(mediaType) || (mediaType == "" && json.Valid(body)):
-		return jsonResult(body)
+	case valid || isJSONType(mediaType):
+		return jsonResult(body, valid)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}
 }
@@ -73,11 +76,13 @@ func isJSONType(mediaType string) bool {
 }
 
 // jsonResult: an object becomes structuredContent plus the same JSON as
-// text, compact; any other JSON is text, compact. A body that is compact
-// already (what json.Marshal writes) is used as it stands, not copied.
-func jsonResult(body []byte) *mcp.CallToolResult {
+// text, compact; any other JSON is text, compact; a body that is not JSON
+// (valid false: not checked yet) is text as it stands. A body that is
+// compact already (what json.Marshal writes) is used as it stands, not
+// copied.
+func jsonResult(body []byte, valid bool) *mcp.CallToolResult {
 	compact := body
-	if !json.Valid(body) {
+	if !valid && !json.Valid(body) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}
 	}
 	if !isCompact(body) {

@@ -44,9 +44,13 @@ type Tool struct {
 // tool is a Tool ready to serve.
 type tool struct {
 	Tool
-	path       string // the request path, "/<name>"; a REST tool's pattern
-	request    string // the method and path that texts name: "POST /<name>", "GET /api/notes/{id}/"
-	resolved   *argcheck.Schema
+	path     string // the request path, "/<name>"; a REST tool's pattern
+	request  string // the method and path that texts name: "POST /<name>", "GET /api/notes/{id}/"
+	resolved *argcheck.Schema
+	// checked is the schema the route's typed handler checks its body
+	// against, when the door's own check of the arguments covers it (see
+	// withChecked); nil when it does not.
+	checked    *argcheck.Schema
 	dispatcher replay.Dispatcher
 	// fast reports whether the fast path may serve the tool's calls: not
 	// when its input schema binds arguments to headers (x-mcp-header),

@@ -75,19 +75,12 @@ func wrap(h http.Handler, cfg *Config) (*Door, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.wrapping = true
 	doc, err := loadOpenAPI(cfg)
 	if err != nil {
 		b.errs = append(b.errs, err)
 	}
-	serves := func(path string) bool { return wrappedServes(h, doc, path) }
-	on, err := rollout.Decide(cfg.MCP.Rollout, serves(rollout.SeedPath), serves(rollout.VerifyPath))
-	if err != nil {
-		b.errs = append(b.errs, err)
-	}
-	if on {
-		b.useRollout()
-	}
-	b.reserved = append(b.reserved, strings.TrimPrefix(cfg.MCP.path(), "/"))
+	b.decideRollout(func(path string) bool { return wrappedServes(h, doc, path) })
 
 	replayReasons := []string{"a wrapped handler: every call replays through it"}
 	if cfg.Outer != nil {
@@ -148,9 +141,9 @@ func (b *builder) wrapDoor(h http.Handler, cfg *Config, tools []Tool, routes chi
 	return d, nil
 }
 
-// wrappedServes reports whether the wrapped handler h serves POST path: by
-// its routes, when it is a chi router or an http.ServeMux, or else by its
-// OpenAPI document.
+// wrappedServes reports whether h, a router or a wrapped handler, serves
+// POST path: by its routes, when it is a chi router or an http.ServeMux,
+// or else by its OpenAPI document.
 func wrappedServes(h http.Handler, doc *openapi.Document, path string) bool {
 	if r, ok := h.(chi.Routes); ok {
 		return r.Find(chi.NewRouteContext(), http.MethodPost, path) == path

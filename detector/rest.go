@@ -269,8 +269,7 @@ type keyed struct {
 func newKeyed(m map[string]string) *keyed {
 	k := &keyed{exact: map[string]string{}, loose: map[string]string{}, keys: map[string]string{}, used: map[string]bool{}}
 	for _, key := range slices.Sorted(maps.Keys(m)) {
-		method, p, _ := strings.Cut(strings.TrimSpace(key), " ")
-		method, p = strings.ToUpper(method), strings.TrimSpace(p)
+		method, p, _ := pattern.SplitKey(key)
 		k.exact[method+" "+p] = m[key]
 		l := method + " " + pattern.Key(p)
 		k.loose[l], k.keys[l] = m[key], key

@@ -160,7 +160,9 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 	if o.MCPPath == "" {
 		o.MCPPath = "/mcp"
 	}
-	o.Reserved = append(slices.Clip(o.Reserved), strings.TrimPrefix(o.MCPPath, "/"))
+	if name := strings.TrimPrefix(o.MCPPath, "/"); !slices.Contains(o.Reserved, name) {
+		o.Reserved = append(slices.Clip(o.Reserved), name)
+	}
 	rep := &Report{}
 	for _, mw := range r.Middlewares() {
 		rep.RootMiddlewareNames = append(rep.RootMiddlewareNames, FuncName(mw))

@@ -27,8 +27,8 @@ type Direct struct {
 }
 
 // routeContexts recycles the route contexts of direct calls, as chi's
-// router recycles its own: a handler may not keep its route context once
-// it has returned.
+// router recycles its own (a handler may not keep its route context once
+// it has returned), and those a Template routes paths with.
 var routeContexts = sync.Pool{New: func() any { return chi.NewRouteContext() }}
 
 // NewDirect returns a Direct dispatcher for the endpoint registered at

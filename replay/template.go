@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/go-chi/chi/v5"
 
@@ -53,7 +52,6 @@ type Template struct {
 	rex     []*regexp.Regexp // by part; nil for literals and plain parameters
 	params  []string
 	routes  chi.Routes
-	rctx    sync.Pool // *chi.Context, for checking paths with the router
 }
 
 // NewTemplate returns the Template of the route method pattern, the full
@@ -75,7 +73,6 @@ func NewTemplate(method, pat string, routes chi.Routes) (*Template, error) {
 			return nil, fmt.Errorf("replay: route %s %s: parameter %q: %w", method, pat, pt.Name, err)
 		}
 	}
-	t.rctx.New = func() any { return chi.NewRouteContext() }
 	return t, nil
 }
 
@@ -228,11 +225,11 @@ func (t *Template) check(i int, v string, given bool) error {
 // route checks that the router serves path with this route and these
 // values.
 func (t *Template) route(path string, values map[string]string, m *routed) error {
-	rctx := t.rctx.Get().(*chi.Context)
-	defer t.rctx.Put(rctx)
+	rctx := routeContexts.Get().(*chi.Context)
+	defer routeContexts.Put(rctx)
 	rctx.Reset()
 	got := t.routes.Find(rctx, t.method, path)
-	if got != t.pattern && (got == "" || strings.TrimSuffix(got, "/") != strings.TrimSuffix(t.pattern, "/")) {
+	if !samePattern(got, t.pattern) {
 		for i, pt := range t.parts {
 			if v := values[pt.Name]; t.rex[i] != nil && !t.rex[i].MatchString(v) {
 				return &ParamError{Param: pt.Name, Value: v, Reason: "it does not match " + pt.Regexp}

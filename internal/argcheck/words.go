@@ -123,11 +123,6 @@ func typeOf(v any) string {
 			return "integer"
 		}
 		return "number"
-	case json.Number:
-		if r, ok := new(big.Rat).SetString(string(v)); ok && r.IsInt() {
-			return "integer"
-		}
-		return "number"
 	case string:
 		return "string"
 	case []any:

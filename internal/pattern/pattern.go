@@ -156,3 +156,12 @@ func Key(p string) string {
 	}
 	return s
 }
+
+// SplitKey splits a route key as a config writes it, a method, a space and
+// a pattern ("GET /notes/{id}", "get /notes/{id}"), into the method,
+// upper-cased, and the pattern, spaces trimmed; ok is false when the key
+// has no space.
+func SplitKey(key string) (method, p string, ok bool) {
+	method, p, ok = strings.Cut(strings.TrimSpace(key), " ")
+	return strings.ToUpper(method), strings.TrimSpace(p), ok
+}
