@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/internal/kitlink"
 )
 
 // ErrorInfo describes a failed tool call for a program. An isError result
@@ -76,7 +78,7 @@ const (
 
 // errorMetaKey is the _meta key of a tool's error envelope when the tool
 // advertises an output schema.
-const errorMetaKey = "mcpdoor/error"
+const errorMetaKey = kitlink.ErrorMetaKey
 
 // fail is an isError result for t: one text block for a model, and the
 // envelope for a program (see ErrorInfo).

@@ -72,7 +72,7 @@ func TestVerifyLongTrajectory(t *testing.T) {
 	}
 }
 
-// TestVerifyLimit: /verify has its own body limit, mcp.max_verify_bytes,
+// TestVerifyLimit: /verify has its own body limit, mcp.rollout.max_verify_bytes,
 // apart from the MCP endpoint's; a body over it gets 413 naming the key,
 // and the handler never sees it.
 func TestVerifyLimit(t *testing.T) {
@@ -85,11 +85,11 @@ func TestVerifyLimit(t *testing.T) {
 	body, _ := longTrajectory(t, 1<<20+1)
 	r := s.post("/verify", string(body))
 	if want := "request body exceeds the 1048576-byte limit (mcp.rollout.max_verify_bytes)\n"; r.Status != http.StatusRequestEntityTooLarge || string(r.Body) != want {
-		t.Errorf("over mcp.max_verify_bytes: %d %q, want 413 %q", r.Status, r.Body, want)
+		t.Errorf("over mcp.rollout.max_verify_bytes: %d %q, want 413 %q", r.Status, r.Body, want)
 	}
 	// Under it, and over max_body_bytes: the handler answers.
 	body, _ = longTrajectory(t, 512<<10)
 	if r := s.post("/verify", string(body)); r.Status != http.StatusOK || !strings.Contains(string(r.Body), `"reward":1`) {
-		t.Errorf("under mcp.max_verify_bytes: %d %.200s", r.Status, r.Body)
+		t.Errorf("under mcp.rollout.max_verify_bytes: %d %.200s", r.Status, r.Body)
 	}
 }

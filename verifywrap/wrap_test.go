@@ -226,7 +226,7 @@ func TestWrapBodyLimit(t *testing.T) {
 		// A body of spaces is not JSON: it reaches the verifier, and Logf hears of it.
 		{"at limit", 64, "", 64, http.StatusOK, "", []string{"POST /verify: verifywrap: request body: invalid JSON"}},
 		{"over limit", 64, "", 65, http.StatusRequestEntityTooLarge, "request body exceeds the 64-byte limit\n", []string{"POST /verify: verifywrap: request body over 64 bytes"}},
-		{"over limit, named", 64, "mcp.max_verify_bytes", 65, http.StatusRequestEntityTooLarge, "request body exceeds the 64-byte limit (mcp.max_verify_bytes)\n", []string{"POST /verify: verifywrap: request body over 64 bytes"}},
+		{"over limit, named", 64, "mcp.rollout.max_verify_bytes", 65, http.StatusRequestEntityTooLarge, "request body exceeds the 64-byte limit (mcp.rollout.max_verify_bytes)\n", []string{"POST /verify: verifywrap: request body over 64 bytes"}},
 		{"default at limit", 0, "", DefaultMaxBodyBytes, http.StatusOK, "", []string{"POST /verify: verifywrap: request body: invalid JSON"}},
 		{"default over limit", -1, "", DefaultMaxBodyBytes + 1, http.StatusRequestEntityTooLarge, "request body exceeds the 67108864-byte limit\n", []string{"POST /verify: verifywrap: request body over 67108864 bytes"}},
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/internal/kitlink"
 )
 
 // A Call is one tool call that [Server.Parity] makes through both doors.
@@ -160,8 +161,8 @@ func resultFields(res *mcp.CallToolResult) (map[string]json.RawMessage, error) {
 	}
 	var meta map[string]json.RawMessage
 	json.Unmarshal(m["_meta"], &meta)
-	if env, ok := meta[errorMetaKey]; ok {
-		out["_meta"] = json.RawMessage(`{"` + errorMetaKey + `":` + string(env) + `}`)
+	if env, ok := meta[kitlink.ErrorMetaKey]; ok {
+		out["_meta"] = json.RawMessage(`{"` + kitlink.ErrorMetaKey + `":` + string(env) + `}`)
 	}
 	return out, nil
 }
@@ -182,10 +183,6 @@ func normalize(res *mcp.CallToolResult) map[string]any {
 	return out
 }
 
-// errorMetaKey is the _meta key of the Door's error envelope, for a tool
-// with an output schema (see autoexpose.ErrorInfo).
-const errorMetaKey = "mcpdoor/error"
-
 // errorCode returns the code of a normalized isError result's envelope:
 // in _meta, or else its structuredContent; "" for any other result.
 func errorCode(m map[string]any) string {
@@ -194,7 +191,7 @@ func errorCode(m map[string]any) string {
 	}
 	env := m["structuredContent"]
 	if meta, ok := m["_meta"].(map[string]any); ok {
-		env = meta[errorMetaKey]
+		env = meta[kitlink.ErrorMetaKey]
 	}
 	e, _ := env.(map[string]any)
 	inner, _ := e["error"].(map[string]any)

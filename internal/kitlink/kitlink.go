@@ -1,7 +1,7 @@
 // Package kitlink hands package autoexposetest what an autoexpose.Door knows
 // and does not export: where its endpoint is, whether the rollout contract is
-// on, its session manager, and how it maps a route's response to a tool
-// result. Package autoexpose sets Of when it is initialized.
+// on, its session manager, how it maps a route's response to a tool result,
+// and the _meta key of its error envelope. Package autoexpose sets Of when it is initialized.
 package kitlink
 
 import (
@@ -11,6 +11,10 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/session"
 )
+
+// ErrorMetaKey is the _meta key of a tool's error envelope when the tool
+// advertises an output schema.
+const ErrorMetaKey = "mcpdoor/error"
 
 // Door is what package autoexposetest reads of an autoexpose.Door.
 type Door struct {
