@@ -29,16 +29,21 @@ import (
 // endpoint request's context, a new one for each request without a valid
 // cookie; that session is never a call's.
 
-// A caller is who makes a tools/call: the session the call runs in, and the
-// HTTP request that carried the call (nil over stdio).
+// A caller is who makes a tools/call: the session the call runs in, the
+// rollout it runs for (see rollout.ID), and the HTTP request that carried
+// the call (nil over stdio).
 type caller struct {
-	sid string
-	req *http.Request
+	sid     string
+	rollout string
+	req     *http.Request
 }
 
 // admit returns who makes a call, or the isError result that refuses it: a
 // call whose HTTP request has ended, or a call the rollout contract refuses
-// (no token, an invalid one, a tool the token does not list).
+// (no token, an invalid one, one of another rollout than the prefix the
+// request came under, a tool the token does not list). A call runs for the
+// rollout its token was minted for, else for the one its request's prefix
+// names.
 func (c *calls) admit(t *tool, req *mcp.CallToolRequest) (caller, *mcp.CallToolResult) {
 	header := headerOf(req)
 	httpReq := c.inflight.lookup(header)
@@ -46,19 +51,26 @@ func (c *calls) admit(t *tool, req *mcp.CallToolRequest) (caller, *mcp.CallToolR
 		c.log.Warn("mcpdoor: tool call not run: its HTTP request ended before the call could start (the client closed the connection)", "tool", t.Name)
 		return caller{}, requestEnded(t)
 	}
-	var sid string
+	who := caller{req: httpReq}
+	if httpReq != nil {
+		who.rollout = rollout.ID(httpReq)
+	}
 	if c.contract != nil {
-		var err error
-		if sid, err = c.contract.Admit(header, t.Name); err != nil {
+		p, err := c.contract.Admit(header, t.Name, who.rollout)
+		if err != nil {
 			var r *rollout.Refusal
 			errors.As(err, &r)
 			return caller{}, t.fail(r.Text, ErrorInfo{Code: ErrorCode(r.Code), Message: r.Message, Status: r.Status, Effect: EffectNotApplied})
 		}
+		who.sid = p.SID
+		if p.Rollout != "" {
+			who.rollout = p.Rollout
+		}
 	}
-	if sid == "" {
-		sid = c.tokenlessSession(req.Session, httpReq)
+	if who.sid == "" {
+		who.sid = c.tokenlessSession(req.Session, httpReq)
 	}
-	return caller{sid: sid, req: httpReq}, nil
+	return who, nil
 }
 
 // requestEnded is the isError result of a call whose HTTP request ended

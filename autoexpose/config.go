@@ -73,8 +73,10 @@ type Config struct {
 	// $refs must point into the document. A malformed document fails
 	// Install.
 	OpenAPI []byte `yaml:"-"`
-	// Outer is the handler the server serves, when that handler wraps the
-	// router: http.ListenAndServe(addr, outer(r)) has Outer: outer(r). Every
+	// Outer is a handler wrapped around the router (or, for Wrap, around
+	// the wrapped handler): what was http.ListenAndServe(addr, outer(r))
+	// becomes Outer: outer(r), and the server serves the Door, which serves
+	// Outer after stripping NeMo Gym's prefix (see Door.ServeHTTP). Every
 	// tool call then replays through it (with the forwarded headers, see
 	// mcp.forward_headers), so a check it makes — auth, an allow-list —
 	// holds over MCP as over HTTP; a direct call would skip it, so no tool

@@ -20,13 +20,13 @@ import (
 //
 // The request is what the HTTP door would get from the same client: POST
 // /<tool> (a REST tool's method and path), Content-Type application/json
-// with a body, the forwarded headers
-// (mcp.forward_headers), and the Host, RemoteAddr and TLS of the MCP
-// request. Its context carries the caller's session (in place of any the
-// MCP request's context held), the rollout id of a call made under the
-// /ng-rollout/ prefix, and the MCP call mc (for Progress, Log, Elicit and
-// Sample), and it ends when the client cancels the call or goes away, or
-// the door closes.
+// with a body, the forwarded headers (mcp.forward_headers), and the Host,
+// RemoteAddr and TLS of the MCP request. Its context carries the caller's
+// session (in place of any the MCP request's context held), the caller's
+// rollout id (its token's, else that of the /ng-rollout/ prefix it came
+// under), and the MCP call mc (for Progress, Log, Elicit and Sample), and
+// it ends when the client cancels the call or goes away, or the door
+// closes.
 func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, mc *mcpCall, in input) *replay.Response {
 	rc := in.call
 	if rc == nil {
@@ -39,7 +39,6 @@ func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.Call
 		// The fast path calls with the request's own context, which has all
 		// this already.
 		if ctx != who.req.Context() {
-			ctx = rollout.NewContext(ctx, rollout.FromContext(who.req.Context()))
 			// The tool's context ends with the SDK's request; make it end
 			// with the client's connection too.
 			var cancel context.CancelFunc
@@ -48,6 +47,8 @@ func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.Call
 			defer context.AfterFunc(who.req.Context(), cancel)()
 		}
 	}
+	// Over the prefix's id, which the fast path's context carries.
+	ctx = rollout.NewContext(ctx, who.rollout)
 	// A session middleware on a replayed route keeps the session its
 	// request's context carries; a direct call skips the middleware, and
 	// gets what it would have put there.

@@ -6,6 +6,8 @@
 //	r := chi.NewRouter()
 //	r.Method(http.MethodPost, "/get_weather", autoexpose.Handler(getWeather))
 //	door, err := autoexpose.Install(r, cfg) // after the routes, before serving
+//	...
+//	http.ListenAndServe("127.0.0.1:8080", door) // the Door, which serves r
 //
 // Any MCP client can then list and call the tools at /mcp, while every HTTP
 // route answers exactly as before. Both doors run the same handlers and share
@@ -177,7 +179,9 @@
 // mcp.rollout block): /seed_session's JSON response gains the "mcp" metadata
 // with a signed session token, every tool call needs that token and runs in
 // its session, /verify sees mcp__<server>__<tool> names normalized, and
-// /ng-rollout/<rollout_id>/<path> is served as /<path>.
+// /ng-rollout/<rollout_id>/<path> is served as /<path>: the Door strips the
+// prefix before any of the server's checks run, so serve the Door, outermost
+// ([Door.ServeHTTP]).
 //
 // # Other servers
 //

@@ -7,12 +7,15 @@ import (
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/rollout"
 )
 
 // A Door is an installed MCP endpoint: the tools it serves, the startup
 // report, and the go-sdk server behind it. Install, Wrap and ServeStdio
-// make one; the Door of a disabled config serves nothing. A Door is safe
-// for concurrent use.
+// make one. It is also what a server serves, outermost, in place of its
+// router (see ServeHTTP); the Door of a disabled config serves the router
+// unchanged. A Door is safe for concurrent use.
 type Door struct {
 	name   string
 	path   string
@@ -26,18 +29,63 @@ type Door struct {
 	// io.modelcontextprotocol/serverInfo, encoded.
 	serverInfo []byte
 	calls      *calls
-	handler    http.Handler // the MCP endpoint; nil for a Door that serves nothing
-	life       *lifecycle   // nil for a Door that serves nothing
+	handler    http.Handler // the MCP endpoint; nil for a Door that serves no MCP
+	life       *lifecycle   // nil for a Door that serves no MCP
 	slot       *slot        // the exclusive session's; nil unless mcp.exclusive
 	catalog    *Catalog     // without its tools; nil under mcp.disable_catalog
 	degraded   error
-	wrapped    *wrapped // for a Door made by Wrap
+	serves     http.Handler // for a Door made by Install: Config.Outer, else the router
+	wrapped    *wrapped     // for a Door made by Wrap
 
 	// serverTaken is set once Server has handed the go-sdk server out; the
 	// fast path then leaves every request to it (see Server).
 	serverTaken atomic.Bool
 	// fastCalls counts the tool calls the fast path has served.
 	fastCalls atomic.Uint64
+}
+
+// ServeHTTP serves what the server serves: a server serves the Door
+// outermost, in place of its router — http.ListenAndServe(addr, door).
+//
+// Where the rollout contract is on, the Door first strips NeMo Gym's
+// prefix: /ng-rollout/<id>/<path> is served as /<path>, with the id in
+// rollout.ID and the URL path, raw path and RequestURI without the prefix
+// (a second prefix is not stripped: NeMo Gym strips one). So every check
+// the server makes — the router's Use, Group, Mount and With, Config.Outer
+// — sees the bare path, and holds on the prefixed one; a check in front of
+// the Door would see the prefix, and a gate on /admin would let
+// /ng-rollout/<id>/admin through.
+//
+// A Door made by Install then passes the request to Config.Outer when set,
+// else to the router, which serves the MCP endpoint among its routes. A
+// Door made by Wrap serves its MCP endpoint at its path (and path + "/"),
+// /seed_session and /verify with the contract's wraps, and passes every
+// other request to Config.Outer when set, else to the wrapped handler. A
+// disabled or degraded Door passes every request on unchanged, prefix
+// included. Any other Door answers 404.
+func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if d.calls != nil && d.calls.contract != nil {
+		if unprefixed, ok := rollout.StripPrefix(r); ok {
+			r = unprefixed
+		}
+	}
+	if d.serves != nil {
+		d.serves.ServeHTTP(w, r)
+		return
+	}
+	wr := d.wrapped
+	switch p := r.URL.Path; {
+	case wr == nil:
+		http.NotFound(w, r)
+	case d.handler != nil && (p == d.path || p == d.path+"/"):
+		d.handler.ServeHTTP(w, r)
+	case r.Method == http.MethodPost && p == rollout.SeedPath && wr.seed != nil:
+		wr.seed.ServeHTTP(w, r)
+	case r.Method == http.MethodPost && p == rollout.VerifyPath && wr.verify != nil:
+		wr.verify.ServeHTTP(w, r)
+	default:
+		wr.inner.ServeHTTP(w, r)
+	}
 }
 
 // Tools returns the exposed tools, by name.

@@ -1,8 +1,10 @@
 package autoexpose
 
 import (
+	"log/slog"
 	"net/http"
 	"reflect"
+	"sync/atomic"
 
 	"github.com/go-chi/chi/v5"
 
@@ -16,19 +18,26 @@ import (
 // package documentation, "REST routes"). Call it after every route is
 // registered and before serving.
 //
+// Serve the Door it returns, in place of the router (and of Config.Outer):
+// http.ListenAndServe(addr, door). The Door passes every request to the
+// router (Config.Outer), after stripping NeMo Gym's rollout prefix (see
+// Door.ServeHTTP).
+//
 // With expose_tools_over_mcp false it changes nothing and returns a Door
-// that serves nothing. Otherwise it reads the router (see package detector
-// and the package documentation for what becomes a tool), and refuses to
-// start, returning an error that names each route or config key and its
-// fix, when a route cannot be served as a tool, the config names a tool
-// that does not exist, or the router already serves the MCP path. With
-// mcp.degrade: http-only, such an error is logged instead and the router is
-// left untouched.
+// that serves the router (Config.Outer) unchanged. Otherwise it reads the
+// router (see package detector and the package documentation for what
+// becomes a tool), and refuses to start, returning an error that names
+// each route or config key and its fix, when a route cannot be served as a
+// tool, the config names a tool that does not exist, or the router already
+// serves the MCP path. With mcp.degrade: http-only, such an error is logged
+// instead, the router is left untouched, and the Door serves it unchanged.
 //
 // When the router serves POST /seed_session and POST /verify, Install turns
 // NeMo Gym's rollout contract on (see package rollout): it wraps those two
-// routes, checks a session token on every call, and serves
-// /ng-rollout/<id>/<path> as /<path>.
+// routes and checks a session token on every call, and the Door serves
+// /ng-rollout/<id>/<path> as /<path>. The router itself refuses the prefix
+// (404, saying to serve the Door): served without its Door, it would run
+// its checks on the prefixed path.
 //
 // The startup report is logged once and available from Door.Report. The
 // endpoint's session policy and protection follow the config (see
@@ -37,12 +46,12 @@ import (
 func Install(r chi.Router, cfg Config) (*Door, error) {
 	if !cfg.ExposeToolsOverMCP {
 		warnDisabled(&cfg)
-		return &Door{}, nil
+		return &Door{serves: replayTarget(&cfg, r)}, nil
 	}
 	d, err := install(r, &cfg)
 	if err != nil {
 		if degrade(&cfg, err) {
-			return &Door{degraded: err}, nil
+			return &Door{degraded: err, serves: replayTarget(&cfg, r)}, nil
 		}
 		return nil, err
 	}
@@ -60,6 +69,7 @@ func install(r chi.Router, cfg *Config) (*Door, error) {
 		return nil, err
 	}
 	d.handler = d.endpoint(&cfg.MCP)
+	d.serves = replayTarget(cfg, r)
 	if c := d.calls.contract; c != nil {
 		// /seed_session and /verify keep every middleware they had: the
 		// router's own still run in front of them, and the rest are applied
@@ -69,7 +79,7 @@ func install(r chi.Router, cfg *Config) (*Door, error) {
 			own := rt.Middlewares[len(r.Middlewares()):]
 			r.With(own...).Method(http.MethodPost, path, wrap(rt.Endpoint))
 		}
-		r.Handle(rollout.PrefixRoute, rollout.Router(r))
+		r.Handle(rollout.PrefixRoute, unservedPrefix(r, cfg.logger()))
 	}
 	r.Handle(d.path, d.handler)
 	r.Handle(d.path+"/", d.handler)
@@ -93,6 +103,40 @@ func (b *builder) build(r chi.Router) (*Door, *detector.Report, error) {
 	tools := b.toolset(b.harvest(rep, doc), disp, doc)
 	d, err := b.door(tools, replayTarget(b.cfg, r), r)
 	return d, rep, err
+}
+
+// unservedPrefixText is what a router served without its Door answers to a
+// request under NeMo Gym's prefix.
+const unservedPrefixText = "mcpdoor: /ng-rollout/<id>/ paths are served by the Door: " +
+	"serve the Door that autoexpose.Install returned, in place of the router (http.ListenAndServe(addr, door)), " +
+	"so that the prefix is stripped before any check of the server runs"
+
+// unservedPrefix is the router's route for NeMo Gym's rollout prefix. The
+// Door strips the prefix before any of the server's code runs, so a server
+// that serves the Door never reaches it. A server that serves the router
+// itself has run its root middlewares on the prefixed path by then — a
+// gate on /admin has let /ng-rollout/<id>/admin through — so the route
+// serves nothing of the server: it answers 404 with the fix, and warns the
+// first time. A path with an empty id, or a second prefix behind the one
+// the Door stripped, is no rollout's: the router's own 404.
+func unservedPrefix(r chi.Router, log *slog.Logger) http.Handler {
+	var warned atomic.Bool
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if rollout.ID(req) != "" || chi.URLParam(req, "rollout_id") == "" {
+			if mx, ok := r.(*chi.Mux); ok {
+				mx.NotFoundHandler().ServeHTTP(w, req)
+				return
+			}
+			http.NotFound(w, req)
+			return
+		}
+		if !warned.Swap(true) {
+			log.Warn("mcpdoor: a request under NeMo Gym's /ng-rollout/<id>/ prefix reached the router, which refuses it (404): "+
+				"the server serves the router, not the Door, so its checks would see the prefixed path; "+
+				"fix: serve the Door that autoexpose.Install returned (http.ListenAndServe(addr, door))", "path", req.URL.Path)
+		}
+		http.Error(w, unservedPrefixText, http.StatusNotFound)
+	})
 }
 
 // warnDisabled warns of a config that sets mcpdoor up but does not turn it

@@ -23,9 +23,9 @@ func requireAdmin(next http.Handler) http.Handler {
 	})
 }
 
-// A server that serves a handler wrapped around its router names it as
-// Config.Outer, so that tool calls replay through it too, with the
-// Authorization header the MCP client sent.
+// A handler wrapped around the router is named as Config.Outer, so that
+// tool calls replay through it too, with the Authorization header the MCP
+// client sent; the server serves the Door, which serves that handler.
 func ExampleConfig_outer() {
 	cfg, err := autoexpose.ParseConfig([]byte(`
 name: admin
@@ -38,15 +38,15 @@ expose_tools_over_mcp: true
 
 	r := chi.NewRouter()
 	r.Post("/delete_all", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
-	served := requireAdmin(r)
-	cfg.Outer = served // tool calls go through requireAdmin, with the client's Authorization
+	cfg.Outer = requireAdmin(r) // tool calls go through requireAdmin, with the client's Authorization
 
 	door, err := autoexpose.Install(r, cfg)
 	if err != nil {
 		log.Fatal(err)
 	}
 	door.WriteReport(os.Stdout)
-	// log.Fatal(http.ListenAndServe("127.0.0.1:8080", served))
+	// The Door serves requireAdmin(r), NeMo Gym's prefix stripped first:
+	// log.Fatal(http.ListenAndServe("127.0.0.1:8080", door))
 
 	// Output:
 	// TOOL        ROUTE             VERDICT  SCHEMA      REASON

@@ -36,7 +36,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer door.Close()
-	log.Fatal(http.ListenAndServe("127.0.0.1:8080", r))
+	log.Fatal(http.ListenAndServe("127.0.0.1:8080", door)) // the Door, in place of r: it serves r
 }
 
 // SendEmail is the input of a catch-all tool.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
-	"github.com/mcpdoor/mcpdoor/rollout"
 )
 
 // Wrap serves any http.Handler — an http.ServeMux, a framework without a
@@ -33,26 +32,29 @@ import (
 // document's operations, as REST tools (see the package documentation,
 // "REST routes"); a path value is checked against those routes, and, when
 // h is an *http.ServeMux, each named route must be one it serves. Every
-// call is replayed through h, so every check h makes still runs. The Door serves the
-// MCP endpoint itself and passes every other request to h unchanged.
+// call is replayed through h (through Config.Outer, when set, which stands
+// around h), so every check h makes still runs. The Door serves the MCP
+// endpoint itself and passes every other request to h (Config.Outer)
+// unchanged; serve the Door outermost (see Door.ServeHTTP).
 //
 // The rollout contract is on when h serves POST /seed_session and POST
 // /verify: a chi router's or an http.ServeMux's routes say so, as does the
-// OpenAPI document of any other handler. The Door then wraps those two routes and serves
-// /ng-rollout/<id>/<path> as /<path> (see package rollout).
+// OpenAPI document of any other handler. The Door then wraps those two
+// routes and strips NeMo Gym's /ng-rollout/<id>/ prefix before h sees the
+// request (see Door.ServeHTTP).
 //
 // With expose_tools_over_mcp false, Wrap returns a Door that passes every
-// request to h. Install and Wrap share the tool model, the result mapping
-// and the gating of calls.
+// request to h (Config.Outer). Install and Wrap share the tool model, the
+// result mapping and the gating of calls.
 func Wrap(h http.Handler, cfg Config) (*Door, error) {
 	if !cfg.ExposeToolsOverMCP {
 		warnDisabled(&cfg)
-		return &Door{wrapped: &wrapped{inner: h}}, nil
+		return &Door{wrapped: &wrapped{inner: replayTarget(&cfg, h)}}, nil
 	}
 	d, err := wrap(h, &cfg)
 	if err != nil {
 		if degrade(&cfg, err) {
-			return &Door{degraded: err, wrapped: &wrapped{inner: h}}, nil
+			return &Door{degraded: err, wrapped: &wrapped{inner: replayTarget(&cfg, h)}}, nil
 		}
 		return nil, err
 	}
@@ -61,8 +63,8 @@ func Wrap(h http.Handler, cfg Config) (*Door, error) {
 }
 
 // wrapped is what a Door made by Wrap serves besides its endpoint: the
-// wrapped handler, and its /seed_session and /verify with the rollout
-// contract's wraps (nil while it is off).
+// wrapped handler (Config.Outer when set), and its /seed_session and
+// /verify with the rollout contract's wraps (nil while it is off).
 type wrapped struct {
 	inner  http.Handler
 	seed   http.Handler
@@ -134,9 +136,12 @@ func (b *builder) wrapDoor(h http.Handler, cfg *Config, tools []Tool, routes chi
 		return nil, err
 	}
 	d.handler = d.endpoint(&cfg.MCP)
-	d.wrapped = &wrapped{inner: h}
+	// Config.Outer stands around h: every request it serves goes through it,
+	// as every replayed call does.
+	inner := replayTarget(cfg, h)
+	d.wrapped = &wrapped{inner: inner}
 	if c := d.calls.contract; c != nil {
-		d.wrapped.seed, d.wrapped.verify = c.Seed(h), c.Verify(h)
+		d.wrapped.seed, d.wrapped.verify = c.Seed(inner), c.Verify(inner)
 	}
 	return d, nil
 }
@@ -157,30 +162,4 @@ func wrappedServes(h http.Handler, doc *openapi.Document, path string) bool {
 		return p == path
 	}
 	return postOperation(doc, path) != nil
-}
-
-// ServeHTTP serves the Door: its MCP endpoint at its path (and path + "/")
-// and, for a Door made by Wrap, every other request through the wrapped
-// handler, /seed_session and /verify with the rollout contract's wraps, and
-// /ng-rollout/<rollout_id>/<path> as /<path> (see package rollout). Any
-// other Door answers 404 to every other request.
-func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	wr := d.wrapped
-	if wr != nil && wr.seed != nil {
-		if unprefixed, ok := rollout.StripPrefix(r); ok {
-			r = unprefixed
-		}
-	}
-	switch p := r.URL.Path; {
-	case d.handler != nil && (p == d.path || p == d.path+"/"):
-		d.handler.ServeHTTP(w, r)
-	case wr == nil:
-		http.NotFound(w, r)
-	case r.Method == http.MethodPost && p == rollout.SeedPath && wr.seed != nil:
-		wr.seed.ServeHTTP(w, r)
-	case r.Method == http.MethodPost && p == rollout.VerifyPath && wr.verify != nil:
-		wr.verify.ServeHTTP(w, r)
-	default:
-		wr.inner.ServeHTTP(w, r)
-	}
 }

@@ -88,20 +88,23 @@ func (c *Contract) TokenHeader() string { return c.header }
 // Codes of the refusals Admit returns, as in an isError result's
 // {"error": {"code": ...}}.
 const (
-	CodeMissingToken   = "missing_token"
-	CodeInvalidToken   = "invalid_token"
-	CodeToolNotAllowed = "tool_not_allowed"
+	CodeMissingToken    = "missing_token"
+	CodeInvalidToken    = "invalid_token"
+	CodeToolNotAllowed  = "tool_not_allowed"
+	CodeRolloutMismatch = "rollout_mismatch"
 )
 
 // A Refusal is why the contract refuses a tool call.
 type Refusal struct {
-	// Code is one of CodeMissingToken, CodeInvalidToken and
-	// CodeToolNotAllowed.
+	// Code is one of CodeMissingToken, CodeInvalidToken,
+	// CodeToolNotAllowed and CodeRolloutMismatch.
 	Code string
 	// Text is what the model is told, as NeMo Gym words it:
 	// "Missing X-NeMo-Gym-Session-Token for MCP tool call.",
 	// "Invalid MCP session token.", "Tool 'x' is not allowed for this
-	// session."
+	// session."; and, for a call under another rollout's prefix (which
+	// NeMo Gym does not check), "MCP session token belongs to another
+	// rollout."
 	Text string
 	// Message says why, for a program.
 	Message string
@@ -113,16 +116,19 @@ func (r *Refusal) Error() string { return r.Text }
 
 // Admit checks a tool call's session token, sent in header, for the tool
 // called name: present (unless Config.AllowTokenless), valid for this
-// server, unexpired, listing the tool. It returns the session the token
-// names, or "" for a tokenless call that may go on, or a *Refusal. The
-// token is verified on every call, with no cache.
-func (c *Contract) Admit(header http.Header, name string) (sid string, err error) {
+// server, unexpired, listing the tool, and, for a call that came under
+// /ng-rollout/<rolloutID>/ (rolloutID "" for none), minted for that
+// rollout. It returns the token's payload — the session the call runs in,
+// and the rollout it runs for — or the zero Payload for a tokenless call
+// that may go on, or a *Refusal. The token is verified on every call, with
+// no cache.
+func (c *Contract) Admit(header http.Header, name, rolloutID string) (token.Payload, error) {
 	p, sent, err := c.token(header)
 	if !sent {
 		if c.tokenless {
-			return "", nil
+			return token.Payload{}, nil
 		}
-		return "", &Refusal{
+		return token.Payload{}, &Refusal{
 			Code:    CodeMissingToken,
 			Text:    fmt.Sprintf("Missing %s for MCP tool call.", c.header),
 			Message: "no session token",
@@ -134,17 +140,31 @@ func (c *Contract) Admit(header http.Header, name string) (sid string, err error
 		if errors.Is(err, token.ErrExpired) {
 			msg = "the session token has expired"
 		}
-		return "", &Refusal{Code: CodeInvalidToken, Text: "Invalid MCP session token.", Message: msg, Status: http.StatusUnauthorized}
+		return token.Payload{}, &Refusal{Code: CodeInvalidToken, Text: "Invalid MCP session token.", Message: msg, Status: http.StatusUnauthorized}
+	}
+	if rolloutID != "" && p.Rollout != rolloutID {
+		// The path is the client's to choose, the token's rollout is not:
+		// a call never runs as a rollout its token was not minted for.
+		minted := fmt.Sprintf("under rollout %q", p.Rollout)
+		if p.Rollout == "" {
+			minted = "without a rollout prefix"
+		}
+		return token.Payload{}, &Refusal{
+			Code:    CodeRolloutMismatch,
+			Text:    "MCP session token belongs to another rollout.",
+			Message: fmt.Sprintf("the session token was minted %s, and the call came under %s%s/", minted, prefix, rolloutID),
+			Status:  http.StatusForbidden,
+		}
 	}
 	if !p.Allows(name) {
-		return "", &Refusal{
+		return token.Payload{}, &Refusal{
 			Code:    CodeToolNotAllowed,
 			Text:    fmt.Sprintf("Tool '%s' is not allowed for this session.", name),
 			Message: "the session token does not list this tool",
 			Status:  http.StatusForbidden,
 		}
 	}
-	return p.SID, nil
+	return p, nil
 }
 
 // Visible returns which tools a tools/list sent with header shows: nil for

@@ -89,9 +89,9 @@ func forged(sid string, iat int64) string {
 // of an old one shows the age check, not a bad forgery.
 func TestForged(t *testing.T) {
 	c, _ := newContract(t, rollout.Config{TokenTTL: time.Hour}, nil)
-	sid, err := c.Admit(withToken(forged("s-now", time.Now().Unix())), "get_weather")
-	if err != nil || sid != "s-now" {
-		t.Fatalf("Admit(a forged token minted now) = %q, %v; want s-now: the tests that forge tokens show nothing", sid, err)
+	p, err := c.Admit(withToken(forged("s-now", time.Now().Unix())), "get_weather", "")
+	if err != nil || p.SID != "s-now" {
+		t.Fatalf("Admit(a forged token minted now) = %+v, %v; want s-now: the tests that forge tokens show nothing", p, err)
 	}
 }
 
@@ -144,9 +144,9 @@ func TestAdmit(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := newContract(t, tc.cfg, nil)
-			sid, err := c.Admit(tc.header, tc.tool)
-			if sid != tc.sid {
-				t.Errorf("sid %q, want %q", sid, tc.sid)
+			p, err := c.Admit(tc.header, tc.tool, "")
+			if p.SID != tc.sid {
+				t.Errorf("sid %q, want %q", p.SID, tc.sid)
 			}
 			if tc.refuse == nil {
 				if err != nil {

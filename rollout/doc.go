@@ -18,7 +18,9 @@
 //     tool names it knows, and echoes the emitted names back (package
 //     verifywrap);
 //   - serves /ng-rollout/<rollout_id>/<path> as /<path>, the prefix NeMo
-//     Gym adds with observability on ([ID]).
+//     Gym adds with observability on, stripped by what the server serves
+//     outermost, before any of its checks ([StripPrefix], [ID]); a token
+//     seeded under the prefix is bound to its rollout.
 //
 // The session cookie goes out on every response (package session), so an
 // agent that keeps only the cookies of the last response it got (NeMo Gym's

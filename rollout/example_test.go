@@ -21,7 +21,8 @@ import (
 )
 
 // A handler reads the NeMo Gym rollout a request came under with
-// rollout.ID; a request without the prefix has none.
+// rollout.ID; a request without the prefix has none. The server serves
+// the Door, which strips the prefix before the router sees the path.
 func ExampleID() {
 	cfg, err := autoexpose.ParseConfig([]byte(`
 name: weather
@@ -37,12 +38,13 @@ expose_tools_over_mcp: true
 	})
 	r.Post("/seed_session", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
 	r.Post("/verify", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
-	if _, err := autoexpose.Install(r, cfg); err != nil {
+	door, err := autoexpose.Install(r, cfg)
+	if err != nil {
 		log.Fatal(err)
 	}
 	for _, path := range []string{"/ng-rollout/task-3-a1/get_weather", "/get_weather"} {
 		req, _ := http.NewRequest(http.MethodPost, path, nil)
-		r.ServeHTTP(writer{os.Stdout}, req)
+		door.ServeHTTP(writer{os.Stdout}, req) // as http.ListenAndServe(addr, door) does
 	}
 	// Output:
 	// rollout task-3-a1 asked /get_weather
@@ -75,13 +77,17 @@ func ExampleContract() {
 		fmt.Fprintf(w, "%s in session %s", r.URL.Path, session.ID(r))
 	})
 	gateway := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sid, err := contract.Admit(r.Header, strings.TrimPrefix(r.URL.Path, "/"))
+		// NeMo Gym's prefix goes first, before anything reads the path.
+		if unprefixed, ok := rollout.StripPrefix(r); ok {
+			r = unprefixed
+		}
+		p, err := contract.Admit(r.Header, strings.TrimPrefix(r.URL.Path, "/"), rollout.ID(r))
 		var refusal *rollout.Refusal
 		if errors.As(err, &refusal) {
 			http.Error(w, refusal.Text, refusal.Status)
 			return
 		}
-		tools.ServeHTTP(w, r.WithContext(session.NewContext(r.Context(), sid)))
+		tools.ServeHTTP(w, r.WithContext(session.NewContext(r.Context(), p.SID)))
 	})
 
 	// The agent seeds its rollout, and finds its token in the response.

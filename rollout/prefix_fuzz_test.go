@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"context"
 	"net/http"
 	"regexp"
 	"testing"
@@ -40,7 +39,7 @@ func FuzzRolloutPath(f *testing.F) {
 		}
 		r.RequestURI = r.URL.RequestURI()
 		validRaw := r.URL.RawPath == "" || r.URL.EscapedPath() == r.URL.RawPath
-		r2 := unprefixed(r, context.Background(), id, rest)
+		r2 := unprefixed(r, id, rest)
 		got := r2.URL.RawPath
 		if got == "" {
 			got = r2.URL.Path

@@ -27,10 +27,11 @@ type Metadata struct {
 
 // Seed wraps a /seed_session handler. It runs the handler in the request's
 // session (made, with its cookie set, when the request names none), then
-// adds the Metadata, with a session token for that session and the tools
-// Config.AllowedTools allows, to a 2xx JSON object response that has no
-// MetadataKey yet. Any other response goes out as the handler wrote it, and
-// the log says why it carries no token; so does a response over
+// adds the Metadata, with a session token for that session, the tools
+// Config.AllowedTools allows and the request's rollout id (see ID), to a
+// 2xx JSON object response that has no MetadataKey yet. Any other response
+// goes out as the handler wrote it, and the log says why it carries no
+// token; so does a response over
 // Params.MaxSeedBytes, which is not held back to be rewritten. Every
 // response sets the session's cookie, beside any cookie the handler sets.
 func (c *Contract) Seed(next http.Handler) http.Handler {
@@ -71,7 +72,7 @@ func (c *Contract) Seed(next http.Handler) http.Handler {
 		if why := noToken(resp.status, resp.body); why != "" {
 			log.Warn("mcpdoor: /seed_session's response carries no MCP session token: "+why, "status", resp.status)
 		} else {
-			tok, err := c.codec.Mint(token.Payload{SID: sid, Tools: tools})
+			tok, err := c.codec.Mint(token.Payload{SID: sid, Tools: tools, Rollout: FromContext(r.Context())})
 			if err != nil {
 				log.Error("mcpdoor: minting a session token", "err", err)
 				http.Error(w, "seed_session: cannot mint a session token", http.StatusInternalServerError)

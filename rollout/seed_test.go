@@ -120,8 +120,8 @@ func TestSeedMetadata(t *testing.T) {
 				t.Errorf("header %v", resp.Header)
 			}
 			sid := sessionOf(t, sessions, resp)
-			if got, err := c.Admit(withToken(tok), "forecast"); got != sid || err != nil {
-				t.Errorf("the token names session %q (%v), the cookie %q", got, err, sid)
+			if got, err := c.Admit(withToken(tok), "forecast", ""); got.SID != sid || err != nil {
+				t.Errorf("the token names session %q (%v), the cookie %q", got.SID, err, sid)
 			}
 			if logs.Len() > 0 {
 				t.Errorf("log:\n%s", logs.String())
@@ -184,8 +184,8 @@ func TestSeedCookies(t *testing.T) {
 				t.Errorf("the handler's cookies %q, want %q", others, tc.others)
 			}
 			if tok := tokenOf(body); tok != "" {
-				if got, _ := c.Admit(withToken(tok), "forecast"); got != sid {
-					t.Errorf("the token names session %q, the cookie %q", got, sid)
+				if got, _ := c.Admit(withToken(tok), "forecast", ""); got.SID != sid {
+					t.Errorf("the token names session %q, the cookie %q", got.SID, sid)
 				}
 			}
 		})
@@ -241,7 +241,7 @@ func TestSeedAllowedTools(t *testing.T) {
 			}
 			var allowed []string
 			for _, tool := range []string{"forecast", "get_weather"} {
-				if _, err := c.Admit(withToken(tok), tool); err == nil {
+				if _, err := c.Admit(withToken(tok), tool, ""); err == nil {
 					allowed = append(allowed, tool)
 				}
 			}
@@ -344,13 +344,71 @@ func TestSeedPanic(t *testing.T) {
 	}
 }
 
+// stripPrefix serves h behind rollout.StripPrefix, as the Door serves a
+// router: outermost.
+func stripPrefix(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if unprefixed, ok := rollout.StripPrefix(r); ok {
+			r = unprefixed
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
 // routerFor is a router that serves seed at /seed_session, under NeMo
-// Gym's prefix too, as Install sets it up.
-func routerFor(seed http.Handler) chi.Router {
+// Gym's prefix too, as a server that serves its Door does.
+func routerFor(seed http.Handler) http.Handler {
 	r := chi.NewRouter()
 	r.Method(http.MethodPost, rollout.SeedPath, seed)
-	r.Handle(rollout.PrefixRoute, rollout.Router(r))
-	return r
+	return stripPrefix(r)
+}
+
+// TestSeedRolloutToken: a token seeded under /ng-rollout/<id>/ is bound to
+// that rollout: its calls run for it, under the prefix or without one, and
+// are refused under another rollout's prefix. A token seeded without the
+// prefix is bound to none, and refused under any prefix.
+func TestSeedRolloutToken(t *testing.T) {
+	c, _ := newContract(t, rollout.Config{}, nil)
+	srv := httptest.NewServer(routerFor(c.Seed(answer(200, `{}`))))
+	defer srv.Close()
+	tokenAt := func(path string) string {
+		resp, err := http.Post(srv.URL+path, "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		tok := tokenOf(string(body))
+		if tok == "" {
+			t.Fatalf("seed at %s: %d %s", path, resp.StatusCode, body)
+		}
+		return tok
+	}
+	ofA, unbound := tokenAt("/ng-rollout/rolloutA/seed_session"), tokenAt("/seed_session")
+	for _, tc := range []struct {
+		name, tok, under, rollout, refusal string
+	}{
+		{"A's token at the plain path", ofA, "", "rolloutA", ""},
+		{"A's token under A's prefix", ofA, "rolloutA", "rolloutA", ""},
+		{"A's token under B's prefix", ofA, "rolloutB", "", `the session token was minted under rollout "rolloutA", and the call came under /ng-rollout/rolloutB/`},
+		{"an unprefixed seed's token at the plain path", unbound, "", "", ""},
+		{"an unprefixed seed's token under a prefix", unbound, "rolloutB", "", "the session token was minted without a rollout prefix, and the call came under /ng-rollout/rolloutB/"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := c.Admit(withToken(tc.tok), "forecast", tc.under)
+			if tc.refusal == "" {
+				if err != nil || p.SID == "" || p.Rollout != tc.rollout {
+					t.Errorf("Admit = %+v, %v; want rollout %q", p, err, tc.rollout)
+				}
+				return
+			}
+			want := rollout.Refusal{Code: rollout.CodeRolloutMismatch, Text: "MCP session token belongs to another rollout.", Message: tc.refusal, Status: http.StatusForbidden}
+			var got *rollout.Refusal
+			if !errors.As(err, &got) || *got != want || p.SID != "" {
+				t.Errorf("Admit = %+v, %v; want the refusal %+v", p, err, want)
+			}
+		})
+	}
 }
 
 // TestSeedLogsRollout: under NeMo Gym's /ng-rollout/<id>/ prefix, the

@@ -73,8 +73,7 @@ func TestVerifyLimit(t *testing.T) {
 	})
 	r := chi.NewRouter()
 	r.Method(http.MethodPost, rollout.VerifyPath, c.Verify(verifier))
-	r.Handle(rollout.PrefixRoute, rollout.Router(r))
-	srv := httptest.NewServer(r)
+	srv := httptest.NewServer(stripPrefix(r))
 	var statuses []int
 	var bodies []string
 	for _, path := range []string{"/verify", "/ng-rollout/r-1/verify"} {

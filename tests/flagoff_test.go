@@ -16,9 +16,11 @@ import (
 )
 
 // TestFlagOff: with expose_tools_over_mcp false, Install changes nothing: the
-// router answers every request byte for byte as it did without Install.
+// router answers every request byte for byte as it did without Install, and
+// so does the Door it returns, which serves the router (NeMo Gym's prefix
+// included: nothing is stripped).
 func TestFlagOff(t *testing.T) {
-	build := func(install bool) http.Handler {
+	build := func(install, serveDoor bool) http.Handler {
 		n := 0
 		f := &fixture{
 			sessions: session.New(testKeys(t), &session.Options{NewID: func() string { n++; return fmt.Sprint("sid-", n) }}),
@@ -31,10 +33,13 @@ func TestFlagOff(t *testing.T) {
 			if err != nil || door.Enabled() {
 				t.Fatalf("Install with the flag off: enabled=%v err=%v", door.Enabled(), err)
 			}
+			if serveDoor {
+				return door
+			}
 		}
 		return r
 	}
-	without, with := build(false), build(true)
+	without, with, door := build(false, false), build(true, false), build(true, true)
 
 	requests := []struct{ method, path, body string }{
 		{"POST", "/weather", `{"city":"Paris"}`},
@@ -49,6 +54,8 @@ func TestFlagOff(t *testing.T) {
 		{"POST", "/mcp/", `{}`},
 		{"GET", "/mcp", ``},
 		{"GET", "/nope", ``},
+		{"POST", "/ng-rollout/r1/weather", `{"city":"Paris"}`},
+		{"POST", "/ng-rollout/r1/seed_session", `{}`},
 	}
 	for _, rq := range requests {
 		t.Run(rq.method+" "+rq.path, func(t *testing.T) {
@@ -59,7 +66,10 @@ func TestFlagOff(t *testing.T) {
 				h.ServeHTTP(w, req)
 				return w
 			}
-			a, b := serveOne(without), serveOne(with)
+			a, b, c := serveOne(without), serveOne(with), serveOne(door)
+			if c.Code != b.Code || !bytes.Equal(c.Body.Bytes(), b.Body.Bytes()) || !cmp.Equal(c.Header(), b.Header()) {
+				t.Errorf("the Door: %d %v %q; the router: %d %v %q", c.Code, c.Header(), c.Body, b.Code, b.Header(), b.Body)
+			}
 			if a.Code != b.Code || !bytes.Equal(a.Body.Bytes(), b.Body.Bytes()) {
 				t.Errorf("with Install: %d %q; without: %d %q", b.Code, b.Body, a.Code, a.Body)
 			}

@@ -123,7 +123,7 @@ func TestCloseDisabled(t *testing.T) {
 
 // TestDegradeServesHTTP: with degrade: http-only, a config the MCP side
 // cannot serve leaves the server running over HTTP, with no /mcp, and the
-// log says why.
+// log says why. The Door serves the router as it is, prefix and all.
 func TestDegradeServesHTTP(t *testing.T) {
 	var logs bytes.Buffer
 	cfg := fixtureConfig(t)
@@ -138,7 +138,7 @@ func TestDegradeServesHTTP(t *testing.T) {
 	if err != nil || door.Enabled() || door.Degraded() == nil {
 		t.Fatalf("Install: door enabled %v, degraded %v, err %v", door.Enabled(), door.Degraded(), err)
 	}
-	s := serve(t, r)
+	s := serve(t, door)
 	if got := s.post("/weather", `{"city":"Paris"}`); got.Status != 200 || compactJSON(t, got.Body) != `{"weather":"The weather in Paris is sunny and 72 F."}` {
 		t.Errorf("POST /weather: %d %s", got.Status, got.Body)
 	}
@@ -147,6 +147,9 @@ func TestDegradeServesHTTP(t *testing.T) {
 	}
 	if got := s.rawMCP(t, initializeBody(1), raw{}); got.Status != http.StatusNotFound {
 		t.Errorf("POST /mcp: %d %s", got.Status, got.Body)
+	}
+	if got := s.post("/ng-rollout/r1/weather", `{"city":"Paris"}`); got.Status != http.StatusNotFound || string(got.Body) != "404 page not found\n" {
+		t.Errorf("POST /ng-rollout/r1/weather: %d %q; want the router's 404", got.Status, got.Body)
 	}
 	want := `level=ERROR msg="mcpdoor: serving HTTP only (mcp.degrade: http-only), no MCP endpoint" err="mcpdoor: POST /reports/daily: tool name \"reports/daily\" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /reports_daily, read routes of any depth with an mcp.rest block (this one would be the tool daily_reports), or keep the route off MCP with mcp.exclude: [\"reports/daily\"]"`
 	if !strings.Contains(logs.String(), want) {

@@ -26,8 +26,9 @@ func adminOnly(next http.Handler) http.Handler {
 }
 
 // outerServer builds the fixture's kind of server: a router with a
-// /delete_all tool, served as adminOnly(r); outer says whether the config
-// names that handler as Config.Outer.
+// /delete_all tool, behind adminOnly(r); outer says whether the config
+// names that handler as Config.Outer, and the server serves the Door (which
+// serves it), or else adminOnly(r) itself.
 func outerServer(t *testing.T, outer bool, dispatch string) (*server, *autoexpose.Door) {
 	cfg := fixtureConfig(t)
 	cfg.MCP.Dispatch = dispatch
@@ -46,6 +47,9 @@ func outerServer(t *testing.T, outer bool, dispatch string) (*server, *autoexpos
 	door, err := autoexpose.Install(r, cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if outer {
+		return serve(t, door), door
 	}
 	return serve(t, served), door
 }

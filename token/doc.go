@@ -1,6 +1,6 @@
 // Package token signs what mcpdoor hands to clients: the per-rollout session
-// token {sid, tools} carried in the X-NeMo-Gym-Session-Token header, and the
-// key ring that the session cookie is signed with.
+// token {sid, tools, rid} carried in the X-NeMo-Gym-Session-Token header,
+// and the key ring that the session cookie is signed with.
 //
 // Both come from one Keys value, so one secret (or one list of secrets, for
 // rotation) owns everything the server signs:

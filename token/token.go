@@ -8,8 +8,8 @@ import (
 	"github.com/gorilla/securecookie"
 )
 
-// Payload is what a session token carries: the rollout's session id and the
-// tools it may call.
+// Payload is what a session token carries: the rollout's session id, the
+// tools it may call, and the rollout it was minted for.
 type Payload struct {
 	// SID is the session id that the token's calls run in: the same session
 	// the HTTP door's cookie names.
@@ -17,6 +17,12 @@ type Payload struct {
 	// Tools is the allow-list: nil means every tool; an empty, non-nil list
 	// means none.
 	Tools []string `json:"tools"`
+	// Rollout is the id of the NeMo Gym rollout the token was minted for:
+	// that of the /ng-rollout/<id>/seed_session it was seeded under, or ""
+	// for a seed without the prefix (and for a token minted before tokens
+	// carried it). It is signed with the rest: unlike the prefix of a
+	// request, a client cannot choose it.
+	Rollout string `json:"rid,omitempty"`
 }
 
 // Allows reports whether the payload lets its holder call tool.
@@ -60,8 +66,9 @@ type Codec struct {
 // fields are Payload's, not an embedded Payload, which decodes with one
 // allocation more.)
 type signed struct {
-	SID   string   `json:"sid"`
-	Tools []string `json:"tools"`
+	SID     string   `json:"sid"`
+	Tools   []string `json:"tools"`
+	Rollout string   `json:"rid,omitempty"` // omitted when "": an unprefixed seed's token is no longer than it was
 	// IssuedAt is when the token was minted, in Unix seconds.
 	IssuedAt int64 `json:"iat"`
 }
@@ -93,7 +100,7 @@ func (c *Codec) Mint(p Payload) (string, error) {
 	if p.SID == "" {
 		return "", errors.New("token: mint: empty session id")
 	}
-	tok, err := securecookie.EncodeMulti(c.name, signed{SID: p.SID, Tools: p.Tools, IssuedAt: c.now().Unix()}, c.codecs...)
+	tok, err := securecookie.EncodeMulti(c.name, signed{SID: p.SID, Tools: p.Tools, Rollout: p.Rollout, IssuedAt: c.now().Unix()}, c.codecs...)
 	if err != nil {
 		return "", fmt.Errorf("token: mint: %w", err)
 	}
@@ -122,5 +129,5 @@ func (c *Codec) Verify(tok string) (Payload, error) {
 	if c.ttl > 0 && c.now().Unix()-s.IssuedAt > c.ttl {
 		return Payload{}, fmt.Errorf("%w: %w", ErrInvalid, ErrExpired)
 	}
-	return Payload{SID: s.SID, Tools: s.Tools}, nil
+	return Payload{SID: s.SID, Tools: s.Tools, Rollout: s.Rollout}, nil
 }

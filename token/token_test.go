@@ -34,6 +34,8 @@ func TestMintVerify(t *testing.T) {
 		{SID: "s1"},
 		{SID: "s2", Tools: []string{"get_weather"}},
 		{SID: "s3", Tools: []string{}},
+		{SID: "s4", Rollout: "task-3_rollout.7-a1"},
+		{SID: "s5", Tools: []string{"get_weather"}, Rollout: "r1"},
 	} {
 		tok, err := c.Mint(p)
 		if err != nil {
@@ -43,7 +45,7 @@ func TestMintVerify(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: %v", p, err)
 		}
-		if got.SID != p.SID || (got.Tools == nil) != (p.Tools == nil) || len(got.Tools) != len(p.Tools) {
+		if got.SID != p.SID || (got.Tools == nil) != (p.Tools == nil) || len(got.Tools) != len(p.Tools) || got.Rollout != p.Rollout {
 			t.Errorf("got %+v, want %+v", got, p)
 		}
 	}
@@ -88,6 +90,16 @@ func TestVerifyRefuses(t *testing.T) {
 	mac := []byte(parts[2])
 	mac[0] ^= 1
 	tamperedMAC := base64.URLEncoding.EncodeToString([]byte(parts[0] + "|" + parts[1] + "|" + string(mac)))
+	// The same signature over another rollout's id.
+	ofRollout, _ := c.Mint(Payload{SID: "s1", Rollout: "rolloutA"})
+	raw, _ = base64.URLEncoding.DecodeString(ofRollout)
+	parts = strings.SplitN(string(raw), "|", 3)
+	payload, _ = base64.URLEncoding.DecodeString(parts[1])
+	otherRollout := strings.Replace(string(payload), `"rid":"rolloutA"`, `"rid":"rolloutB"`, 1)
+	if otherRollout == string(payload) {
+		t.Fatalf("no rollout id in the payload %s", payload)
+	}
+	tamperedRollout := base64.URLEncoding.EncodeToString([]byte(parts[0] + "|" + base64.URLEncoding.EncodeToString([]byte(otherRollout)) + "|" + parts[2]))
 	other, _ := NewCodec("news", keys, 0).Mint(Payload{SID: "s1"})
 	foreignKey, _ := NewCodec("weather", mustKeys(t, secretB), 0).Mint(Payload{SID: "s1"})
 	// Validly signed, in the format of before tokens carried their issue time.
@@ -101,6 +113,7 @@ func TestVerifyRefuses(t *testing.T) {
 		"garbage":              "not a token",
 		"truncated":            good[:len(good)/2],
 		"tampered payload":     tamperedPayload,
+		"tampered rollout id":  tamperedRollout,
 		"tampered signature":   tamperedMAC,
 		"another server's":     other,
 		"another secret's":     foreignKey,
@@ -247,6 +260,8 @@ func FuzzVerify(f *testing.F) {
 	c := NewCodec("weather", mustKeys(f, secretA), 0)
 	good, _ := c.Mint(Payload{SID: "s1", Tools: []string{"get_weather"}})
 	f.Add(good)
+	ofRollout, _ := c.Mint(Payload{SID: "s1", Rollout: "r1"})
+	f.Add(ofRollout)
 	f.Fuzz(func(t *testing.T, tok string) {
 		p, err := c.Verify(tok)
 		if err != nil {

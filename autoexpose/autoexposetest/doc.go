@@ -1,6 +1,6 @@
 // Package autoexposetest tests a server that mcpdoor serves over MCP, from the
 // server's own tests, as package net/http/httptest tests an http.Handler: the
-// server's real handler (its router with the Door installed, or the Door of
+// server's real handler (the Door it serves, made by autoexpose.Install or
 // autoexpose.Wrap) is served in process, with no listener, to an HTTP client
 // and to the go-sdk's MCP client.
 //

@@ -21,8 +21,9 @@ import (
 // A Server serves a handler to clients in the same process, with no
 // listener: each client's requests are served by calling the handler, and
 // responses stream back as the handler writes them. The handler is the
-// server's real one: a router with its Door installed ([autoexpose.Install]),
-// or a Door made by [autoexpose.Wrap].
+// server's real one: the Door it serves, made by [autoexpose.Install] or
+// [autoexpose.Wrap] (a router with its Door installed serves the same, but
+// for NeMo Gym's /ng-rollout/<id>/ prefix, which only the Door strips).
 type Server struct {
 	// URL is the base URL the clients address, http://127.0.0.1; the
 	// handler sees a loopback listener and Host 127.0.0.1.
@@ -37,8 +38,8 @@ type Server struct {
 	ports atomic.Int32
 }
 
-// NewServer serves h, the handler that door is installed on (or door
-// itself, for a Door made by [autoexpose.Wrap]), until the test ends: then
+// NewServer serves h, what the server serves (door itself, or the router
+// door is installed on), until the test ends: then
 // the requests still in flight end, as they would if their connections
 // closed, and the Server waits for their handlers to return. It fails the
 // test at once when door serves no MCP endpoint (expose_tools_over_mcp is

@@ -34,7 +34,8 @@ import (
 )
 
 // New builds the router (routes first, then autoexpose.Install) and returns
-// it with the installed MCP door.
+// what to serve, the installed MCP door, which serves the router, and the
+// door again, to close.
 func New(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
 	r, err := Router(&cfg)
 	if err != nil {
@@ -44,7 +45,7 @@ func New(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return r, door, nil
+	return door, door, nil
 }
 
 // Router builds the router alone, for autoexpose.ServeStdio, and describes

@@ -28,8 +28,9 @@ type Example struct {
 	Name   string // for the log: "weather"
 	Addr   string // the default listen address
 	Config []byte // the example's server.yaml, embedded
-	// Build returns the server's handler for cfg, and its MCP door (nil for
-	// none), closed when the server shuts down.
+	// Build returns what the server serves for cfg — its MCP door, which
+	// serves the router behind NeMo Gym's prefix, for a server with one —
+	// and that door (nil for none), closed when the server shuts down.
 	Build func(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error)
 	// Router, when set, returns the server's routes without the door, so
 	// that -stdio can serve them with autoexpose.ServeStdio.

@@ -67,7 +67,8 @@ func starting() map[string]Book {
 }
 
 // New builds the router (routes first, then autoexpose.Install) and returns
-// it with the installed MCP door. The tools' schemas come from Document,
+// what to serve, the installed MCP door, which serves the router, and the
+// door again, to close. The tools' schemas come from Document,
 // unless cfg names another document.
 func New(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
 	if cfg.OpenAPI == nil {
@@ -92,7 +93,7 @@ func New(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return r, door, nil
+	return door, door, nil
 }
 
 func (s *Store) addBook(w http.ResponseWriter, r *http.Request) {

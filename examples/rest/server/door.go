@@ -10,7 +10,8 @@ import (
 )
 
 // Serve returns the notes API with its MCP door: New, with cfg's session
-// middleware, and autoexpose.Install over it. The handlers are New's,
+// middleware, and autoexpose.Install over it; what to serve is the door,
+// which serves the router, returned twice (the second to close). The handlers are New's,
 // unchanged; what MCP clients are told of each tool comes from
 // Declarations (unless cfg.Declared is set) and the config's mcp.rest
 // block (see server.yaml).
@@ -23,7 +24,7 @@ func Serve(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return r, door, nil
+	return door, door, nil
 }
 
 // Router returns the notes API alone: New with cfg's session middleware.

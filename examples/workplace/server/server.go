@@ -15,7 +15,8 @@ import (
 	"github.com/mcpdoor/mcpdoor/examples/workplace/env"
 )
 
-// New builds the router and installs the MCP door.
+// New builds the router and installs the MCP door. It returns what to
+// serve, the door, which serves the router, and the door again, to close.
 func New(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
 	sessions, err := cfg.UseSessions()
 	if err != nil {
@@ -38,5 +39,5 @@ func New(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return r, door, nil
+	return door, door, nil
 }
