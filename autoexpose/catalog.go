@@ -61,11 +61,14 @@ type Catalog struct {
 		MaxBodyBytes int64 `json:"max_body_bytes"`
 		// CallTimeoutMs bounds one call (mcp.call_timeout); 0: none.
 		CallTimeoutMs int64 `json:"call_timeout_ms"`
-		// RateLimit is the calls a session may make (mcp.rate_limit):
-		// PerSession a second, Burst at once; 0 and 0 when there is no limit.
+		// RateLimit is the calls each session, client address or the
+		// server as a whole (By: session, client, server) may make
+		// (mcp.rate_limit): PerSession a second, Burst at once; 0, 0 and ""
+		// when there is no limit.
 		RateLimit struct {
 			PerSession float64 `json:"per_session"`
 			Burst      int     `json:"burst"`
+			By         string  `json:"by,omitempty"`
 		} `json:"rate_limit"`
 	} `json:"limits"`
 	// Tools are the tools the reader may call, by name (see [Tool]).
@@ -114,6 +117,7 @@ func (b *builder) catalog(limiter *rateLimiter) *Catalog {
 	if limiter != nil {
 		c.Limits.RateLimit.PerSession = float64(limiter.limit)
 		c.Limits.RateLimit.Burst = limiter.burst
+		c.Limits.RateLimit.By = limiter.by
 	}
 	return c
 }

@@ -127,7 +127,8 @@
 //
 // # Limits, cancellation and progress
 //
-// mcp.max_body_bytes, mcp.rate_limit (per session) and mcp.call_timeout
+// mcp.max_body_bytes, mcp.rate_limit (per session, client address or
+// server: mcp.rate_limit.by) and mcp.call_timeout
 // answer a call that passes them with an isError result naming the limit
 // (see [ErrorCode]). A handler's context ends when the client cancels the
 // call or goes away, or at the timeout. [Progress] and [Log] let a long
