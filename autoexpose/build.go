@@ -155,7 +155,7 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 	compiled := newResolver()
 	for _, tl := range tools {
 		rt := tl.route
-		t := &tool{Tool: tl, path: "/" + tl.Name, fast: !bindsHeaders(tl.InputSchema)}
+		t := &tool{Tool: tl, path: "/" + tl.Name, fast: !bindsHeaders(tl.InputSchema), imageBudget: imageBudget(m.maxBodyBytes())}
 		t.request = "POST " + t.path
 		if rest := tl.rest; rest != nil {
 			t.path, t.request = rt.Pattern, rt.Method+" "+rt.Pattern

@@ -56,6 +56,9 @@ type tool struct {
 	// when its input schema binds arguments to headers (x-mcp-header),
 	// which the go-sdk checks.
 	fast bool
+	// imageBudget is the bytes of pixels an image the route answers may
+	// decode to (see imageBudget).
+	imageBudget int64
 }
 
 // mcpTool is the tool as tools/list advertises it.
