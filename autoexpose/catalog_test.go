@@ -80,7 +80,11 @@ func TestCatalogPolicy(t *testing.T) {
 				}
 				defer d.Close()
 			}
-			b, err := json.Marshal(d.catalogFor(&mcp.ReadResourceRequest{}))
+			cat, refused := d.catalogFor(&mcp.ReadResourceRequest{})
+			if refused != nil {
+				t.Fatal(refused)
+			}
+			b, err := json.Marshal(cat)
 			if err != nil {
 				t.Fatal(err)
 			}
