@@ -29,8 +29,12 @@ type builder struct {
 	reserved []string          // names that are never tools
 	stdio    bool              // building for ServeStdio: every call is tokenless
 	wrapping bool              // building for Wrap: no route table to read
-	report   []ReportRow
-	errs     []error
+	// paths is what REST tools' path values are checked against when that
+	// is not the router the tools were read from (Wrap: the wrapped
+	// handler's own routes; see pathRouter).
+	paths  replay.Router
+	report []ReportRow
+	errs   []error
 }
 
 // newBuilder checks cfg and makes what every Door of it needs: the session
@@ -144,16 +148,20 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 	}
 	d.catalog = b.catalog(d.calls.limiter)
 	replayer := replay.NewReplay(target, m.maxBodyBytes())
+	var paths replay.Router = routes // what a REST tool's path is checked against
+	if b.paths != nil {
+		paths = b.paths
+	}
 	compiled := newResolver()
 	for _, tl := range tools {
 		rt := tl.route
-		t := &tool{Tool: tl, path: "/" + tl.Name, fast: !bindsHeaders(tl.InputSchema)}
+		t := &tool{Tool: tl, path: "/" + tl.Name, fast: !bindsHeaders(tl.InputSchema), imageBudget: imageBudget(m.maxBodyBytes())}
 		t.request = "POST " + t.path
 		if rest := tl.rest; rest != nil {
 			t.path, t.request = rt.Pattern, rt.Method+" "+rt.Pattern
 			if len(rest.params) > 0 {
 				var err error
-				if rest.template, err = replay.NewTemplate(rt.Method, rt.Pattern, routes); err != nil {
+				if rest.template, err = replay.NewTemplate(rt.Method, rt.Pattern, paths); err != nil {
 					b.errs = append(b.errs, fmt.Errorf("mcpdoor: %s: tool %s: %w", t.Route, t.Name, err))
 					continue
 				}

@@ -33,7 +33,7 @@ type calls struct {
 //
 //  1. admit: who calls, in which session; the rollout contract's token
 //     checks (admit.go);
-//  2. the session's rate limit (ratelimit.go);
+//  2. the rate limit of the session, client or server (ratelimit.go);
 //  3. the arguments: their size, and the tool's input schema (arguments.go);
 //  4. dispatch to the route, directly or replayed through the router,
 //     within the call timeout (dispatch.go), with the MCP call in its
@@ -50,7 +50,7 @@ func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, mc 
 	if refused != nil {
 		return refused
 	}
-	if refused := c.rateLimit(t, who.sid); refused != nil {
+	if refused := c.rateLimit(t, who); refused != nil {
 		return refused
 	}
 	in, refused := c.arguments(t, req.Params.Arguments)

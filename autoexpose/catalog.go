@@ -5,15 +5,17 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A Catalog is the content of the catalog resource a Door serves, so that an
-// agent, or a person, can see what the server offers and how: every tool a
-// caller may call, with its schemas, annotations, route and dispatch, and the
-// server's session policy and limits. A client lists it with resources/list
-// and reads it with resources/read, as one application/json text; a Go
-// client decodes that text into a Catalog.
+// agent, or a person, can see what the server offers: every tool the reader
+// may call, with its schemas, annotations and route, and the server's
+// session policy and limits. A client lists it with resources/list and
+// reads it with resources/read, as one application/json text; a Go client
+// decodes that text into a Catalog.
 //
 // Its URI is <scheme>://catalog, where the scheme is the server's name
 // ([Config].Name) in lower case with each "_" written "-", since a URI scheme
@@ -22,10 +24,12 @@ import (
 // start with a letter. mcp.disable_catalog: true serves no catalog.
 //
 // Like tools/list, the catalog is narrowed by the reader's session token: a
-// reader whose token lists tools sees only those; without a token, or with
-// one that does not verify, every tool. The reasons of a tool's dispatch
-// name the router's middlewares (their Go function names); a server that
-// keeps those to itself disables the catalog.
+// reader whose token lists tools sees only those, a reader without a token
+// every tool, and a reader whose token was sent but does not verify (a bad
+// signature, another server's, expired) no catalog: resources/read answers
+// the JSON-RPC error -32001, "Invalid MCP session token.". It says nothing
+// of how the server serves a tool (see CatalogTool); the operator reads that
+// in [Door.Report].
 type Catalog struct {
 	// Server is the server's name ([Config].Name).
 	Server string `json:"server"`
@@ -61,15 +65,49 @@ type Catalog struct {
 		MaxBodyBytes int64 `json:"max_body_bytes"`
 		// CallTimeoutMs bounds one call (mcp.call_timeout); 0: none.
 		CallTimeoutMs int64 `json:"call_timeout_ms"`
-		// RateLimit is the calls a session may make (mcp.rate_limit):
-		// PerSession a second, Burst at once; 0 and 0 when there is no limit.
+		// RateLimit is the calls each session, client address or the
+		// server as a whole (By: session, client, server) may make
+		// (mcp.rate_limit): PerSession a second, Burst at once; 0, 0 and ""
+		// when there is no limit.
 		RateLimit struct {
 			PerSession float64 `json:"per_session"`
 			Burst      int     `json:"burst"`
+			By         string  `json:"by,omitempty"`
 		} `json:"rate_limit"`
 	} `json:"limits"`
-	// Tools are the tools the reader may call, by name (see [Tool]).
-	Tools []Tool `json:"tools"`
+	// Tools are the tools the reader may call, by name.
+	Tools []CatalogTool `json:"tools"`
+}
+
+// A CatalogTool is a tool as the catalog shows it: what tools/list says of
+// it, and the route that serves it. That is what a caller needs to call the
+// tool and to understand what it does (a REST tool's method and path say
+// which resource it reads or changes, as its default description does).
+// How a call reaches the route — direct or replayed, and why, which names
+// the router's middlewares by their Go function names — and where the
+// input schema came from are the operator's, not a caller's: an attacker
+// alone wants to know which routes skip which checks and which take
+// arguments unchecked. [Door.Report] and [Door.Tools] keep them.
+type CatalogTool struct {
+	Name         string               `json:"name"`
+	Description  string               `json:"description,omitempty"`
+	InputSchema  *jsonschema.Schema   `json:"inputSchema"`
+	OutputSchema *jsonschema.Schema   `json:"outputSchema,omitempty"`
+	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+	// Route is the route that serves the tool, e.g. "POST /get_weather".
+	Route string `json:"route"`
+}
+
+// catalogTool is t as the catalog shows it.
+func catalogTool(t *Tool) CatalogTool {
+	return CatalogTool{
+		Name:         t.Name,
+		Description:  t.Description,
+		InputSchema:  t.InputSchema,
+		OutputSchema: t.OutputSchema,
+		Annotations:  t.Annotations,
+		Route:        t.Route,
+	}
 }
 
 // catalogURI returns the catalog's URI for the server name (see Catalog).
@@ -114,6 +152,7 @@ func (b *builder) catalog(limiter *rateLimiter) *Catalog {
 	if limiter != nil {
 		c.Limits.RateLimit.PerSession = float64(limiter.limit)
 		c.Limits.RateLimit.Burst = limiter.burst
+		c.Limits.RateLimit.By = limiter.by
 	}
 	return c
 }
@@ -125,10 +164,14 @@ func (d *Door) addCatalog(s *mcp.Server) {
 		URI:         uri,
 		Name:        "catalog",
 		Title:       d.name + " catalog",
-		Description: "What this server offers: every tool you may call, with its schemas, annotations, route and dispatch, and the server's session policy and limits.",
+		Description: "What this server offers: every tool you may call, with its schemas, annotations and route, and the server's session policy and limits.",
 		MIMEType:    "application/json",
 	}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		data, err := json.Marshal(d.catalogFor(req))
+		c, refused := d.catalogFor(req)
+		if refused != nil {
+			return nil, refused
+		}
+		data, err := json.Marshal(c)
 		if err != nil {
 			return nil, err
 		}
@@ -137,18 +180,20 @@ func (d *Door) addCatalog(s *mcp.Server) {
 }
 
 // catalogFor returns the catalog as the reader of req may see it: with the
-// tools its session token allows, as tools/list narrows them (see listFor).
-func (d *Door) catalogFor(req mcp.Request) *Catalog {
-	c := *d.catalog
-	var visible func(string) bool
-	if d.calls.contract != nil {
-		visible = d.calls.contract.Visible(headerOf(req))
+// tools its session token allows, as tools/list narrows them; or, for a
+// token that was sent but does not verify, the error that refuses it (see
+// Door.visible).
+func (d *Door) catalogFor(req mcp.Request) (*Catalog, *jsonrpc.Error) {
+	visible, refused := d.visible(headerOf(req))
+	if refused != nil {
+		return nil, refused
 	}
-	c.Tools = make([]Tool, 0, len(d.names))
+	c := *d.catalog
+	c.Tools = make([]CatalogTool, 0, len(d.names))
 	for _, name := range d.names {
 		if visible == nil || visible(name) {
-			c.Tools = append(c.Tools, d.tools[name].Tool)
+			c.Tools = append(c.Tools, catalogTool(&d.tools[name].Tool))
 		}
 	}
-	return &c
+	return &c, nil
 }

@@ -97,9 +97,7 @@ func ExampleCatalog() {
 	//       "idempotentHint": false,
 	//       "readOnlyHint": true
 	//     },
-	//     "route": "POST /get_weather",
-	//     "dispatch": "direct",
-	//     "schema": "typed"
+	//     "route": "POST /get_weather"
 	//   }
 	// ]
 }

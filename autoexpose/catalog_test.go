@@ -61,10 +61,10 @@ func TestCatalogPolicy(t *testing.T) {
 			Rollout:   rollout.Config{AllowTokenless: true, TokenHeader: "X-Run-Token", TokenTTL: time.Hour},
 		}, false,
 			`{"policy":"stateful","idle_timeout_ms":90000,"rollout":true,"token_header":"X-Run-Token","token_required":false,"token_ttl_ms":3600000}`,
-			`{"max_body_bytes":1000,"call_timeout_ms":1500,"rate_limit":{"per_session":2.5,"burst":3}}`},
-		{"exclusive", plain, MCPConfig{Exclusive: true, RateLimit: RateLimit{PerSession: 1, Burst: 5}}, false,
+			`{"max_body_bytes":1000,"call_timeout_ms":1500,"rate_limit":{"per_session":2.5,"burst":3,"by":"session"}}`},
+		{"exclusive", plain, MCPConfig{Exclusive: true, RateLimit: RateLimit{PerSession: 1, Burst: 5, By: RateByClient}}, false,
 			`{"policy":"exclusive","idle_timeout_ms":600000,"rollout":false,"token_required":false,"token_ttl_ms":0}`,
-			`{"max_body_bytes":4194304,"call_timeout_ms":0,"rate_limit":{"per_session":1,"burst":5}}`},
+			`{"max_body_bytes":4194304,"call_timeout_ms":0,"rate_limit":{"per_session":1,"burst":5,"by":"client"}}`},
 		{"stdio", withRollout, MCPConfig{Stateful: true}, true,
 			`{"policy":"stdio","idle_timeout_ms":0,"rollout":true,"token_header":"X-NeMo-Gym-Session-Token","token_required":false,"token_ttl_ms":0}`, defaultLimits},
 	}
@@ -80,7 +80,11 @@ func TestCatalogPolicy(t *testing.T) {
 				}
 				defer d.Close()
 			}
-			b, err := json.Marshal(d.catalogFor(&mcp.ReadResourceRequest{}))
+			cat, refused := d.catalogFor(&mcp.ReadResourceRequest{})
+			if refused != nil {
+				t.Fatal(refused)
+			}
+			b, err := json.Marshal(cat)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -144,7 +144,8 @@ type MCPConfig struct {
 	// there (DNS rebinding protection). Listeners on other addresses accept
 	// any Host.
 	AllowedHosts []string `yaml:"allowed_hosts"`
-	// RateLimit limits calls per session. Default off.
+	// RateLimit limits tool calls per session (or per client address, or
+	// for the whole server: RateLimit.By). Default off.
 	RateLimit RateLimit `yaml:"rate_limit"`
 	// CallTimeout bounds one tool call. Default 0: none.
 	CallTimeout time.Duration `yaml:"call_timeout"`
@@ -197,14 +198,42 @@ type REST struct {
 	Names map[string]string `yaml:"names"`
 }
 
-// RateLimit is the per-session call rate.
+// RateLimit is the rate of MCP tool calls: one token bucket for each
+// session, each client address, or the whole server (By).
 type RateLimit struct {
-	// PerSession is the sustained rate, in calls per second; 0 is off.
+	// PerSession is the sustained rate of each bucket, in calls per second;
+	// 0 is off.
 	PerSession float64 `yaml:"per_session"`
 	// Burst is the number of calls allowed at once. Default: PerSession
 	// rounded up.
 	Burst int `yaml:"burst"`
+	// By is what has a bucket of its own. Default RateBySession.
+	//
+	// A session is cheap to get: a tokenless caller gets a new one with
+	// each fresh cookie, and on a rollout server anyone who may post to
+	// /seed_session gets a new token, and a new bucket, with each post. A
+	// session limit paces one honest agent; it does not hold back a caller
+	// that wants more. RateByClient holds one address to the rate, however
+	// many sessions it opens; RateByServer holds everyone to it together.
+	By string `yaml:"by"`
 }
+
+// What mcp.rate_limit.by keys the buckets by.
+const (
+	// RateBySession: one bucket per session (the one each call runs in,
+	// see Sessions): the default.
+	RateBySession = "session"
+	// RateByClient: one bucket per client address, the IP of the MCP
+	// request's RemoteAddr (an IPv6 address's /64, which one host often
+	// holds whole). Behind a proxy, that is the proxy's address, shared by
+	// every client behind it; a middleware in front of the endpoint that
+	// rewrites RemoteAddr (chi's RealIP) makes it what the
+	// X-Forwarded-For or X-Real-IP header says, which a client can forge
+	// unless the proxy sets it. Calls over stdio share one bucket.
+	RateByClient = "client"
+	// RateByServer: one bucket for every call the server serves.
+	RateByServer = "server"
+)
 
 // A Declaration describes a tool in code: what its handler does not carry.
 type Declaration struct {
@@ -291,6 +320,12 @@ func (c *Config) Validate() error {
 	}
 	if m.RateLimit.Burst < 0 {
 		bad("mcp.rate_limit.burst", "%d is negative", m.RateLimit.Burst)
+	}
+	switch by := m.RateLimit.By; {
+	case by != "" && by != RateBySession && by != RateByClient && by != RateByServer:
+		bad("mcp.rate_limit.by", "%q is not session, client or server", by)
+	case by != "" && m.RateLimit.PerSession == 0:
+		bad("mcp.rate_limit.by", "is set but per_session is not; set per_session (calls per second) to limit calls")
 	}
 	switch m.Degrade {
 	case "", "fail", "http-only":

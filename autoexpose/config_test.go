@@ -141,6 +141,8 @@ func TestConfigErrors(t *testing.T) {
 		{on + "mcp: {rate_limit: {per_session: -1}}", "mcp.rate_limit.per_session: -1 is negative"},
 		{on + "mcp: {rate_limit: {per_session: .inf}}", "mcp.rate_limit.per_session: +Inf is not a number of calls per second; 0 turns the limit off"},
 		{on + "mcp: {rate_limit: {burst: 5}}", "mcp.rate_limit.burst: is set but per_session is not; set per_session (calls per second) to limit calls"},
+		{on + "mcp: {rate_limit: {per_session: 1, by: ip}}", `mcp.rate_limit.by: "ip" is not session, client or server`},
+		{on + "mcp: {rate_limit: {by: client}}", "mcp.rate_limit.by: is set but per_session is not; set per_session (calls per second) to limit calls"},
 		{on + "mcp: {degrade: maybe}", `mcp.degrade: "maybe" is not fail or http-only`},
 		{on + "mcp: {stateful: true, disable_fast_path: true}", "mcp.disable_fast_path: does nothing on a stateful endpoint (mcp.stateful or mcp.exclusive), which has no fast path; remove it"},
 	}

@@ -39,7 +39,7 @@ const ContentMediaType = "application/vnd.mcpdoor.content+json"
 // contentResult maps a response in the content convention (see
 // ContentMediaType) to the result it spells out.
 func (t *tool) contentResult(body []byte, status int) *mcp.CallToolResult {
-	res, err := parseContent(body)
+	res, err := parseContent(body, t.imageBudget)
 	if err != nil {
 		return t.fail(
 			fmt.Sprintf("Response from %s is not a valid %s result: %v.", t.request, ContentMediaType, err),
@@ -48,8 +48,9 @@ func (t *tool) contentResult(body []byte, status int) *mcp.CallToolResult {
 	return res
 }
 
-// parseContent reads a body in the content convention.
-func parseContent(body []byte) (*mcp.CallToolResult, error) {
+// parseContent reads a body in the content convention; its images may
+// decode to budget bytes (see imageBudget).
+func parseContent(body []byte, budget int64) (*mcp.CallToolResult, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(body, &top); err != nil {
 		var typeErr *json.UnmarshalTypeError
@@ -76,7 +77,7 @@ func parseContent(body []byte) (*mcp.CallToolResult, error) {
 	}
 	res := &mcp.CallToolResult{Content: make([]mcp.Content, 0, len(blocks))}
 	for i, b := range blocks {
-		c, err := parseBlock(b)
+		c, err := parseBlock(b, budget)
 		if err != nil {
 			return nil, fmt.Errorf("content[%d]: %w", i, err)
 		}
@@ -111,7 +112,7 @@ type block struct {
 }
 
 // parseBlock reads and checks one content block.
-func parseBlock(raw json.RawMessage) (mcp.Content, error) {
+func parseBlock(raw json.RawMessage, budget int64) (mcp.Content, error) {
 	var b block
 	if err := json.Unmarshal(raw, &b); err != nil {
 		var typeErr *json.UnmarshalTypeError
@@ -137,7 +138,7 @@ func parseBlock(raw json.RawMessage) (mcp.Content, error) {
 			return nil, fmt.Errorf(`an %s block needs "data"`, b.Type)
 		}
 		if b.Type == "image" {
-			if why := checkImage(b.MIMEType, b.Data); why != "" {
+			if why := checkImage(b.MIMEType, b.Data, budget); why != "" {
 				return nil, fmt.Errorf("the image is not %s: %s", b.MIMEType, why)
 			}
 			return &mcp.ImageContent{Data: b.Data, MIMEType: b.MIMEType, Meta: b.Meta, Annotations: b.Annotations}, nil
@@ -147,7 +148,7 @@ func parseBlock(raw json.RawMessage) (mcp.Content, error) {
 		}
 		return &mcp.AudioContent{Data: b.Data, MIMEType: b.MIMEType, Meta: b.Meta, Annotations: b.Annotations}, nil
 	case "resource":
-		if err := checkResource(b.Resource); err != nil {
+		if err := checkResource(b.Resource, budget); err != nil {
 			return nil, err
 		}
 		return &mcp.EmbeddedResource{Resource: b.Resource, Meta: b.Meta, Annotations: b.Annotations}, nil
@@ -169,7 +170,7 @@ func parseBlock(raw json.RawMessage) (mcp.Content, error) {
 // checkResource checks an embedded resource: an absolute URI, and text or a
 // blob, which must be what its mimeType says when that is an image or audio
 // type.
-func checkResource(r *mcp.ResourceContents) error {
+func checkResource(r *mcp.ResourceContents, budget int64) error {
 	switch {
 	case r == nil:
 		return errors.New(`a resource block needs "resource"`)
@@ -184,7 +185,7 @@ func checkResource(r *mcp.ResourceContents) error {
 	switch mt := r.MIMEType; {
 	case len(r.Blob) == 0:
 	case strings.HasPrefix(mt, "image/") && mt != "image/svg+xml":
-		why = checkImage(mt, r.Blob)
+		why = checkImage(mt, r.Blob, budget)
 	case strings.HasPrefix(mt, "audio/"):
 		why = checkAudio(mt, r.Blob)
 	}

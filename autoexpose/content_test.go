@@ -15,7 +15,7 @@ import (
 //     the types a tool result may hold.
 func FuzzContent(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
-		res, err := parseContent(body)
+		res, err := parseContent(body, imageBudget(defaultMaxBodyBytes))
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatalf("%q: refused without a reason", body)

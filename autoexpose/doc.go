@@ -125,13 +125,14 @@
 // arguments for <tool> (checked against its input schema; POST /<tool> was
 // not called): ..."), as are calls over a limit. A handler's panic is a 500
 // whose details go to the log only; the server keeps serving. A call to an
-// unknown tool is the JSON-RPC error -32602, naming the tools there are.
+// unknown tool is the JSON-RPC error -32602, naming the tools the caller
+// may call (none for a session token that does not verify).
 //
 // # Limits, cancellation and progress
 //
-// mcp.max_body_bytes, mcp.rate_limit (per session) and mcp.call_timeout
-// answer a call that passes them with an isError result naming the limit
-// (see [ErrorCode]). A handler's context ends when the client cancels the
+// mcp.max_body_bytes, mcp.rate_limit (per session, client address or
+// server: mcp.rate_limit.by) and mcp.call_timeout answer a call that
+// passes them with an isError result naming the limit (see [ErrorCode]). A handler's context ends when the client cancels the
 // call or goes away, or at the timeout. [Progress] and [Log] let a long
 // handler report to the MCP client, and do nothing on the HTTP door.
 //
@@ -193,9 +194,12 @@
 // # The catalog
 //
 // The Door serves one resource, the catalog (see [Catalog]): every tool with
-// its schemas, annotations, route and dispatch, and the server's session
-// policy and limits, as JSON, at <name>://catalog, narrowed by the reader's
-// session token as tools/list is. mcp.disable_catalog: true serves none.
+// its schemas, annotations and route, and the server's session policy and
+// limits, as JSON, at <name>://catalog, narrowed by the reader's session
+// token as tools/list is (and refused, as tools/list is, to a token that
+// does not verify). How calls are dispatched, and why, is not in it: that
+// is the operator's, in [Door.Report]. mcp.disable_catalog: true serves
+// none.
 //
 // # Testing a server
 //

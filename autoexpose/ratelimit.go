@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"sync"
 	"time"
@@ -13,35 +15,78 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// rateLimit returns the isError result refusing a call from session sid
-// over mcp.rate_limit, or nil when the call may go on. Only MCP calls
-// count; the HTTP door is not limited.
-func (c *calls) rateLimit(t *tool, sid string) *mcp.CallToolResult {
+// rateLimit returns the isError result refusing a call from who over
+// mcp.rate_limit, or nil when the call may go on. Only MCP calls count;
+// the HTTP door is not limited.
+func (c *calls) rateLimit(t *tool, who caller) *mcp.CallToolResult {
 	if c.limiter == nil {
 		return nil
 	}
-	ok, wait := c.limiter.allow(sid)
+	ok, wait := c.limiter.allow(c.limiter.key(who))
 	if ok {
 		return nil
 	}
 	wait = retryHint(wait)
-	return t.fail(fmt.Sprintf("Rate limit exceeded for this session; retry in %s.", wait),
+	whose, message := "this session", "the session has made more calls than mcp.rate_limit allows"
+	switch c.limiter.by {
+	case RateByClient:
+		whose, message = "this client address", "calls from this client address exceed mcp.rate_limit (by: client)"
+	case RateByServer:
+		whose, message = "this server", "the server's calls exceed mcp.rate_limit (by: server)"
+	}
+	return t.fail(fmt.Sprintf("Rate limit exceeded for %s; retry in %s.", whose, wait),
 		ErrorInfo{
 			Code:         CodeRateLimited,
-			Message:      "the session has made more calls than mcp.rate_limit allows",
+			Message:      message,
 			Status:       http.StatusTooManyRequests,
 			Effect:       EffectNotApplied,
 			RetryAfterMs: wait.Milliseconds(),
 		})
 }
 
-// maxBuckets bounds the rate limiter's memory: the number of sessions it
-// remembers. Beyond it, the sessions closest to a full bucket are forgotten
-// first (they start again with a full burst).
+// key returns the bucket a call from who takes from (see RateLimit.By).
+func (l *rateLimiter) key(who caller) string {
+	switch l.by {
+	case RateByServer:
+		return ""
+	case RateByClient:
+		return clientKey(who.req)
+	}
+	return who.sid
+}
+
+// clientKey returns the client address a request comes from, for a
+// bucket: the IP of its RemoteAddr, or for IPv6 the /64 it is in. A call
+// over stdio (no request) is the one local client.
+func clientKey(r *http.Request) string {
+	if r == nil {
+		return "stdio"
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	addr = addr.Unmap()
+	if addr.Is6() {
+		p, _ := addr.WithZone("").Prefix(64)
+		return p.String()
+	}
+	return addr.String()
+}
+
+// maxBuckets bounds the rate limiter's memory: the number of sessions (or
+// client addresses) it remembers. Beyond it, those closest to a full bucket
+// are forgotten first (they start again with a full burst).
 const maxBuckets = 1 << 16
 
 // rateLimiter is mcp.rate_limit: one token bucket (golang.org/x/time/rate)
-// per session id, shared by every tool. It is safe for concurrent use.
+// per key — session id, client address, or the one server-wide key, as
+// mcp.rate_limit.by says — shared by every tool. It is safe for concurrent
+// use.
 //
 // It runs no goroutine. Buckets are swept lazily, on the call path: a bucket
 // that has refilled to its burst behaves exactly like a new one, so it is
@@ -50,6 +95,7 @@ const maxBuckets = 1 << 16
 type rateLimiter struct {
 	limit rate.Limit
 	burst int
+	by    string        // RateBySession, RateByClient or RateByServer
 	every time.Duration // how often to sweep: the time a bucket takes to refill
 	now   func() time.Time
 
@@ -71,13 +117,15 @@ func newRateLimiter(rl RateLimit) *rateLimiter {
 	return &rateLimiter{
 		limit:   rate.Limit(rl.PerSession),
 		burst:   burst,
+		by:      cmp.Or(rl.By, RateBySession),
 		every:   max(time.Duration(refill*float64(time.Second)), time.Second),
 		now:     time.Now,
 		buckets: make(map[string]*rate.Limiter),
 	}
 }
 
-// allow takes one call from sid's bucket. When the bucket is empty it takes
+// allow takes one call from the bucket of sid (a session id, or another
+// key: see key). When the bucket is empty it takes
 // nothing and returns how long until a call would be allowed.
 func (l *rateLimiter) allow(sid string) (ok bool, retryAfter time.Duration) {
 	now := l.now()

@@ -2,6 +2,7 @@ package autoexpose
 
 import (
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 )
@@ -160,4 +161,32 @@ func BenchmarkRateLimiter(b *testing.B) {
 			}
 		})
 	})
+}
+
+// TestRateLimitClientKey: by client, a call's bucket is its request's IP,
+// an IPv6 address's /64 (a host often holds the whole of one), an IPv4
+// address in IPv6 form as IPv4; calls over stdio share one.
+func TestRateLimitClientKey(t *testing.T) {
+	for addr, want := range map[string]string{
+		"127.0.0.1:5000":                 "127.0.0.1",
+		"[2001:db8:1:2:aaaa::1]:443":     "2001:db8:1:2::/64",
+		"[2001:db8:1:2:ffff::9]:80":      "2001:db8:1:2::/64",
+		"[::ffff:192.0.2.7]:80":          "192.0.2.7",
+		"[fe80::1%eth0]:80":              "fe80::/64",
+		"not an address":                 "not an address",
+		"192.0.2.8":                      "192.0.2.8",
+		"[2001:db8:1:3::1]:443":          "2001:db8:1:3::/64",
+		"[2001:db8:1:2:0:0:0:1234]:1234": "2001:db8:1:2::/64",
+	} {
+		if got := clientKey(&http.Request{RemoteAddr: addr}); got != want {
+			t.Errorf("clientKey(%q) = %q, want %q", addr, got, want)
+		}
+	}
+	if got := clientKey(nil); got != "stdio" {
+		t.Errorf("clientKey(nil) = %q", got)
+	}
+	l := newRateLimiter(RateLimit{PerSession: 1, By: RateByServer})
+	if a, b := l.key(caller{sid: "a"}), l.key(caller{sid: "b"}); a != b {
+		t.Errorf("by server: keys %q and %q differ", a, b)
+	}
 }

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -414,123 +412,3 @@ func described(s *jsonschema.Schema, desc string) *jsonschema.Schema {
 }
 
 func ptrTo[T any](v T) *T { return &v }
-
-// wrapREST returns the REST tools of a wrapped handler h, which has no
-// route table to read: the routes mcp.rest.names names and the OpenAPI
-// document's operations, each served by h and replayed through it; and
-// those routes as a chi router of their own, which the detector reads for
-// the tools' names, parameters and hints, and the tools' templates check
-// path values against. When h is an *http.ServeMux, each route
-// mcp.rest.names names must be one of its patterns.
-func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []string) ([]Tool, chi.Router) {
-	routes := map[string]bool{} // "METHOD pattern" → whether r has the route
-	for key := range b.cfg.MCP.REST.Names {
-		method, p, _ := pattern.SplitKey(key)
-		routes[method+" "+p] = true
-	}
-	if doc != nil {
-		for _, op := range doc.Operations {
-			if !op.Exclude && slices.Contains(detector.RESTMethods(), op.Method) {
-				routes[op.Method+" "+op.Path] = true
-			}
-		}
-	}
-	r := chi.NewRouter()
-	for _, route := range slices.Sorted(maps.Keys(routes)) {
-		method, p, _ := strings.Cut(route, " ")
-		if err := muxRoute(r, method, p, h); err != nil {
-			b.errs = append(b.errs, err)
-			routes[route] = false
-		}
-	}
-	opts := restOptions(b.cfg, doc)
-	mux, isMux := h.(*http.ServeMux)
-	for _, key := range slices.Sorted(maps.Keys(b.cfg.MCP.REST.Names)) {
-		// A refused route's name is not a second mistake.
-		if method, p, _ := pattern.SplitKey(key); !routes[method+" "+p] {
-			delete(opts.Names, strings.Replace(key, "{$}", "", 1))
-			continue
-		}
-		if isMux {
-			if err := muxServes(mux, key); err != nil {
-				b.errs = append(b.errs, err)
-			}
-		}
-	}
-	rep, err := detector.Inspect(r, &detector.Options{MCPPath: b.cfg.MCP.path(), Reserved: b.reserved, REST: opts})
-	if err != nil {
-		b.errs = append(b.errs, err)
-		return nil, r
-	}
-	b.errs = append(b.errs, rep.Problems...)
-	var tools []Tool
-	for i := range rep.Routes {
-		rt := &rep.Routes[i]
-		if rt.Kind != detector.Tool {
-			b.report = append(b.report, ReportRow{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")})
-			continue
-		}
-		rt.Endpoint = h
-		if rt.Verdict != detector.Refused {
-			rt.Verdict, rt.Reasons = detector.Replay, reasons
-		}
-		tools = append(tools, harvestREST(rt, b.cfg.Declared, doc))
-	}
-	return tools, r
-}
-
-// muxSample is the value muxServes puts in a pattern's wildcards.
-const muxSample = "mcpdoor_sample"
-
-// muxRoute adds the route method p, an http.ServeMux pattern ("/notes/{id}",
-// "/notes/{$}"), to r, served by h; or returns why it cannot be a tool.
-func muxRoute(r chi.Router, method, p string, h http.Handler) (err error) {
-	refuse := func(why string) error {
-		return &detector.RefusedError{Route: method + " " + p, Reason: why, Fix: "name a route with a fixed path, its wildcards whole segments"}
-	}
-	switch {
-	case strings.Contains(p, "...}"):
-		return refuse("a {name...} wildcard matches any rest of a path; a tool has a fixed path to call")
-	case !strings.HasPrefix(p, "/"):
-		return refuse("a route with a host has no path a tool can call")
-	}
-	defer func() {
-		if v := recover(); v != nil { // chi refuses a pattern it cannot route
-			err = refuse(fmt.Sprint(v))
-		}
-	}()
-	r.Method(method, strings.Replace(p, "{$}", "", 1), h)
-	return nil
-}
-
-// muxServes returns an error unless mux serves the route key ("GET
-// /notes/{id}") with that very pattern.
-func muxServes(mux *http.ServeMux, key string) error {
-	method, p, _ := pattern.SplitKey(key)
-	parts, err := pattern.Parse(strings.Replace(p, "{$}", "", 1))
-	if err != nil {
-		return nil // muxRoute says why
-	}
-	var path strings.Builder
-	for _, pt := range parts {
-		if pt.Name != "" {
-			path.WriteString(muxSample)
-		} else {
-			path.WriteString(pt.Literal)
-		}
-	}
-	req := &http.Request{Method: method, URL: &url.URL{Path: path.String()}, Host: "localhost"}
-	_, got := mux.Handler(req)
-	if got == p || got == method+" "+p {
-		return nil
-	}
-	serves := "with no pattern"
-	if got != "" {
-		serves = "with " + got
-	}
-	return &detector.RefusedError{
-		Route:  method + " " + p,
-		Reason: fmt.Sprintf("mcp.rest.names names a route the wrapped http.ServeMux does not serve (it serves %s %s %s)", method, path.String(), serves),
-		Fix:    "name a route as the ServeMux's pattern has it",
-	}
-}

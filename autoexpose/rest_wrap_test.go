@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/go-chi/chi/v5"
 )
 
 // muxNotes is a REST API on Go's http.ServeMux: method patterns with
@@ -122,6 +124,32 @@ func TestWrapRESTPatterns(t *testing.T) {
 	cfg.MCP.REST.Names = map[string]string{"GET /notes/{id:(}/{$}": "list_notes"}
 	_, err = Wrap(mux, cfg)
 	if want := "mcpdoor: GET /notes/{id:(}/{$}: chi: invalid regexp pattern '^($' in route param; fix: name a route with a fixed path, its wildcards whole segments"; err == nil || err.Error() != want {
+		t.Errorf("Wrap: %v\nwant %s", err, want)
+	}
+}
+
+// TestWrapRESTChi: a wrapped chi router's tools keep its own patterns (a
+// name may leave the regexp out), their path values are checked against
+// the router itself, and a name the router does not serve is an error.
+func TestWrapRESTChi(t *testing.T) {
+	r := chi.NewRouter()
+	r.Get("/notes/{id:[0-9]+}", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "note "+chi.URLParam(r, "id")) })
+	r.Get("/notes/{id:[0-9]+}/raw", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "raw") })
+	cfg := enabled(MCPConfig{REST: &REST{Names: map[string]string{"GET /notes/{id}": "get_note"}}})
+	d, err := Wrap(r, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Tools()[0].Route; got != "GET /notes/{id:[0-9]+}" {
+		t.Errorf("route: %s", got)
+	}
+	if got := callJSON(t, d, "get_note", `{"id":"7"}`); got != `{"content":[{"type":"text","text":"note 7"}]}` {
+		t.Errorf("get_note 7: %s", got)
+	}
+	cfg.MCP.REST.Names = map[string]string{"GET /notes/{id}": "get_note", "GET /notes/{id}/text": "note_text"}
+	_, err = Wrap(r, cfg)
+	want := "mcpdoor: GET /notes/{id}/text: mcp.rest.names names a route the wrapped chi router does not serve; fix: name a route as the router's pattern has it (the startup report of Install lists them)"
+	if err == nil || err.Error() != want {
 		t.Errorf("Wrap: %v\nwant %s", err, want)
 	}
 }

@@ -4,10 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"image"
-	_ "image/gif" // image/gif responses are decoded and checked
-	_ "image/jpeg"
-	_ "image/png"
 	"mime"
 	"net/http"
 	"strings"
@@ -16,10 +12,6 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/replay"
 )
-
-// maxImagePixels refuses to decode images larger than this, so a small
-// compressed response cannot make the server allocate gigabytes.
-const maxImagePixels = 64 << 20
 
 // result maps a dispatched route's response to the MCP result a client gets
 // (see the package documentation, "Results").
@@ -109,48 +101,6 @@ func isCompact(data []byte) bool {
 		}
 	}
 	return true
-}
-
-// imageFormats maps an image MIME type to the name image.Decode gives its
-// format.
-var imageFormats = map[string]string{
-	"image/png":  "png",
-	"image/jpeg": "jpeg",
-	"image/jpg":  "jpeg",
-	"image/gif":  "gif",
-}
-
-func (t *tool) imageResult(mediaType string, body []byte, status int) *mcp.CallToolResult {
-	if why := checkImage(mediaType, body); why != "" {
-		return t.fail(
-			fmt.Sprintf("Response from %s is not a valid %s image: %s.", t.request, mediaType, why),
-			ErrorInfo{Code: CodeBadResponse, Message: why, Status: status, Effect: EffectUnknown})
-	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: body, MIMEType: mediaType}}}
-}
-
-// checkImage says why data is not an image of type mediaType, or returns ""
-// when it is: mcpdoor decodes it, so that a client is never sent an image
-// it cannot show.
-func checkImage(mediaType string, data []byte) (why string) {
-	want, ok := imageFormats[mediaType]
-	if !ok {
-		return "mcpdoor cannot check this image type; serve PNG, JPEG or GIF"
-	}
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
-	if err != nil {
-		return err.Error()
-	}
-	if format != want {
-		return fmt.Sprintf("the data is %s", format)
-	}
-	if cfg.Width*cfg.Height > maxImagePixels {
-		return fmt.Sprintf("%dx%d pixels is more than mcpdoor decodes", cfg.Width, cfg.Height)
-	}
-	if _, _, err := image.Decode(bytes.NewReader(data)); err != nil {
-		return err.Error()
-	}
-	return ""
 }
 
 // audioMagic gives the leading bytes of the audio formats mcpdoor checks.

@@ -3,6 +3,7 @@ package autoexpose
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/rollout"
 )
 
 // newServer builds the go-sdk server: one low-level tool per exposed tool,
@@ -48,10 +51,12 @@ func (d *Door) transport(m *MCPConfig) http.Handler {
 }
 
 // middleware answers a call to an unknown tool with the JSON-RPC error the
-// MCP spec gives (-32602), naming the tools there are, counts the requests
-// an exclusive session is handling (see slot), narrows tools/list
-// to what the caller's token allows, and refuses a server/discover for a
-// protocol version the transport cannot serve (see discover).
+// MCP spec gives (-32602), naming the tools the caller may call, counts the
+// requests an exclusive session is handling (see slot), narrows tools/list
+// to what the caller's token allows (refusing it for a token that does not
+// verify), and refuses a server/discover for a protocol version the
+// transport cannot serve (see discover). The fast path serves neither
+// tools/list nor unknown tools: this is the one place that narrows them.
 func (d *Door) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if d.slot != nil {
@@ -66,13 +71,17 @@ func (d *Door) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		case "tools/call":
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
 				if _, known := d.tools[p.Name]; !known {
-					return nil, d.unknownTool(p.Name)
+					return nil, d.unknownTool(p.Name, headerOf(req))
 				}
 			}
 		case "tools/list":
+			visible, refused := d.visible(headerOf(req))
+			if refused != nil {
+				return nil, refused
+			}
 			res, err := next(ctx, method, req)
-			if list, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-				return d.listFor(headerOf(req), list), nil
+			if list, ok := res.(*mcp.ListToolsResult); ok && err == nil && visible != nil {
+				return narrow(list, visible), nil
 			}
 			return res, err
 		}
@@ -112,24 +121,55 @@ func discover(ctx context.Context, next mcp.MethodHandler, method string, req mc
 	}
 }
 
-func (d *Door) unknownTool(name string) error {
-	return &jsonrpc.Error{
-		Code:    jsonrpc.CodeInvalidParams,
-		Message: fmt.Sprintf("unknown tool %q; available tools: %s", name, strings.Join(d.names, ", ")),
+// unknownTool is the JSON-RPC error of a call to an unknown tool, naming
+// the tools the caller may call: those its token lists, every tool without
+// a token, none for a token that does not verify.
+func (d *Door) unknownTool(name string, header http.Header) error {
+	msg := fmt.Sprintf("unknown tool %q", name)
+	visible, refused := d.visible(header)
+	if refused == nil {
+		var names []string
+		for _, n := range d.names {
+			if visible == nil || visible(n) {
+				names = append(names, n)
+			}
+		}
+		if len(names) > 0 {
+			msg += "; available tools: " + strings.Join(names, ", ")
+		}
 	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
 }
 
-// listFor narrows a tools/list result to what the caller's session token
-// allows (see rollout.Contract.Visible): no token, or an invalid one, sees
-// every tool.
-func (d *Door) listFor(header http.Header, res *mcp.ListToolsResult) *mcp.ListToolsResult {
+// codeInvalidToken is the JSON-RPC error code of a listing (tools/list, the
+// catalog) sent with a token that does not verify.
+const codeInvalidToken = -32001
+
+// visible returns which tools a listing sent with header may show (see
+// rollout.Contract.Visible): a nil func for every tool (also when the
+// rollout contract is off), or else the JSON-RPC error that refuses the
+// listing of a token that was sent but does not verify, which sees no
+// tool: code -32001, the text a tool call with it gets, and its
+// rollout code and reason as data.
+func (d *Door) visible(header http.Header) (func(string) bool, *jsonrpc.Error) {
 	if d.calls.contract == nil {
-		return res
+		return nil, nil
 	}
-	visible := d.calls.contract.Visible(header)
-	if visible == nil {
-		return res
+	visible, err := d.calls.contract.Visible(header)
+	var r *rollout.Refusal
+	if !errors.As(err, &r) {
+		return visible, nil
 	}
+	data, _ := json.Marshal(struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}{r.Code, r.Message}) // strings: cannot fail
+	return nil, &jsonrpc.Error{Code: codeInvalidToken, Message: r.Text, Data: data}
+}
+
+// narrow returns the tools/list result res with only the tools visible
+// reports.
+func narrow(res *mcp.ListToolsResult, visible func(string) bool) *mcp.ListToolsResult {
 	narrowed := *res
 	narrowed.Tools = make([]*mcp.Tool, 0, len(res.Tools))
 	for _, t := range res.Tools {

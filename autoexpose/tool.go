@@ -12,10 +12,10 @@ import (
 )
 
 // A Tool is one MCP tool as mcpdoor serves it: what tools/list advertises,
-// and the route a call is dispatched to. Its JSON is an entry of the
-// catalog (see Catalog): the keys of an MCP tool (name, description,
-// inputSchema, outputSchema, annotations), then mcpdoor's own (route,
-// dispatch, reasons, schema).
+// the route a call is dispatched to, and how, for the operator. Its JSON
+// has the keys of an MCP tool (name, description, inputSchema,
+// outputSchema, annotations), then mcpdoor's own (route, dispatch, reasons,
+// schema); the catalog a client reads shows less (see CatalogTool).
 type Tool struct {
 	Name         string             `json:"name"`
 	Description  string             `json:"description,omitempty"`
@@ -56,6 +56,9 @@ type tool struct {
 	// when its input schema binds arguments to headers (x-mcp-header),
 	// which the go-sdk checks.
 	fast bool
+	// imageBudget is the bytes of pixels an image the route answers may
+	// decode to (see imageBudget).
+	imageBudget int64
 }
 
 // mcpTool is the tool as tools/list advertises it.

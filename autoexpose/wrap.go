@@ -30,12 +30,18 @@ import (
 // they are the routes mcp.rest.names names — method patterns with path
 // wildcards, as an http.ServeMux has them ("GET /notes/{id}") — and the
 // document's operations, as REST tools (see the package documentation,
-// "REST routes"); a path value is checked against those routes, and, when
-// h is an *http.ServeMux, each named route must be one it serves. Every
-// call is replayed through h (through Config.Outer, when set, which stands
-// around h), so every check h makes still runs. The Door serves the MCP
-// endpoint itself and passes every other request to h (Config.Outer)
-// unchanged; serve the Door outermost (see Door.ServeHTTP).
+// "REST routes"). When h is an *http.ServeMux or a chi router, each named
+// route must be one it serves, and a path value is refused unless h routes
+// the filled-in path to the tool's own route (ServeMux.Handler's pattern,
+// chi's Find), so that get_note's {id} = "export_all" cannot reach an
+// undeclared GET /notes/export_all. Any other handler has no route table
+// to ask: a path value is then checked against the declared routes alone,
+// may reach a route h serves beside them, and Wrap logs a warning naming
+// the tools with path parameters; wrap the ServeMux or router itself to
+// close that. Every call is replayed through h (through Config.Outer, when
+// set, which stands around h), so every check h makes still runs. The Door
+// serves the MCP endpoint itself and passes every other request to h
+// (Config.Outer) unchanged; serve the Door outermost (see Door.ServeHTTP).
 //
 // The rollout contract is on when h serves POST /seed_session and POST
 // /verify: a chi router's or an http.ServeMux's routes say so, as does the

@@ -15,8 +15,12 @@
 // fabricated request), Replay (some middleware must run, so the call goes
 // through the whole router), or Refused (with the reasons and the fix). A
 // single-segment parameterized route such as POST /{tool} is a catch-all
-// dispatcher, not a tool. Routes are walked with chi.Walk and reported in a
-// deterministic order: tools by name.
+// dispatcher, not a tool. Routes are walked as chi.Walk walks them and
+// reported in a deterministic order: tools by name. A route under a mounted
+// handler that is not a *chi.Mux itself (a type that embeds a chi.Router
+// and has a ServeHTTP of its own) is never Direct: that ServeHTTP runs
+// before the route and may check the request, so the route replays (or is
+// refused under Strict).
 //
 // # REST servers
 //

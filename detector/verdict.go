@@ -86,7 +86,8 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("dispatch %q is not one of auto, direct, replay, strict", s)
 }
 
-// judge sets rt's Verdict and Reasons from its middleware names.
+// judge sets rt's Verdict and Reasons from its middleware names and the
+// opaque mounts above it (see mount.go).
 func judge(rt *Route, mode Mode, transparent []string) {
 	var opaque []string
 	for _, name := range rt.MiddlewareNames {
@@ -100,19 +101,36 @@ func judge(rt *Route, mode Mode, transparent []string) {
 		rt.Reasons = append(rt.Reasons, "dispatch: replay")
 	case mode == ForceDirect:
 		rt.Verdict = Direct
-		if len(opaque) > 0 {
-			rt.Reasons = append(rt.Reasons, "dispatch: direct skips "+strings.Join(opaque, ", "))
+		skipped := opaque
+		for _, m := range rt.mounts {
+			skipped = append(skipped, "the ServeHTTP of "+m.typeName+" (mounted at "+m.path+")")
 		}
-	case len(opaque) == 0:
+		if len(skipped) > 0 {
+			rt.Reasons = append(rt.Reasons, "dispatch: direct skips "+strings.Join(skipped, ", "))
+		}
+	case len(opaque) == 0 && len(rt.mounts) == 0:
 		rt.Verdict = Direct
 	case mode == Strict:
 		rt.Verdict = Refused
+		var fixes []string
+		for _, m := range rt.mounts {
+			rt.Reasons = append(rt.Reasons, m.reason()+", and a direct call would skip it")
+		}
+		if len(rt.mounts) > 0 {
+			fixes = append(fixes, fmt.Sprintf("mount the *chi.Mux itself and make the check a middleware (r.Route(%q, func(r chi.Router) { r.Use(check); ... }))", rt.mounts[0].path))
+		}
 		for _, name := range opaque {
 			rt.Reasons = append(rt.Reasons, fmt.Sprintf("middleware %s is not known to be transparent", name))
 		}
-		rt.Fix = "declare the middleware in mcp.transparent_middleware if a request may skip it, or set mcp.dispatch: auto to replay the route through the router"
+		if len(opaque) > 0 {
+			fixes = append(fixes, "declare the middleware in mcp.transparent_middleware if a request may skip it")
+		}
+		rt.Fix = strings.Join(fixes, "; ") + ", or set mcp.dispatch: auto to replay the route through the router"
 	default:
 		rt.Verdict = Replay
+		for _, m := range rt.mounts {
+			rt.Reasons = append(rt.Reasons, m.reason()+", so every call replays through the router")
+		}
 		for _, name := range opaque {
 			rt.Reasons = append(rt.Reasons, "middleware "+name+" must run")
 		}

@@ -71,6 +71,8 @@ type Route struct {
 	// refusal.
 	Reasons []string
 	Fix     string
+
+	mounts []opaqueMount // the opaque mounts above the route (mount.go), outermost first
 }
 
 // Refusal returns the route's refusal as an error naming the route, the
@@ -169,7 +171,7 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 	}
 	mcpRoutes := map[string][]string{} // pattern -> methods
 	var all []Route                    // under REST, every route, to classify once all are known
-	err := chi.Walk(r, func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
+	err := walk(r, func(method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler, mounts []opaqueMount) error {
 		if pattern == o.MCPPath || strings.HasPrefix(pattern, o.MCPPath+"/") {
 			mcpRoutes[pattern] = append(mcpRoutes[pattern], method)
 		}
@@ -180,7 +182,8 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 			Method:      method,
 			Pattern:     pattern,
 			Endpoint:    h,
-			Middlewares: slices.Clone(mws), // chi reuses the backing array
+			Middlewares: slices.Clone(mws), // walk reuses the backing array
+			mounts:      mounts,
 		}
 		for _, mw := range mws {
 			rt.MiddlewareNames = append(rt.MiddlewareNames, FuncName(mw))

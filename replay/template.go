@@ -51,15 +51,24 @@ type Template struct {
 	parts   []pattern.Part
 	rex     []*regexp.Regexp // by part; nil for literals and plain parameters
 	params  []string
-	routes  chi.Routes
+	routes  Router
+}
+
+// A Router says which route serves a request, as chi's Routes.Find does: the
+// pattern of the route that serves method and path ("" for none), with the
+// path parameters' values added to rctx.URLParams. A chi router is one; a
+// handler with a route table of another kind (an http.ServeMux) needs an
+// adapter that answers the same.
+type Router interface {
+	Find(rctx *chi.Context, method, path string) string
 }
 
 // NewTemplate returns the Template of the route method pattern, the full
-// pattern chi.Walk reports for it. With routes, the router the route is in,
-// every path is checked against the router (see Template); without it
-// (nil), by the pattern alone. A wildcard pattern ("/static/*") has no
-// template.
-func NewTemplate(method, pat string, routes chi.Routes) (*Template, error) {
+// pattern chi.Walk reports for it. With routes, the router that serves the
+// route (the one requests are sent to), every path is checked against the
+// router (see Template); without it (nil), by the pattern alone. A
+// wildcard pattern ("/static/*") has no template.
+func NewTemplate(method, pat string, routes Router) (*Template, error) {
 	parts, err := pattern.Parse(pat)
 	if err != nil {
 		return nil, fmt.Errorf("replay: route %s %s: %w", method, pat, err)

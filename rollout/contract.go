@@ -136,11 +136,7 @@ func (c *Contract) Admit(header http.Header, name, rolloutID string) (token.Payl
 		}
 	}
 	if err != nil {
-		msg := "the session token is not valid for this server"
-		if errors.Is(err, token.ErrExpired) {
-			msg = "the session token has expired"
-		}
-		return token.Payload{}, &Refusal{Code: CodeInvalidToken, Text: "Invalid MCP session token.", Message: msg, Status: http.StatusUnauthorized}
+		return token.Payload{}, invalidToken(err)
 	}
 	if rolloutID != "" && p.Rollout != rolloutID {
 		// The path is the client's to choose, the token's rollout is not:
@@ -167,15 +163,35 @@ func (c *Contract) Admit(header http.Header, name, rolloutID string) (token.Payl
 	return p, nil
 }
 
-// Visible returns which tools a tools/list sent with header shows: nil for
-// every tool (no token, or a token that does not verify, or one without an
-// allow-list), else a func reporting whether a tool is on the token's list.
-func (c *Contract) Visible(header http.Header) func(name string) bool {
+// Visible returns which tools a listing sent with header may show (the
+// tools/list result, the catalog, the unknown-tool error's list): every
+// tool (a nil func) without a token, or with a valid token without an
+// allow-list; with a valid token's list, a func reporting whether a tool is
+// on it. A token that is sent but does not verify (a bad signature,
+// another server's, expired) sees no tool: Visible returns the *Refusal
+// (CodeInvalidToken) a tool call with it gets, for the listing to answer
+// with instead.
+func (c *Contract) Visible(header http.Header) (func(name string) bool, error) {
 	p, sent, err := c.token(header)
-	if !sent || err != nil || p.Tools == nil {
-		return nil
+	switch {
+	case !sent:
+		return nil, nil
+	case err != nil:
+		return nil, invalidToken(err)
+	case p.Tools == nil:
+		return nil, nil
 	}
-	return p.Allows
+	return p.Allows, nil
+}
+
+// invalidToken is the refusal of a token that was sent but does not verify,
+// err saying why.
+func invalidToken(err error) *Refusal {
+	msg := "the session token is not valid for this server"
+	if errors.Is(err, token.ErrExpired) {
+		msg = "the session token has expired"
+	}
+	return &Refusal{Code: CodeInvalidToken, Text: "Invalid MCP session token.", Message: msg, Status: http.StatusUnauthorized}
 }
 
 // Session returns the session the token in header names, for telling who a

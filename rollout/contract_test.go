@@ -168,7 +168,8 @@ func TestAdmit(t *testing.T) {
 	}
 }
 
-// TestVisible: only a valid token with a list narrows tools/list.
+// TestVisible: only a valid token with a list narrows tools/list; a token
+// that is sent but does not verify gets the invalid-token refusal.
 func TestVisible(t *testing.T) {
 	c, _ := newContract(t, rollout.Config{}, nil)
 	for _, tc := range []struct {
@@ -177,16 +178,22 @@ func TestVisible(t *testing.T) {
 		want   string // the visible tools of "forecast get_weather", or "all" for a nil func
 	}{
 		{"no token", http.Header{}, "all"},
-		{"garbage", withToken("garbage"), "all"},
-		{"another server's, with a list", withToken(mint(t, testSecret, "store", "s1", []string{"get_weather"})), "all"},
+		{"garbage", withToken("garbage"), "refused: the session token is not valid for this server"},
+		{"another server's, with a list", withToken(mint(t, testSecret, "store", "s1", []string{"get_weather"})), "refused: the session token is not valid for this server"},
 		{"no list", withToken(mint(t, testSecret, "weather", "s1", nil)), "all"},
 		{"a list", withToken(mint(t, testSecret, "weather", "s1", []string{"get_weather", "set_alarm"})), "get_weather"},
 		{"an empty list", withToken(mint(t, testSecret, "weather", "s1", []string{})), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			visible := c.Visible(tc.header)
+			visible, err := c.Visible(tc.header)
 			got := "all"
-			if visible != nil {
+			var r *rollout.Refusal
+			switch {
+			case errors.As(err, &r) && r.Code == rollout.CodeInvalidToken && visible == nil:
+				got = "refused: " + r.Message
+			case err != nil:
+				t.Fatalf("Visible: %v, %v", visible != nil, err)
+			case visible != nil:
 				var shown []string
 				for _, name := range []string{"forecast", "get_weather"} {
 					if visible(name) {

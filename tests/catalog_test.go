@@ -3,11 +3,13 @@ package tests
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	weather "github.com/mcpdoor/mcpdoor/examples/weather/server"
@@ -19,7 +21,7 @@ import (
 const catalogURI = "example-mcp-weather://catalog"
 
 // catalogResource is how resources/list shows the catalog.
-const catalogResource = `{"description":"What this server offers: every tool you may call, with its schemas, annotations, route and dispatch, and the server's session policy and limits.","mimeType":"application/json","name":"catalog","title":"example_mcp_weather catalog","uri":"example-mcp-weather://catalog"}`
+const catalogResource = `{"description":"What this server offers: every tool you may call, with its schemas, annotations and route, and the server's session policy and limits.","mimeType":"application/json","name":"catalog","title":"example_mcp_weather catalog","uri":"example-mcp-weather://catalog"}`
 
 // goldenCatalog returns the weather example's catalog as
 // testdata/catalog_weather.json holds it, compacted, and the same catalog
@@ -52,7 +54,8 @@ func goldenCatalog(t *testing.T) (full, narrowed string) {
 
 // TestCatalog reads the weather example's catalog resource with two real
 // clients, the go-sdk's and the TypeScript SDK's, over a loopback listener:
-// the whole catalog without a token or with one that does not verify, and
+// the whole catalog without a token, the refusal with one that does not
+// verify, and
 // only the tools a seeded rollout's allow-list names with its token. The
 // conformance suite's resources-list scenario passes.
 func TestCatalog(t *testing.T) {
@@ -109,9 +112,12 @@ func TestCatalog(t *testing.T) {
 					t.Errorf("tools/list for the same token: %v %v", tools, err)
 				}
 
+				// A token that does not verify sees the refusal, not the catalog.
 				cs = s.newClient().connect(mcpOptions{protocol: proto, header: http.Header{tokenHeader: {"garbage"}}})
-				if got := read(t, cs); got != full {
-					t.Errorf("catalog for a token that does not verify:\n%s\nwant:\n%s", got, full)
+				_, err = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: catalogURI})
+				var werr *jsonrpc.Error
+				if !errors.As(err, &werr) || werr.Code != -32001 || werr.Message != "Invalid MCP session token." {
+					t.Errorf("catalog for a token that does not verify: %v", err)
 				}
 			})
 		}

@@ -151,12 +151,15 @@ func TestGating(t *testing.T) {
 	h, _, _ := newFixture(t, fixtureConfig(t))
 	s := serve(t, h)
 
-	t.Run("tokenless and garbage-token listings show all tools", func(t *testing.T) {
+	t.Run("a tokenless listing shows all tools, a garbage token's is refused", func(t *testing.T) {
 		if diff := cmp.Diff(allTools, listNames(t, s.connect(mcpOptions{}))); diff != "" {
 			t.Errorf("tokenless (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff(allTools, listNames(t, s.connect(mcpOptions{header: http.Header{tokenHeader: {"garbage"}}}))); diff != "" {
-			t.Errorf("garbage token (-want +got):\n%s", diff)
+		_, err := s.connect(mcpOptions{header: http.Header{tokenHeader: {"garbage"}}}).ListTools(t.Context(), nil)
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) || werr.Code != -32001 || werr.Message != "Invalid MCP session token." ||
+			string(werr.Data) != `{"code":"invalid_token","message":"the session token is not valid for this server"}` {
+			t.Errorf("garbage token: %v", err)
 		}
 	})
 	t.Run("refusals", func(t *testing.T) {
@@ -200,11 +203,16 @@ func TestGating(t *testing.T) {
 		}
 	})
 	t.Run("unknown tool comes first", func(t *testing.T) {
-		for _, o := range []mcpOptions{{}, {header: http.Header{tokenHeader: {"garbage"}}}} {
-			_, err := s.connect(o).CallTool(t.Context(), &mcp.CallToolParams{Name: "ghost"})
+		// A garbage token learns no tool's name from it.
+		for o, want := range map[*mcpOptions]string{
+			{}: `unknown tool "ghost"; available tools: array, `,
+			{header: http.Header{tokenHeader: {"garbage"}}}: `unknown tool "ghost"`,
+		} {
+			_, err := s.connect(*o).CallTool(t.Context(), &mcp.CallToolParams{Name: "ghost"})
 			var werr *jsonrpc.Error
-			if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || !strings.HasPrefix(werr.Message, `unknown tool "ghost"; available tools: array, `) {
-				t.Errorf("got %v", err)
+			if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || !strings.HasPrefix(werr.Message, want) ||
+				o.header != nil && werr.Message != want {
+				t.Errorf("got %v, want %s", err, want)
 			}
 		}
 	})
