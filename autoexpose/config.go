@@ -126,7 +126,10 @@ type MCPConfig struct {
 	// client of another rollout that opens a session gets HTTP 409 with a
 	// JSON-RPC error (code -32000) saying when to retry, and a client of the
 	// same rollout (the same token, or session cookie) takes the session
-	// over unless one of its calls is running. The session ends, and frees
+	// over unless one of its calls is running. Where tool calls need a
+	// token (Rollout.AllowTokenless unset), opening the session needs a
+	// valid one (else HTTP 403); where they do not, a valid token takes the
+	// session over from one opened without. The session ends, and frees
 	// the server, on its client's DELETE, after IdleTimeout, or with
 	// Door.Close.
 	Exclusive bool `yaml:"exclusive"`

@@ -31,7 +31,8 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.h.Serve
 //  3. the lifecycle (lifecycle.go): 503 once the Door is closed, and the
 //     request's context ends when it closes;
 //  4. on an exclusive door, the slot (exclusive.go): 409 while another
-//     rollout's session is live;
+//     rollout's session is live, and 403 without a valid token where tool
+//     calls need one;
 //  5. the body limit (bodylimit.go): 413 over mcp.max_body_bytes;
 //  6. inflight (inflight.go): where a tool call finds its request;
 //  7. on a stateless door, the fast path (fastpath.go), which serves a
@@ -51,6 +52,9 @@ func (d *Door) endpoint(m *MCPConfig) http.Handler {
 			message:  exclusiveMessage(m.idleTimeout(), tokenHeader),
 			maxBody:  d.calls.maxBody,
 			wait:     claimWait,
+		}
+		if d.calls.contract != nil && !m.Rollout.AllowTokenless {
+			d.slot.tokenHeader = tokenHeader // tool calls need a token, and so does the slot
 		}
 		h = d.slot.wrap(h)
 	}
