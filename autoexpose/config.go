@@ -117,9 +117,9 @@ type MCPConfig struct {
 	// comma-separated. When neither is set, a random per-process secret is
 	// made and the startup log says so.
 	SessionSecretEnv string `yaml:"session_secret_env"`
-	// Stateful serves sessions with Mcp-Session-Id, as many as clients
-	// open. Default false: stateless, where any replica with the same secret
-	// serves any call.
+	// Stateful serves sessions with Mcp-Session-Id, up to MaxSessions at
+	// once. Default false: stateless, where any replica with the same
+	// secret serves any call.
 	Stateful bool `yaml:"stateful"`
 	// Exclusive allows at most one live MCP session (implies Stateful), for
 	// an environment that holds one agent's state: while it is live, a
