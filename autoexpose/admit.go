@@ -113,20 +113,20 @@ func (c *calls) tokenlessSession(ss *mcp.ServerSession, httpReq *http.Request) s
 }
 
 // identity returns who a request that may open an MCP session comes from,
-// for the exclusive slot's takeover rule: the session its valid token
-// names, else the session its valid cookie names, else the door's one local
+// for the exclusive slot: the session its valid token names (token is
+// true), else the session its valid cookie names, else the door's one local
 // session (every client with neither is the same local user). A request
 // whose token does not verify is nobody (""), and takes nothing over.
-func (c *calls) identity(r *http.Request) string {
+func (c *calls) identity(r *http.Request) (who string, token bool) {
 	if c.contract != nil {
 		if sid, ok := c.contract.Session(r.Header); ok {
-			return sid
+			return sid, sid != ""
 		}
 	}
 	if sid, err := c.sessions.Read(r); err == nil {
-		return sid
+		return sid, false
 	}
-	return c.localSID
+	return c.localSID, false
 }
 
 // liveSessions returns the ids of the live MCP sessions.

@@ -144,6 +144,7 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 			limiter:      newRateLimiter(m.RateLimit),
 			timeout:      m.CallTimeout,
 			stateless:    !m.stateful() && !b.stdio,
+			slots:        newCallSlots(m.maxConcurrentCalls()),
 		},
 	}
 	d.catalog = b.catalog(d.calls.limiter)

@@ -27,6 +27,7 @@ type calls struct {
 	limiter      *rateLimiter    // nil: no mcp.rate_limit
 	timeout      time.Duration   // mcp.call_timeout; 0: none
 	stateless    bool            // the transport is stateless Streamable HTTP
+	slots        *callSlots      // mcp.max_concurrent_calls, for the go-sdk's calls
 }
 
 // call serves one tools/call, a step a file:

@@ -119,16 +119,19 @@ type MCPConfig struct {
 	// comma-separated. When neither is set, a random per-process secret is
 	// made and the startup log says so.
 	SessionSecretEnv string `yaml:"session_secret_env"`
-	// Stateful serves sessions with Mcp-Session-Id, as many as clients
-	// open. Default false: stateless, where any replica with the same secret
-	// serves any call.
+	// Stateful serves sessions with Mcp-Session-Id, up to MaxSessions at
+	// once. Default false: stateless, where any replica with the same
+	// secret serves any call.
 	Stateful bool `yaml:"stateful"`
 	// Exclusive allows at most one live MCP session (implies Stateful), for
 	// an environment that holds one agent's state: while it is live, a
 	// client of another rollout that opens a session gets HTTP 409 with a
 	// JSON-RPC error (code -32000) saying when to retry, and a client of the
 	// same rollout (the same token, or session cookie) takes the session
-	// over unless one of its calls is running. The session ends, and frees
+	// over unless one of its calls is running. Where tool calls need a
+	// token (Rollout.AllowTokenless unset), opening the session needs a
+	// valid one (else HTTP 403); where they do not, a valid token takes the
+	// session over from one opened without. The session ends, and frees
 	// the server, on its client's DELETE, after IdleTimeout, or with
 	// Door.Close.
 	Exclusive bool `yaml:"exclusive"`
@@ -179,6 +182,26 @@ type MCPConfig struct {
 	// routes"). In YAML, the mcp.rest block turns it on, even empty. Nil
 	// keeps the tool-route convention: POST /<name> routes are tools.
 	REST *REST `yaml:"rest"`
+
+	// MaxSessions caps the live sessions of a stateful endpoint: a POST
+	// that would open one more gets HTTP 503, with Retry-After and a
+	// JSON-RPC error naming the key. Each session costs a goroutine and a
+	// few KiB for as long as it lives (IdleTimeout). Default 1000. An
+	// exclusive endpoint has one.
+	MaxSessions int `yaml:"max_sessions"`
+	// UnusedSessionTimeout ends a stateful session that has made no request
+	// since its initialize for this long, so that sessions opened and left
+	// do not hold MaxSessions for IdleTimeout. Default 30s.
+	UnusedSessionTimeout time.Duration `yaml:"unused_session_timeout"`
+	// MaxBatch caps the messages of one JSON-RPC batch (a POST whose body
+	// is a JSON array, which protocol 2025-03-26 allows): a larger one gets
+	// HTTP 413 and a JSON-RPC error (-32600) naming the key, before any of
+	// it is decoded. Default 64.
+	MaxBatch int `yaml:"max_batch"`
+	// MaxConcurrentCalls caps the tool calls that run at once in one MCP
+	// session (on a stateless endpoint, one HTTP request): the others wait
+	// for a slot, as long as their request lasts. Default 16.
+	MaxConcurrentCalls int `yaml:"max_concurrent_calls"`
 }
 
 // REST is the mcp.rest block: which routes of a REST-shaped router are
@@ -263,6 +286,14 @@ const (
 	defaultPath         = "/mcp"
 	defaultIdleTimeout  = 600 * time.Second
 	defaultMaxBodyBytes = 4 << 20
+	// A thousand sessions hold a few MiB and a thousand goroutines: well
+	// within one process, and more than one server's agents keep open.
+	defaultMaxSessions          = 1000
+	defaultUnusedSessionTimeout = 30 * time.Second
+	// Clients batch a handful of messages at most (the go-sdk's and Gym's
+	// never batch).
+	defaultMaxBatch           = 64
+	defaultMaxConcurrentCalls = 16
 )
 
 var serverNameRule = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
@@ -300,7 +331,7 @@ func (c *Config) Validate() error {
 	if len(m.SessionSecret) > 0 && m.SessionSecretEnv != "" {
 		bad("mcp.session_secret", "set session_secret or session_secret_env, not both")
 	}
-	for key, d := range map[string]time.Duration{"mcp.idle_timeout": m.IdleTimeout, "mcp.call_timeout": m.CallTimeout} {
+	for key, d := range map[string]time.Duration{"mcp.idle_timeout": m.IdleTimeout, "mcp.call_timeout": m.CallTimeout, "mcp.unused_session_timeout": m.UnusedSessionTimeout} {
 		if d < 0 {
 			bad(key, "%v is negative", d)
 		} else if d > 0 && d < time.Millisecond {
@@ -309,6 +340,22 @@ func (c *Config) Validate() error {
 	}
 	if m.MaxBodyBytes < 0 {
 		bad("mcp.max_body_bytes", "%d is negative", m.MaxBodyBytes)
+	}
+	for key, n := range map[string]int{"mcp.max_sessions": m.MaxSessions, "mcp.max_batch": m.MaxBatch, "mcp.max_concurrent_calls": m.MaxConcurrentCalls} {
+		if n < 0 {
+			bad(key, "%d is negative; leave it out for the default", n)
+		}
+	}
+	if m.Exclusive && m.MaxSessions != 0 {
+		bad("mcp.max_sessions", "does nothing on an exclusive endpoint, which admits one session; remove it")
+	}
+	if !m.stateful() {
+		if m.MaxSessions != 0 {
+			bad("mcp.max_sessions", "does nothing on a stateless endpoint, which keeps no session; remove it, or set mcp.stateful")
+		}
+		if m.UnusedSessionTimeout != 0 {
+			bad("mcp.unused_session_timeout", "does nothing on a stateless endpoint, which keeps no session; remove it, or set mcp.stateful")
+		}
 	}
 	switch rl := m.RateLimit; {
 	case rl.PerSession < 0:
@@ -395,6 +442,32 @@ func (m *MCPConfig) maxBodyBytes() int64 {
 		return defaultMaxBodyBytes
 	}
 	return m.MaxBodyBytes
+}
+
+// maxSessions returns the cap on live sessions.
+func (m *MCPConfig) maxSessions() int { return orDefault(m.MaxSessions, defaultMaxSessions) }
+
+// unusedSessionTimeout returns how long a session may wait for its first
+// request after initialize.
+func (m *MCPConfig) unusedSessionTimeout() time.Duration {
+	return orDefault(m.UnusedSessionTimeout, defaultUnusedSessionTimeout)
+}
+
+// maxBatch returns the cap on the messages of a JSON-RPC batch.
+func (m *MCPConfig) maxBatch() int { return orDefault(m.MaxBatch, defaultMaxBatch) }
+
+// maxConcurrentCalls returns the cap on one session's calls at once.
+func (m *MCPConfig) maxConcurrentCalls() int {
+	return orDefault(m.MaxConcurrentCalls, defaultMaxConcurrentCalls)
+}
+
+// orDefault returns v, or def for the zero value.
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
 }
 
 // stateful reports whether the endpoint serves sessions.

@@ -39,6 +39,9 @@ mcp:
   degrade: http-only
   disable_catalog: true
   annotations: {get_weather: {read_only: true, title: Weather}}
+  unused_session_timeout: 10s
+  max_batch: 8
+  max_concurrent_calls: 4
   rollout:
     disable: true
     allow_tokenless: true
@@ -68,6 +71,9 @@ mcp:
 		Degrade:               "http-only",
 		DisableCatalog:        true,
 		Annotations:           map[string]Annotations{"get_weather": {ReadOnly: ptr(true), Title: "Weather"}},
+		UnusedSessionTimeout:  10 * time.Second,
+		MaxBatch:              8,
+		MaxConcurrentCalls:    4,
 		Rollout: rollout.Config{
 			Disable:        true,
 			AllowTokenless: true,
@@ -99,6 +105,10 @@ func TestConfigDefaults(t *testing.T) {
 		}
 		if diff := cmp.Diff([]string{"Authorization"}, m.forwardHeaders()); diff != "" {
 			t.Errorf("%q: forward headers (-want +got):\n%s", doc, diff)
+		}
+		if m.maxSessions() != 1000 || m.unusedSessionTimeout() != 30*time.Second || m.maxBatch() != 64 || m.maxConcurrentCalls() != 16 {
+			t.Errorf("%q: limits' defaults wrong: %d sessions, %v unused, %d a batch, %d calls at once",
+				doc, m.maxSessions(), m.unusedSessionTimeout(), m.maxBatch(), m.maxConcurrentCalls())
 		}
 	}
 	cfg, _ := ParseConfig([]byte("mcp: {forward_headers: []}"))
@@ -144,6 +154,13 @@ func TestConfigErrors(t *testing.T) {
 		{on + "mcp: {rate_limit: {per_session: 1, by: ip}}", `mcp.rate_limit.by: "ip" is not session, client or server`},
 		{on + "mcp: {rate_limit: {by: client}}", "mcp.rate_limit.by: is set but per_session is not; set per_session (calls per second) to limit calls"},
 		{on + "mcp: {degrade: maybe}", `mcp.degrade: "maybe" is not fail or http-only`},
+		{on + "mcp: {max_batch: -1}", "mcp.max_batch: -1 is negative; leave it out for the default"},
+		{on + "mcp: {max_concurrent_calls: -2}", "mcp.max_concurrent_calls: -2 is negative; leave it out for the default"},
+		{on + "mcp: {stateful: true, max_sessions: -1}", "mcp.max_sessions: -1 is negative; leave it out for the default"},
+		{on + "mcp: {max_sessions: 10}", "mcp.max_sessions: does nothing on a stateless endpoint, which keeps no session; remove it, or set mcp.stateful"},
+		{on + "mcp: {exclusive: true, max_sessions: 10}", "mcp.max_sessions: does nothing on an exclusive endpoint, which admits one session; remove it"},
+		{on + "mcp: {unused_session_timeout: 5s}", "mcp.unused_session_timeout: does nothing on a stateless endpoint, which keeps no session; remove it, or set mcp.stateful"},
+		{on + "mcp: {stateful: true, unused_session_timeout: -5s}", "mcp.unused_session_timeout: -5s is negative"},
 		{on + "mcp: {stateful: true, disable_fast_path: true}", "mcp.disable_fast_path: does nothing on a stateful endpoint (mcp.stateful or mcp.exclusive), which has no fast path; remove it"},
 	}
 	for _, c := range cases {

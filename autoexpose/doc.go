@@ -132,8 +132,12 @@
 //
 // mcp.max_body_bytes, mcp.rate_limit (per session, client address or
 // server: mcp.rate_limit.by) and mcp.call_timeout answer a call that
-// passes them with an isError result naming the limit (see [ErrorCode]). A handler's context ends when the client cancels the
-// call or goes away, or at the timeout. [Progress] and [Log] let a long
+// passes them with an isError result naming the limit (see [ErrorCode]).
+// mcp.max_batch, mcp.max_concurrent_calls, mcp.max_sessions and
+// mcp.unused_session_timeout bound what one request or one client can make
+// the server hold: a batch's messages, the calls that run at once, the live
+// sessions. A handler's context ends when the client cancels the call or
+// goes away, or at the timeout. [Progress] and [Log] let a long
 // handler report to the MCP client, and do nothing on the HTTP door.
 //
 // # Asking the user: Elicit and Sample

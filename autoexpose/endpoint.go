@@ -13,8 +13,10 @@ const sessionIDHeader = "Mcp-Session-Id"
 //
 //   - stateless (the default): every POST stands alone, so any replica with
 //     the same secret can serve any call;
-//   - stateful: sessions with Mcp-Session-Id, as many as clients open, each
-//     closed after idle_timeout without a request;
+//   - stateful: sessions with Mcp-Session-Id, at most mcp.max_sessions,
+//     each closed after idle_timeout without a request, or after
+//     mcp.unused_session_timeout without one since its initialize
+//     (sessionlimits.go);
 //   - exclusive: stateful, with at most one live session (see slot).
 
 // An endpoint is the MCP endpoint's handler: the HTTP concerns of the MCP
@@ -31,14 +33,20 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.h.Serve
 //  3. the lifecycle (lifecycle.go): 503 once the Door is closed, and the
 //     request's context ends when it closes;
 //  4. on an exclusive door, the slot (exclusive.go): 409 while another
-//     rollout's session is live;
+//     rollout's session is live, and 403 without a valid token where tool
+//     calls need one; on another stateful door, the session cap
+//     (sessionlimits.go): 503 once mcp.max_sessions are live;
 //  5. the body limit (bodylimit.go): 413 over mcp.max_body_bytes;
 //  6. inflight (inflight.go): where a tool call finds its request;
 //  7. on a stateless door, the fast path (fastpath.go), which serves a
 //     single tools/call request itself;
-//  8. the go-sdk's Streamable HTTP handler (server.go).
+//  8. the batch limit (fanout.go): 413 for a JSON-RPC batch over
+//     mcp.max_batch;
+//  9. the go-sdk's Streamable HTTP handler (server.go), whose tool calls
+//     wait for one of their session's mcp.max_concurrent_calls slots
+//     (fanout.go).
 func (d *Door) endpoint(m *MCPConfig) http.Handler {
-	h := limitBody(d.calls.maxBody, d.calls.inflight.track(d.withFastPath(m, d.transport(m))))
+	h := limitBody(d.calls.maxBody, d.calls.inflight.track(d.withFastPath(m, limitBatch(m.maxBatch(), d.calls.maxBody, d.transport(m)))))
 	if m.Exclusive {
 		tokenHeader := ""
 		if d.calls.contract != nil {
@@ -52,7 +60,16 @@ func (d *Door) endpoint(m *MCPConfig) http.Handler {
 			maxBody:  d.calls.maxBody,
 			wait:     claimWait,
 		}
+		if d.calls.contract != nil && !m.Rollout.AllowTokenless {
+			d.slot.tokenHeader = tokenHeader // tool calls need a token, and so does the slot
+		}
 		h = d.slot.wrap(h)
+	} else if m.stateful() {
+		h = newSessionCap(m, func() int { return len(d.calls.liveSessions()) }).wrap(h)
+	}
+	if m.stateful() {
+		d.life.unused = newUnusedSessions(m.unusedSessionTimeout())
+		d.server.AddReceivingMiddleware(d.life.unused.middleware)
 	}
 	return &endpoint{d.calls.withoutNewSession(newGuard(m).wrap(d.life.wrap(m.stateful(), h)))}
 }

@@ -33,15 +33,28 @@ const exclusiveErrorCode = -32000
 // milliseconds ahead of it.
 //
 // While a session is live, a POST without a session gets HTTP 409 and a
-// JSON-RPC error that says what to do (exclusiveMessage), unless it comes
-// from the holder's own rollout: a POST whose identity (calls.identity) is
-// the one the holder's session was opened with, while that session handles
-// no request (an open GET stream is not a request), closes the holder's
-// session and takes the slot. So an agent whose client exited without
-// DELETE, or a client that reconnects, is not locked out of its own rollout
-// for idle_timeout, and a call that is running is not cut off. The slot
-// also frees when its session ends: its client's DELETE, the idle timeout,
-// or Door.Close.
+// JSON-RPC error that says what to do (exclusiveMessage), unless it may take
+// the session over, while that session handles no request (an open GET
+// stream is not a request): then it closes the holder's session and takes
+// the slot. A POST may take over
+//
+//   - from the holder's own rollout: its identity (calls.identity) is the
+//     one the holder's session was opened with. So an agent whose client
+//     exited without DELETE, or a client that reconnects, is not locked out
+//     of its own rollout for idle_timeout;
+//   - from a holder that opened its session without a valid token, when it
+//     has one: a rollout's client is not locked out by one that proves no
+//     rollout.
+//
+// A call that is running is not cut off. The slot also frees when its
+// session ends: its client's DELETE, the idle timeout, or Door.Close.
+//
+// Where tool calls need a token (the rollout contract is on, and
+// mcp.rollout.allow_tokenless is not set), only a POST with a valid token
+// may claim the slot: any other POST without a session gets HTTP 403 and a
+// JSON-RPC error naming the header to send (needsToken). A client without
+// one could call no tool in the session, and would hold it from the
+// rollout's own client.
 
 // claimWait bounds how long a POST without a session waits for another one
 // that is being served (normally an initialize: milliseconds) before it
@@ -69,6 +82,18 @@ func (d *Door) end(id string) {
 	}
 }
 
+// needsToken returns the 403's message where claiming the slot needs a
+// valid token in header: for a request that sent none (sent is false), or
+// one that does not verify.
+func needsToken(header string, sent bool) string {
+	const exclusive = "mcpdoor: this MCP server is exclusive and serves one rollout at a time; opening a session needs the rollout's session token"
+	if !sent {
+		return exclusive + ": send it in the " + header + " header, as the mcp.headers of the /seed_session response give it"
+	}
+	return exclusive + ", and the " + header + " sent is not valid for this server (expired, or minted by another server): " +
+		"seed the rollout again with /seed_session"
+}
+
 // exclusiveMessage is the 409's message: what happened, and what to do.
 // tokenHeader is the rollout contract's token header, "" when it is off.
 func exclusiveMessage(idle time.Duration, tokenHeader string) string {
@@ -85,27 +110,34 @@ func exclusiveMessage(idle time.Duration, tokenHeader string) string {
 // No goroutine watches it: it learns that its session has ended when it
 // next asks alive.
 type slot struct {
-	alive    func(id string) bool       // whether the session is live
-	end      func(id string)            // closes the session
-	identify func(*http.Request) string // who a request comes from; "" nobody
-	message  string                     // the 409's
-	maxBody  int64
-	wait     time.Duration // how long a POST waits for a pending one
+	alive func(id string) bool // whether the session is live
+	end   func(id string)      // closes the session
+	// identify tells who a request comes from ("" nobody), and whether it
+	// carries a valid token.
+	identify func(*http.Request) (who string, token bool)
+	message  string // the 409's
+	// tokenHeader, when set, is the header of the token that claiming the
+	// slot needs (see needsToken).
+	tokenHeader string
+	maxBody     int64
+	wait        time.Duration // how long a POST waits for a pending one
 
-	mu       sync.Mutex
-	holder   string         // the live session's id, or ""
-	owner    string         // the identity the holder's session was opened with
-	pending  bool           // a POST without a session is being served
-	claimant string         // its identity
-	settled  chan struct{}  // closed when it ends
-	running  map[string]int // MCP requests being handled, by session id
+	mu         sync.Mutex
+	holder     string         // the live session's id, or ""
+	owner      string         // the identity the holder's session was opened with
+	ownerToken bool           // it was opened with a valid token
+	pending    bool           // a POST without a session is being served
+	claimant   string         // its identity
+	claimToken bool           // its token is valid
+	settled    chan struct{}  // closed when it ends
+	running    map[string]int // MCP requests being handled, by session id
 }
 
-// claim takes the slot for a POST without a session from identity who. It
-// waits, within s.wait and ctx, for a pending POST to end. It fails while
-// a session is live, unless who may take it over; then it returns that
-// session's id, for the caller to end.
-func (s *slot) claim(ctx context.Context, who string) (takeover string, ok bool) {
+// claim takes the slot for a POST without a session from identity who,
+// with a valid token or not. It waits, within s.wait and ctx, for a pending
+// POST to end. It fails while a session is live, unless who may take it
+// over; then it returns that session's id, for the caller to end.
+func (s *slot) claim(ctx context.Context, who string, token bool) (takeover string, ok bool) {
 	timeout := time.NewTimer(s.wait)
 	defer timeout.Stop()
 	s.mu.Lock()
@@ -124,16 +156,18 @@ func (s *slot) claim(ctx context.Context, who string) (takeover string, ok bool)
 		}
 	}
 	if s.holder != "" && !s.alive(s.holder) {
-		s.holder, s.owner = "", ""
+		s.holder, s.owner, s.ownerToken = "", "", false
 	}
 	if s.holder != "" {
-		if who == "" || who != s.owner || s.running[s.holder] > 0 {
+		sameRollout := who != "" && who == s.owner
+		provesMore := token && !s.ownerToken
+		if !(sameRollout || provesMore) || s.running[s.holder] > 0 {
 			return "", false
 		}
 		takeover = s.holder
-		s.holder, s.owner = "", ""
+		s.holder, s.owner, s.ownerToken = "", "", false
 	}
-	s.pending, s.claimant, s.settled = true, who, make(chan struct{})
+	s.pending, s.claimant, s.claimToken, s.settled = true, who, token, make(chan struct{})
 	return takeover, true
 }
 
@@ -143,9 +177,9 @@ func (s *slot) settle(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if id != "" && s.alive(id) {
-		s.holder, s.owner = id, s.claimant
+		s.holder, s.owner, s.ownerToken = id, s.claimant, s.claimToken
 	}
-	s.pending, s.claimant = false, ""
+	s.pending, s.claimant, s.claimToken = false, "", false
 	close(s.settled)
 }
 
@@ -179,13 +213,14 @@ func (s *slot) wrap(next http.Handler) http.Handler {
 		// one itself.
 		body, _ := io.ReadAll(io.LimitReader(r.Body, s.maxBody+1))
 		unread(r, body)
-		takeover, ok := s.claim(r.Context(), s.identify(r))
+		who, token := s.identify(r)
+		if s.tokenHeader != "" && !token {
+			writeRPCError(w, http.StatusForbidden, requestID(body), exclusiveErrorCode, needsToken(s.tokenHeader, r.Header.Get(s.tokenHeader) != ""))
+			return
+		}
+		takeover, ok := s.claim(r.Context(), who, token)
 		if !ok {
-			var msg struct {
-				ID json.RawMessage `json:"id"`
-			}
-			json.Unmarshal(body, &msg) // a batch, or not JSON: no id
-			writeExclusive(w, msg.ID, s.message)
+			writeExclusive(w, requestID(body), s.message)
 			return
 		}
 		defer func() { s.settle(w.Header().Get(sessionIDHeader)) }()
@@ -194,6 +229,16 @@ func (s *slot) wrap(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// requestID returns the id of the JSON-RPC request body holds, or nil for
+// a batch or a body that is not JSON.
+func requestID(body []byte) json.RawMessage {
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	json.Unmarshal(body, &msg)
+	return msg.ID
 }
 
 // writeExclusive answers 409 with a JSON-RPC error for the request id.

@@ -16,7 +16,7 @@ import (
 
 // TestExclusiveBody: the 409's body for each kind of request id, and the
 // idle timeout as the config writes it, for a client of another rollout
-// (here: no token, while the holder has one).
+// (here: another rollout's token, while the holder has its own).
 func TestExclusiveBody(t *testing.T) {
 	r := rolloutRouter(func(r chi.Router) { r.Post("/t", ok) })
 	door, err := Install(r, enabled(MCPConfig{Exclusive: true, IdleTimeout: 1500 * time.Millisecond}))
@@ -24,7 +24,7 @@ func TestExclusiveBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer door.Close()
-	tok := mint(t, door, "rollout-a", nil)
+	tok, other := mint(t, door, "rollout-a", nil), mint(t, door, "rollout-b", nil)
 	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	if w := serveReq(r, "POST", "/mcp", initialize, rollout.DefaultTokenHeader, tok); w.Code != 200 {
 		t.Fatalf("initialize: %d %s", w.Code, w.Body)
@@ -44,7 +44,7 @@ func TestExclusiveBody(t *testing.T) {
 		{`not json`, "null"},
 	} {
 		t.Run(c.body, func(t *testing.T) {
-			w := serveReq(r, "POST", "/mcp", c.body)
+			w := serveReq(r, "POST", "/mcp", c.body, rollout.DefaultTokenHeader, other)
 			want := `{"jsonrpc":"2.0","id":` + c.id + `,"error":{"code":-32000,"message":"` + msg + `"}}`
 			if w.Code != http.StatusConflict || w.Header().Get("Content-Type") != "application/json" || w.Body.String() != want {
 				t.Errorf("got %d %q %s\nwant 409 application/json %s", w.Code, w.Header().Get("Content-Type"), w.Body, want)
@@ -64,18 +64,19 @@ func TestIdentity(t *testing.T) {
 	tok := mint(t, door, "rollout-a", nil)
 	cookie, _ := door.calls.sessions.Cookie("cookie-session")
 	for _, c := range []struct {
-		name   string
-		token  string
-		cookie *http.Cookie
-		want   string
+		name      string
+		token     string
+		cookie    *http.Cookie
+		want      string
+		wantToken bool
 	}{
-		{"token", tok, nil, "rollout-a"},
-		{"token and cookie", tok, cookie, "rollout-a"},
-		{"cookie", "", cookie, "cookie-session"},
-		{"neither", "", nil, door.calls.localSID},
-		{"invalid token", "garbage", nil, ""},
-		{"invalid token and cookie", "garbage", cookie, ""},
-		{"forged cookie", "", &http.Cookie{Name: cookie.Name, Value: "forged"}, door.calls.localSID},
+		{"token", tok, nil, "rollout-a", true},
+		{"token and cookie", tok, cookie, "rollout-a", true},
+		{"cookie", "", cookie, "cookie-session", false},
+		{"neither", "", nil, door.calls.localSID, false},
+		{"invalid token", "garbage", nil, "", false},
+		{"invalid token and cookie", "garbage", cookie, "", false},
+		{"forged cookie", "", &http.Cookie{Name: cookie.Name, Value: "forged"}, door.calls.localSID, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			req := httptest.NewRequest("POST", "/mcp", nil)
@@ -85,8 +86,8 @@ func TestIdentity(t *testing.T) {
 			if c.cookie != nil {
 				req.AddCookie(c.cookie)
 			}
-			if got := door.calls.identity(req); got != c.want {
-				t.Errorf("identity %q, want %q", got, c.want)
+			if got, token := door.calls.identity(req); got != c.want || token != c.wantToken {
+				t.Errorf("identity %q (a valid token: %v), want %q (%v)", got, token, c.want, c.wantToken)
 			}
 		})
 	}
@@ -95,20 +96,27 @@ func TestIdentity(t *testing.T) {
 // TestSlotWaits: a POST without a session that arrives while another one is
 // being served waits for it to end, then is judged: served if that one
 // opened no session, 409 if it did (for another identity), taken over for
-// the same identity; and 409 if it waited its whole bound.
+// the same identity or by a valid token from a session opened without one;
+// and 409 if it waited its whole bound. An identity ending in +token comes
+// with a valid token.
 func TestSlotWaits(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		opens     bool   // the first POST opens a session
+		first     string // the first POST's identity
 		who       string // the second POST's identity
 		wait      time.Duration
 		want      int
 		takenOver bool
 	}{
-		{"the first opened nothing", false, "b", time.Minute, http.StatusOK, false},
-		{"the first opened a session", true, "b", time.Minute, http.StatusConflict, false},
-		{"the first opened a session, same identity", true, "a", time.Minute, http.StatusOK, true},
-		{"the wait ran out", false, "b", time.Millisecond, http.StatusConflict, false},
+		{"the first opened nothing", false, "a", "b", time.Minute, http.StatusOK, false},
+		{"the first opened a session", true, "a", "b", time.Minute, http.StatusConflict, false},
+		{"the first opened a session, same identity", true, "a", "a", time.Minute, http.StatusOK, true},
+		{"the wait ran out", false, "a", "b", time.Millisecond, http.StatusConflict, false},
+		{"a token over a session opened without one", true, "a", "b+token", time.Minute, http.StatusOK, true},
+		{"a token over another rollout's token", true, "a+token", "b+token", time.Minute, http.StatusConflict, false},
+		{"no token over a token", true, "a+token", "b", time.Minute, http.StatusConflict, false},
+		{"the same token", true, "a+token", "a+token", time.Minute, http.StatusOK, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var ended []string
@@ -116,11 +124,11 @@ func TestSlotWaits(t *testing.T) {
 			s := &slot{
 				alive:    func(id string) bool { return id == "s1" && len(ended) == 0 },
 				end:      func(id string) { ended = append(ended, id) },
-				identify: func(r *http.Request) string { return r.Header.Get("Who") },
+				identify: func(r *http.Request) (string, bool) { return strings.CutSuffix(r.Header.Get("Who"), "+token") },
 				message:  "busy", maxBody: defaultMaxBodyBytes, wait: c.wait,
 			}
 			h := s.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.Header.Get("Who") == "a" && r.Header.Get("First") != "" {
+				if r.Header.Get("First") != "" {
 					close(entered)
 					<-release
 					if c.opens {
@@ -139,7 +147,7 @@ func TestSlotWaits(t *testing.T) {
 				return w
 			}
 			firstDone := make(chan *httptest.ResponseRecorder, 1)
-			go func() { firstDone <- post("a", true) }()
+			go func() { firstDone <- post(c.first, true) }()
 			<-entered
 			second := make(chan *httptest.ResponseRecorder, 1)
 			go func() { second <- post(c.who, false) }()
@@ -175,6 +183,7 @@ func TestExclusiveFailedInitialize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer door.Close()
+	tok := mint(t, door, "rollout-a", nil)
 	const both = "application/json, text/event-stream"
 	for _, c := range []struct {
 		name, accept, body string
@@ -189,7 +198,7 @@ func TestExclusiveFailedInitialize(t *testing.T) {
 			"invalid request: missing required \"params\"\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			w := serveReq(r, "POST", "/mcp", c.body, "Accept", c.accept)
+			w := serveReq(r, "POST", "/mcp", c.body, "Accept", c.accept, rollout.DefaultTokenHeader, tok)
 			if w.Code != c.status || w.Body.String() != c.want {
 				t.Errorf("got %d %q\nwant %d %q", w.Code, w.Body, c.status, c.want)
 			}
@@ -198,7 +207,7 @@ func TestExclusiveFailedInitialize(t *testing.T) {
 			}
 		})
 	}
-	w := serveReq(r, "POST", "/mcp", `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	w := serveReq(r, "POST", "/mcp", `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, rollout.DefaultTokenHeader, tok)
 	if w.Code != http.StatusOK || w.Header().Get(sessionIDHeader) == "" {
 		t.Errorf("initialize after the failed ones: %d %s", w.Code, w.Body)
 	}
@@ -215,7 +224,7 @@ func FuzzExclusiveBody(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	s := &slot{alive: func(string) bool { return true }, identify: func(*http.Request) string { return "someone else" },
+	s := &slot{alive: func(string) bool { return true }, identify: func(*http.Request) (string, bool) { return "someone else", false },
 		message: "busy", maxBody: defaultMaxBodyBytes, holder: "live", owner: "its rollout"}
 	h := s.wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		panic("a request without a session reached the go-sdk while the slot was taken")

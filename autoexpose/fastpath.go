@@ -127,25 +127,6 @@ func lower(s string) string {
 	return s
 }
 
-// readBody reads the request's body, Content-Length bytes. When it cannot,
-// or the body is longer, it puts back what it read in front of the rest,
-// for the go-sdk to read as it would have.
-func readBody(r *http.Request) ([]byte, bool) {
-	body := make([]byte, r.ContentLength)
-	n, err := io.ReadFull(r.Body, body)
-	if err == nil {
-		var one [1]byte
-		var k int
-		if k, err = io.ReadFull(r.Body, one[:]); errors.Is(err, io.EOF) {
-			return body, true
-		}
-		body = append(body, one[:k]...)
-		n += k
-	}
-	unread(r, body[:n])
-	return nil, false
-}
-
 // serve serves call c of request r: the response's headers first, as the
 // go-sdk sets them before the call runs, then the call's notifications and
 // its result, each an SSE event.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"reflect"
@@ -141,7 +140,7 @@ type typedHandler[In, Out any] struct {
 func (h *typedHandler[In, Out]) typedInfo() *typedInfo { return &h.info }
 
 func (h *typedHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := readAll(http.MaxBytesReader(w, r.Body, h.info.limit()), r.ContentLength, h.info.limit())
+	body, err := readAll(w, r, h.info.limit())
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -208,29 +207,6 @@ type jsonWriter struct{ w http.ResponseWriter }
 func (j *jsonWriter) Write(p []byte) (int, error) {
 	writeJSON(j.w, http.StatusOK, bytes.TrimSuffix(p, []byte("\n")))
 	return len(p), nil
-}
-
-// readAll reads r to its end as io.ReadAll does, into a buffer of the
-// request's Content-Length n when it is known and within limit, so that a
-// large body is not copied again and again as the buffer grows.
-func readAll(r io.Reader, n, limit int64) ([]byte, error) {
-	if n <= 0 || n > limit {
-		return io.ReadAll(r)
-	}
-	b := make([]byte, 0, n+1) // the last byte for a Read that finds the end
-	for {
-		k, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+k]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // a body longer than it said
-		}
-	}
 }
 
 // httpError is an error a typed handler returns to answer with a status

@@ -25,6 +25,9 @@ type lifecycle struct {
 	// each in a session of its own or served by the fast path, so that
 	// Close waits for their calls to return.
 	opening sync.WaitGroup
+	// unused ends the stateful sessions that make no request after their
+	// initialize; nil on a stateless door.
+	unused *unusedSessions
 
 	once sync.Once
 	err  error
@@ -100,6 +103,9 @@ func (d *Door) Close() error {
 		l.mu.Unlock()
 		l.cancel()
 		l.opening.Wait()
+		if l.unused != nil {
+			l.unused.stop() // the sessions end here
+		}
 		var errs []error
 		for ss := range d.server.Sessions() {
 			if err := ss.Close(); err != nil {

@@ -25,7 +25,7 @@ func (d *Door) newServer() *mcp.Server {
 	for _, name := range d.names {
 		t := d.tools[name]
 		s.AddTool(t.mcpTool(), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return d.calls.call(ctx, t, req, d.calls.newMCPCall(req)), nil
+			return d.calls.callMCP(ctx, t, req)
 		})
 	}
 	if d.catalog != nil {

@@ -482,7 +482,9 @@ func (p *policyServer) liveSessions() []string {
 // into a session holds the slot, however it is written: the go-sdk reads
 // keys case-sensitively, takes batches for the older protocols and ignores
 // what follows the message, where encoding/json does not. Another rollout's
-// initialize then gets the 409, and one session is live.
+// initialize then gets the 409, and one session is live. (Each POST carries
+// its rollout's token: a session opened without one, a valid token takes
+// over.)
 func TestExclusiveBypass(t *testing.T) {
 	const params = `"params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize",` + params + `}`
@@ -507,7 +509,7 @@ func TestExclusiveBypass(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
-			first := s.rawMCP(t, c.body, raw{header: c.header})
+			first := s.rawMCP(t, c.body, raw{header: append([]string{tokenHeader, rolloutToken(t, "first")}, c.header...)})
 			sid := first.Header.Get("Mcp-Session-Id")
 			if opened := sid != "" && slices.Contains(s.liveSessions(), sid); opened != c.opens {
 				t.Fatalf("the POST opened a session: %v, want %v (%d %s)", opened, c.opens, first.Status, first.Body)

@@ -1,0 +1,164 @@
+package autoexpose
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// One POST may fan out into many tool calls: under protocol 2025-03-26 its
+// body may be a JSON-RPC batch, and the go-sdk decodes every message of it,
+// then runs each request in a goroutine of its own (its jsonrpc2
+// connection starts one per request, which the server releases at once),
+// all of them at the same time; a stateful session's concurrent POSTs do
+// the same. Two bounds keep that in proportion:
+//
+//   - limitBatch refuses a batch of more than mcp.max_batch messages before
+//     the go-sdk decodes it, so one request makes at most that many
+//     goroutines;
+//   - callSlots lets at most mcp.max_concurrent_calls tool calls of one MCP
+//     session (of one request, on a stateless endpoint, where each request
+//     is a session) run at once. The others wait for a slot rather than
+//     fail: they were sent together on purpose, an answer that depends on
+//     timing would fail calls that would succeed a moment later, and a
+//     waiting call costs only the goroutine the go-sdk has already made.
+//     A waiting call ends with its request's context (the client cancels or
+//     goes away, or the Door closes).
+
+// limitBatch answers a POST whose body is a JSON-RPC batch of more than max
+// messages with HTTP 413 and a JSON-RPC error (-32600) that names
+// mcp.max_batch; any other request goes to next with its body as it came.
+// It reads the body only when it starts with '['; the body limit in front
+// of it has capped it at limit bytes.
+func limitBatch(max int, limit int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		// Past the whitespace to the first byte of the body.
+		var head []byte
+		var buf [64]byte
+		for len(head) == skipSpace(head, 0) && int64(len(head)) <= limit {
+			k, err := r.Body.Read(buf[:])
+			head = append(head, buf[:k]...)
+			if err != nil {
+				break
+			}
+		}
+		if i := skipSpace(head, 0); i == len(head) || head[i] != '[' {
+			unread(r, head)
+			next.ServeHTTP(w, r)
+			return
+		}
+		all := bytes.NewBuffer(head)
+		all.ReadFrom(io.LimitReader(r.Body, limit+1-int64(len(head)))) // an error: the go-sdk reads what came
+		body := all.Bytes()
+		if n := batchSize(body); n > max {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.CodeInvalidRequest,
+				fmt.Sprintf("mcpdoor: a JSON-RPC batch of %d messages is over the limit of %d (mcp.max_batch); send at most %d messages in one request", n, max, max))
+			return
+		}
+		unread(r, body)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// batchSize returns the number of values in the JSON array that body is,
+// counted as far as the array reads (the go-sdk refuses a malformed one),
+// or 0 when body is not an array.
+func batchSize(body []byte) int {
+	i := skipSpace(body, 0)
+	if i >= len(body) || body[i] != '[' {
+		return 0
+	}
+	n := 0
+	for i = skipSpace(body, i+1); i < len(body) && body[i] != ']'; {
+		end := skipValue(body, i)
+		if end <= i {
+			break
+		}
+		n++
+		if i = skipSpace(body, end); i < len(body) && body[i] == ',' {
+			i = skipSpace(body, i+1)
+		}
+	}
+	return n
+}
+
+// callSlots bounds the tool calls that run at once, by the MCP session (or
+// HTTP request) they came in. It is safe for concurrent use, and holds
+// nothing for a key without calls.
+type callSlots struct {
+	max int
+
+	mu   sync.Mutex
+	keys map[string]*slots
+}
+
+// slots are one key's: a semaphore, and how many calls hold or wait for it.
+type slots struct {
+	free  chan struct{} // a value sent for each slot taken
+	users int
+}
+
+func newCallSlots(max int) *callSlots {
+	return &callSlots{max: max, keys: make(map[string]*slots)}
+}
+
+// acquire waits for a slot of key, within ctx, and returns the func that
+// frees it, or ctx's error.
+func (c *callSlots) acquire(ctx context.Context, key string) (release func(), err error) {
+	c.mu.Lock()
+	s := c.keys[key]
+	if s == nil {
+		s = &slots{free: make(chan struct{}, c.max)}
+		c.keys[key] = s
+	}
+	s.users++
+	c.mu.Unlock()
+	leave := func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if s.users--; s.users == 0 {
+			delete(c.keys, key)
+		}
+	}
+	select {
+	case s.free <- struct{}{}:
+		return func() {
+			<-s.free
+			leave()
+		}, nil
+	case <-ctx.Done():
+		leave()
+		return nil, ctx.Err()
+	}
+}
+
+// callMCP serves a tools/call that came through the go-sdk once a slot of
+// its session is free (see callSlots).
+func (c *calls) callMCP(ctx context.Context, t *tool, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	release, err := c.slots.acquire(ctx, callKey(req))
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return c.call(ctx, t, req, c.newMCPCall(req)), nil
+}
+
+// callKey is what a call's slot is counted by: its MCP session, or on a
+// stateless endpoint (whose sessions have no id, one to a request) its
+// HTTP request; over stdio, the one session.
+func callKey(req mcp.Request) string {
+	if ss := req.GetSession(); ss != nil && ss.ID() != "" {
+		return "session " + ss.ID()
+	}
+	return "request " + headerOf(req).Get(requestRefHeader)
+}
