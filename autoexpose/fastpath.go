@@ -33,7 +33,8 @@ import (
 // a request that passes every check as the go-sdk would; any other request
 // (initialize, server/discover, tools/list, batches, notifications, an
 // unknown tool, anything malformed or unusual) goes to the go-sdk,
-// unchanged. mcp.disable_fast_path turns it off.
+// unchanged. mcp.disable_fast_path turns it off, and so does a go-sdk it
+// was not verified against (fence.go).
 type fastPath struct {
 	d    *Door
 	next http.Handler // the go-sdk's Streamable HTTP handler
@@ -47,9 +48,10 @@ var fastVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25", protocolVe
 // withFastPath serves next behind the fast path, when the endpoint has one:
 // a stateless endpoint, unless mcp.disable_fast_path. The go-sdk's
 // MCPGODEBUG settings change its answers; with any set, every request goes
-// to the go-sdk.
+// to the go-sdk. So it does in a binary built with a go-sdk the fast path
+// was not verified against (see fence.go), which the Door logs.
 func (d *Door) withFastPath(m *MCPConfig, next http.Handler) http.Handler {
-	if m.stateful() || m.DisableFastPath || os.Getenv("MCPGODEBUG") != "" {
+	if m.stateful() || m.DisableFastPath || os.Getenv("MCPGODEBUG") != "" || d.fenced() {
 		return next
 	}
 	return &fastPath{d: d, next: next}
