@@ -86,9 +86,10 @@ func callEcho(t *testing.T, url string, n int) []echoAnswer {
 // not.
 func TestFenceProbe(t *testing.T) {
 	for _, tc := range []struct {
-		block string
-		fast  bool
-	}{{"", true}, {"mcp:\n  disable_fast_path: true\n", false}} {
+		block  string
+		fast   bool
+		served uint64 // the calls the fast path counts
+	}{{"", true, 1}, {"mcp:\n  disable_fast_path: true\n", false, 0}} {
 		cfg, err := ParseConfig([]byte("name: fence\nexpose_tools_over_mcp: true\n" + tc.block))
 		if err != nil {
 			t.Fatal(err)
@@ -106,8 +107,8 @@ func TestFenceProbe(t *testing.T) {
 				t.Errorf("%q: the handler says fast_path %v, want %v", tc.block, a.FastPath, tc.fast)
 			}
 		}
-		if served := d.fastCalls.Load(); served != map[bool]uint64{true: 1}[tc.fast] {
-			t.Errorf("%q: the fast path counted %d calls", tc.block, served)
+		if served := d.fastCalls.Load(); served != tc.served {
+			t.Errorf("%q: the fast path counted %d calls, want %d", tc.block, served, tc.served)
 		}
 		srv.Close()
 	}
