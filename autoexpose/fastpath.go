@@ -9,10 +9,10 @@ import (
 	"mime"
 	"net/http"
 	"os"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,7 +33,8 @@ import (
 // a request that passes every check as the go-sdk would; any other request
 // (initialize, server/discover, tools/list, batches, notifications, an
 // unknown tool, anything malformed or unusual) goes to the go-sdk,
-// unchanged. mcp.disable_fast_path turns it off.
+// unchanged. mcp.disable_fast_path turns it off, and so does a go-sdk it
+// was not verified against (fence.go).
 type fastPath struct {
 	d    *Door
 	next http.Handler // the go-sdk's Streamable HTTP handler
@@ -47,9 +48,10 @@ var fastVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25", protocolVe
 // withFastPath serves next behind the fast path, when the endpoint has one:
 // a stateless endpoint, unless mcp.disable_fast_path. The go-sdk's
 // MCPGODEBUG settings change its answers; with any set, every request goes
-// to the go-sdk.
+// to the go-sdk. So it does in a binary built with a go-sdk the fast path
+// was not verified against (see fence.go), which the Door logs.
 func (d *Door) withFastPath(m *MCPConfig, next http.Handler) http.Handler {
-	if m.stateful() || m.DisableFastPath || os.Getenv("MCPGODEBUG") != "" {
+	if m.stateful() || m.DisableFastPath || os.Getenv("MCPGODEBUG") != "" || d.fenced() {
 		return next
 	}
 	return &fastPath{d: d, next: next}
@@ -169,13 +171,42 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 // a small call, costs the server about as much CPU as the rest of the
 // call). Anywhere else (HTTP/2, a writer that wraps net/http's, a test's
 // recorder), the fast path flushes as the go-sdk does.
+//
+// net/http does not export its writer's type, so the writer is told by
+// what it does, through public API only: the request came to a net/http
+// server (http.ServerContextKey), over HTTP/1.1, and the writer itself
+// answers every call of an http.ResponseController and hijacks
+// (serverWriter), where a wrapper passes them on by Unwrap, as
+// ResponseController asks of one, or lacks them. A wrapper is never taken
+// for net/http's writer, even one that passes every write on (chi's
+// middleware.WrapResponseWriter, Compress): a wrapper may hold the
+// response back (http.TimeoutHandler does, and the go-sdk's answer then
+// goes out with a Content-Length, which the header would change to
+// chunked), and nothing public tells those apart.
 func chunkedWithoutFlush(w http.ResponseWriter, r *http.Request) bool {
 	if r.ProtoMajor != 1 || r.ProtoMinor < 1 {
 		return false
 	}
-	// net/http's HTTP/1 writer, which it does not export: *http.response.
-	t := reflect.TypeOf(w)
-	return t.Kind() == reflect.Pointer && t.Elem().Name() == "response" && t.Elem().PkgPath() == "net/http"
+	if _, ok := r.Context().Value(http.ServerContextKey).(*http.Server); !ok {
+		return false
+	}
+	if _, ok := w.(interface{ Unwrap() http.ResponseWriter }); ok {
+		return false
+	}
+	_, ok := w.(serverWriter)
+	return ok
+}
+
+// serverWriter is what net/http's own HTTP/1 writer implements beyond
+// http.ResponseWriter: every method an http.ResponseController calls, and
+// http.Hijacker.
+type serverWriter interface {
+	http.ResponseWriter
+	http.Hijacker
+	FlushError() error
+	SetReadDeadline(time.Time) error
+	SetWriteDeadline(time.Time) error
+	EnableFullDuplex() error
 }
 
 // A fastStream is the response of a request the fast path serves: a stream

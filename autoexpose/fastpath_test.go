@@ -1,10 +1,13 @@
 package autoexpose
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +16,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -356,6 +360,26 @@ func TestFastPathGoldenFraming(t *testing.T) {
 				h.ServeHTTP(struct{ http.ResponseWriter }{w}, r) // a wrapper that hides Flush
 			}))
 		},
+		// chi's writer wrapper, as middleware.Logger and most of chi's
+		// middlewares wrap the writer, passing every write on.
+		"chi's WrapResponseWriter": func(h http.Handler) *httptest.Server {
+			return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				h.ServeHTTP(middleware.NewWrapResponseWriter(w, r.ProtoMajor), r)
+			}))
+		},
+		// A writer that compresses the event stream, flush by flush.
+		"chi's Compress": func(h http.Handler) *httptest.Server {
+			compress := middleware.Compress(5, "text/event-stream")(h)
+			return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				r.Header.Set("Accept-Encoding", "gzip")
+				compress.ServeHTTP(w, r)
+			}))
+		},
+		// A writer that holds the whole response, and cannot flush: the
+		// go-sdk's answer goes out with a Content-Length.
+		"http.TimeoutHandler": func(h http.Handler) *httptest.Server {
+			return httptest.NewServer(http.TimeoutHandler(h, time.Minute, "timed out"))
+		},
 	}
 	for name, start := range servers {
 		t.Run(name, func(t *testing.T) {
@@ -567,29 +591,54 @@ func httptestRequest(url string, rq goldenRequest) *http.Request {
 }
 
 // TestChunkedWithoutFlush: the fast path recognises net/http's own HTTP/1.1
-// writer, where it answers in one write (should net/http rename it, the
-// fast path would flush as the go-sdk does: the same answer, in two), and
-// nothing else.
+// writer, where it answers in one write (should net/http change its
+// writer's methods, the fast path would flush as the go-sdk does: the same
+// answer, in two), and nothing else: not a wrapper, even chi's, which
+// passes every write on, not an HTTP/1.0 response, not a writer that has
+// net/http's methods outside a net/http server.
 func TestChunkedWithoutFlush(t *testing.T) {
-	got := make(chan bool, 2)
+	type verdict struct {
+		name string
+		got  bool
+	}
+	got := make(chan verdict, 3)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got <- chunkedWithoutFlush(w, r)
-		got <- chunkedWithoutFlush(struct{ http.ResponseWriter }{w}, r)
+		got <- verdict{"net/http's own writer, " + r.Proto, chunkedWithoutFlush(w, r)}
+		got <- verdict{"a wrapper", chunkedWithoutFlush(struct{ http.ResponseWriter }{w}, r)}
+		got <- verdict{"chi's WrapResponseWriter", chunkedWithoutFlush(middleware.NewWrapResponseWriter(w, r.ProtoMajor), r)}
 	}))
 	defer srv.Close()
-	resp, err := srv.Client().Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	srv.Client().CloseIdleConnections()
-	if !<-got {
-		t.Error("net/http's own HTTP/1.1 writer is not recognised")
-	}
-	if <-got {
-		t.Error("a writer that wraps net/http's is taken for it")
+	for _, proto := range []string{"HTTP/1.1", "HTTP/1.0"} {
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "GET / %s\r\nHost: x\r\nConnection: close\r\n\r\n", proto)
+		io.Copy(io.Discard, conn)
+		conn.Close()
+		for range 3 {
+			v := <-got
+			if want := v.name == "net/http's own writer, HTTP/1.1"; v.got != want {
+				t.Errorf("%s (%s): chunkedWithoutFlush = %v, want %v", v.name, proto, v.got, want)
+			}
+		}
 	}
 	if chunkedWithoutFlush(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/mcp", nil)) {
 		t.Error("a recorder is taken for net/http's writer")
 	}
+	// A writer with every method of net/http's, outside a net/http server.
+	if chunkedWithoutFlush(lookalike{httptest.NewRecorder()}, httptest.NewRequest(http.MethodPost, "/mcp", nil)) {
+		t.Error("a writer outside a net/http server is taken for net/http's")
+	}
 }
+
+// A lookalike has the methods of net/http's own writer.
+type lookalike struct{ *httptest.ResponseRecorder }
+
+func (lookalike) Hijack() (net.Conn, *bufio.ReadWriter, error) { return nil, nil, http.ErrNotSupported }
+func (lookalike) FlushError() error                            { return nil }
+func (lookalike) SetReadDeadline(time.Time) error              { return nil }
+func (lookalike) SetWriteDeadline(time.Time) error             { return nil }
+func (lookalike) EnableFullDuplex() error                      { return nil }
+
+var _ serverWriter = lookalike{}

@@ -9,7 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/internal/bench/cputime"
+	"github.com/mcpdoor/mcpdoor/internal/cputime"
 )
 
 // BenchmarkRESTCallCPU compares, in CPU time, a whole tool call

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/mcpdoor/mcpdoor/internal/bench/cputime"
+	"github.com/mcpdoor/mcpdoor/internal/cputime"
 	"github.com/mcpdoor/mcpdoor/replay"
 )
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures the MCP door against its contenders (internal/bench/doorbench):
+# Measures the MCP door against its contenders (bench/doorbench):
 # server CPU and bytes allocated per stateless tools/call of an echo tool,
 # the 1 MiB-argument echo and its peak heap, and throughput with 64
 # concurrent clients.
@@ -21,7 +21,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/doorbench" ./internal/bench/doorbench
+# bench/ is a module of its own (it keeps mcp-go out of the library's):
+# built from there, it builds with or without the root's go.work.
+go -C bench build -o "$tmp/doorbench" ./doorbench
 commit="$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
 if [[ "$commit" != unknown && -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]]; then
 	commit+="+uncommitted"

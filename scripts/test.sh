@@ -5,9 +5,11 @@
 #
 #   1. installs the Node test dependencies (tests/node: the MCP TypeScript SDK,
 #      the MCP conformance suite and Node 22) when missing or out of date;
-#   2. go vet ./... and staticcheck ./...
-#   3. go test -race ./...   with MCPDOOR_REQUIRE_NODE=1, so the tests that
-#      drive the server with the Node client fail instead of skipping, and
+#   2. go vet ./... and staticcheck ./..., in the library's module and in
+#      the benchmark's (bench/, a module of its own);
+#   3. go test -race ./...   in both, with MCPDOOR_REQUIRE_NODE=1, so the
+#      tests that drive the server with the Node client fail instead of
+#      skipping, and
 #      MCPDOOR_LONG=1, so the load tests (TestLoad, TestConcurrentRollouts)
 #      run at full size rather than the small size of a plain go test;
 #      then, without the race detector (under which allocation figures mean
@@ -24,7 +26,7 @@
 set -euo pipefail
 
 usage() {
-	sed -n '2,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	sed -n '2,23s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 short=()
@@ -84,8 +86,11 @@ export MCPDOOR_REQUIRE_NODE=1 MCPDOOR_LONG=1
 
 # 2, 3. Vet, lint and test.
 run go vet ./...
+run go -C bench vet ./...
 run go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+run go -C bench run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 run go test -race "${short[@]}" ./...
+run go -C bench test -race "${short[@]}" ./...
 run go test "${short[@]}" -run '^TestCallAllocations$' ./autoexpose
 
 # 4. Fuzz. `go test -list` prints each package's matching names, then an

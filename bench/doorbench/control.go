@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpdoor/mcpdoor/internal/bench/cputime"
+	"github.com/mcpdoor/mcpdoor/internal/cputime"
 )
 
 // stats is a snapshot of the server process, taken by its control

@@ -4,9 +4,14 @@
 // the go-sdk and with mark3labs/mcp-go, a lean hand-rolled JSON-RPC
 // handler, and plain net/http JSON (the floor, not MCP).
 //
-//	go run ./internal/bench/doorbench          # a quick run, under a minute
-//	go run ./internal/bench/doorbench -full    # a few minutes
-//	scripts/bench.sh [-full] [flags]           # the same, naming the commit it measured
+//	go run ./bench/doorbench            # a quick run, under a minute
+//	go run ./bench/doorbench -full      # a few minutes
+//	scripts/bench.sh [-full] [flags]    # the same, naming the commit it measured
+//
+// (from the repository's root, whose go.work holds the bench module, or
+// from bench/ as go run ./doorbench). The program has a module of its own,
+// github.com/mcpdoor/mcpdoor/bench, so that what it measures against
+// (mark3labs/mcp-go) stays out of the library's module graph.
 //
 // It measures the server alone. The servers run in a child process, each on
 // its own 127.0.0.1 port, beside a control endpoint that reports the
