@@ -236,8 +236,8 @@ func TestLoadConfig(t *testing.T) {
 	path := filepath.Join(dir, "server.yaml")
 	os.WriteFile(path, []byte("name: w\nexpose_tools_over_mcp: true\nmcp: {bogus: 1}\n"), 0o600)
 	_, err := LoadConfig(path)
-	if err == nil || !strings.HasPrefix(err.Error(), path+": ") || !strings.Contains(err.Error(), "unknown key mcp.bogus") {
-		t.Fatalf("got %v", err)
+	if want := "mcpdoor: " + path + ": config: line 3: unknown key mcp.bogus"; err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
 	}
 	if _, err := LoadConfig(filepath.Join(dir, "missing.yaml")); err == nil {
 		t.Fatal("a missing file loaded")

@@ -45,7 +45,7 @@ import (
 // ends its sessions when the server shuts down.
 func Install(r chi.Router, cfg Config) (*Door, error) {
 	if !cfg.ExposeToolsOverMCP {
-		warnDisabled(&cfg)
+		logDisabled(&cfg)
 		return &Door{serves: replayTarget(&cfg, r)}, nil
 	}
 	d, err := install(r, &cfg)
@@ -139,9 +139,12 @@ func unservedPrefix(r chi.Router, log *slog.Logger) http.Handler {
 	})
 }
 
-// warnDisabled warns of a config that sets mcpdoor up but does not turn it
-// on: the opt-in is easy to leave out.
-func warnDisabled(cfg *Config) {
+// logDisabled says, once per Install or Wrap, that a config with the
+// opt-in off serves nothing over MCP, so that a user who left it out sees
+// why there is no endpoint; and warns when the config sets mcpdoor up all
+// the same.
+func logDisabled(cfg *Config) {
+	cfg.logger().Info("mcpdoor: expose_tools_over_mcp is false: not serving MCP; set it to true to serve the router's tools at " + cfg.MCP.path())
 	if !reflect.ValueOf(cfg.MCP).IsZero() || cfg.Declared != nil || cfg.CatchAll != nil || cfg.OpenAPI != nil || cfg.Outer != nil {
 		cfg.logger().Warn("mcpdoor: the config sets mcp settings, but expose_tools_over_mcp is not true, so nothing is served over MCP; " +
 			"set expose_tools_over_mcp: true to serve the tools")

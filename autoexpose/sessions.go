@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mcpdoor/mcpdoor/internal/keyring"
 	"github.com/mcpdoor/mcpdoor/session"
 	"github.com/mcpdoor/mcpdoor/token"
 )
@@ -47,13 +48,13 @@ func (m *MCPConfig) keys() (keys token.Keys, random bool, err error) {
 		secrets = strings.Split(v, ",")
 	}
 	if len(secrets) == 0 {
-		return token.RandomKeys(), true, nil
+		return keyring.Random(), true, nil
 	}
 	raw := make([][]byte, len(secrets))
 	for i, s := range secrets {
 		raw[i] = []byte(strings.TrimSpace(s))
 	}
-	keys, err = token.NewKeys(raw...)
+	keys, err = keyring.New(raw...)
 	if err != nil {
 		return token.Keys{}, false, fmt.Errorf("mcpdoor: config: %s: %w", key, err)
 	}

@@ -54,7 +54,7 @@ import (
 // result mapping and the gating of calls.
 func Wrap(h http.Handler, cfg Config) (*Door, error) {
 	if !cfg.ExposeToolsOverMCP {
-		warnDisabled(&cfg)
+		logDisabled(&cfg)
 		return &Door{wrapped: &wrapped{inner: replayTarget(&cfg, h)}}, nil
 	}
 	d, err := wrap(h, &cfg)

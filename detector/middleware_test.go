@@ -7,15 +7,15 @@ import (
 
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/mcpdoor/mcpdoor/internal/keyring"
 	"github.com/mcpdoor/mcpdoor/session"
-	"github.com/mcpdoor/mcpdoor/token"
 )
 
 // TestTransparentNamesAreRuntimeNames: the built-in Transparent list names
 // what FuncName really returns for chi v5.5.0's middlewares and mcpdoor's
 // session middleware, however they were built, and holds nothing else.
 func TestTransparentNamesAreRuntimeNames(t *testing.T) {
-	m := session.New(token.RandomKeys(), nil)
+	m := session.New(keyring.Random(), nil)
 	builtins := []struct {
 		name string
 		mw   func(http.Handler) http.Handler
@@ -54,7 +54,7 @@ func TestTransparentNamesAreRuntimeNames(t *testing.T) {
 }
 
 func TestFuncName(t *testing.T) {
-	m := session.New(token.RandomKeys(), nil)
+	m := session.New(keyring.Random(), nil)
 	cases := []struct {
 		name string
 		mw   func(http.Handler) http.Handler

@@ -38,7 +38,7 @@ func (v Verdict) MarshalText() ([]byte, error) {
 	case v == 0:
 		return []byte{}, nil
 	case v < Direct || v > Refused:
-		return nil, fmt.Errorf("detector: %v has no name", v)
+		return nil, fmt.Errorf("mcpdoor: %v has no name", v)
 	}
 	return []byte(v.String()), nil
 }
@@ -56,7 +56,7 @@ func (v *Verdict) UnmarshalText(text []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("detector: verdict %q is not direct, replay or refused", text)
+	return fmt.Errorf("mcpdoor: verdict %q is not direct, replay or refused", text)
 }
 
 // A Mode is the dispatch policy from the config's mcp.dispatch.

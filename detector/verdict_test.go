@@ -54,11 +54,11 @@ func TestVerdictText(t *testing.T) {
 			t.Errorf("UnmarshalText(%q) = %v, %v; want %v", text, back, err, v)
 		}
 	}
-	if _, err := Verdict(7).MarshalText(); err == nil || err.Error() != "detector: Verdict(7) has no name" {
+	if _, err := Verdict(7).MarshalText(); err == nil || err.Error() != "mcpdoor: Verdict(7) has no name" {
 		t.Errorf("Verdict(7).MarshalText() error = %v", err)
 	}
 	var v Verdict
-	if err := v.UnmarshalText([]byte("Direct")); err == nil || err.Error() != `detector: verdict "Direct" is not direct, replay or refused` {
+	if err := v.UnmarshalText([]byte("Direct")); err == nil || err.Error() != `mcpdoor: verdict "Direct" is not direct, replay or refused` {
 		t.Errorf("UnmarshalText(Direct) error = %v", err)
 	}
 }

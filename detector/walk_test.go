@@ -15,8 +15,8 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/mcpdoor/mcpdoor/internal/keyring"
 	"github.com/mcpdoor/mcpdoor/session"
-	"github.com/mcpdoor/mcpdoor/token"
 )
 
 const pkg = "github.com/mcpdoor/mcpdoor/detector."
@@ -99,7 +99,7 @@ func problems(rep *Report) []string {
 func TestInspectVerdicts(t *testing.T) {
 	const strictFix = "declare the middleware in mcp.transparent_middleware if a request may skip it, or set mcp.dispatch: auto to replay the route through the router"
 	type mws = []func(http.Handler) http.Handler
-	m := session.New(token.RandomKeys(), nil)
+	m := session.New(keyring.Random(), nil)
 	timeout := middleware.Timeout(time.Second)
 	throttle := middleware.Throttle(10)
 	withValue := middleware.WithValue("k", "v")

@@ -128,7 +128,7 @@ func (d *Direct) route(rctx *chi.Context, req *http.Request) error {
 	rctx.RouteMethod = req.Method
 	got := d.routes.Find(rctx, req.Method, path)
 	if !samePattern(got, d.pattern) {
-		return fmt.Errorf("replay: %s %s is not routed to %s %s", req.Method, req.RequestURI, req.Method, d.pattern)
+		return fmt.Errorf("mcpdoor: %s %s is not routed to %s %s", req.Method, req.RequestURI, req.Method, d.pattern)
 	}
 	for i, k := range rctx.URLParams.Keys {
 		if k == "*" {

@@ -63,7 +63,7 @@ func (*body) Close() error { return nil }
 // http.NewRequestWithContext would, with the fields a server sets.
 func (e *exchange) request(ctx context.Context, c *Call) (*http.Request, error) {
 	if err := parsePath(&e.url, c.Path); err != nil {
-		return nil, fmt.Errorf("replay: building request for %s: %w", c.Path, err)
+		return nil, fmt.Errorf("mcpdoor: building request for %s: %w", c.Path, err)
 	}
 	header := c.Header.Clone()
 	if header == nil {

@@ -93,7 +93,7 @@ func TestBadPath(t *testing.T) {
 		replay.NewReplay(chi.NewRouter(), 0),
 	} {
 		resp := d.Dispatch(context.Background(), &replay.Call{Path: "/bad%zz"})
-		const want = `replay: building request for /bad%zz: parse "/bad%zz": invalid URL escape "%zz"`
+		const want = `mcpdoor: building request for /bad%zz: parse "/bad%zz": invalid URL escape "%zz"`
 		if resp.Status != http.StatusBadRequest || string(resp.Body) != want {
 			t.Errorf("%T: Dispatch = %d %q, want 400 %q", d, resp.Status, resp.Body, want)
 		}

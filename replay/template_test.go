@@ -71,9 +71,9 @@ func TestTemplateExpand(t *testing.T) {
 
 func TestNewTemplateErrors(t *testing.T) {
 	for _, tc := range []struct{ pattern, err string }{
-		{"/static/*", "replay: route GET /static/*: the pattern ends in a * wildcard"},
-		{"notes", `replay: route GET notes: pattern "notes" does not begin with /`},
-		{"/n/{id:[}", "replay: route GET /n/{id:[}: parameter \"id\": error parsing regexp: missing closing ]: `[$`"},
+		{"/static/*", "mcpdoor: route GET /static/*: the pattern ends in a * wildcard"},
+		{"notes", `mcpdoor: route GET notes: pattern "notes" does not begin with /`},
+		{"/n/{id:[}", "mcpdoor: route GET /n/{id:[}: parameter \"id\": error parsing regexp: missing closing ]: `[$`"},
 	} {
 		if _, err := replay.NewTemplate(http.MethodGet, tc.pattern, nil); err == nil || err.Error() != tc.err {
 			t.Errorf("NewTemplate(%s) error %v, want %s", tc.pattern, err, tc.err)
@@ -211,7 +211,7 @@ func TestDirectRefusesOtherRoute(t *testing.T) {
 	r := hostileRouter(&got)
 	d := replay.NewDirect(endpointFor(t, r, http.MethodGet, "/api/notes/{id}"), "/api/notes/{id}", r, 0)
 	resp := d.Dispatch(context.Background(), &replay.Call{Method: http.MethodGet, Path: "/api/notes/search"})
-	const want = "replay: GET /api/notes/search is not routed to GET /api/notes/{id}"
+	const want = "mcpdoor: GET /api/notes/search is not routed to GET /api/notes/{id}"
 	if resp.Status != http.StatusBadRequest || string(resp.Body) != want || got.Pattern != "" {
 		t.Errorf("Dispatch = %d %q (handler saw %q), want 400 %q and no handler", resp.Status, resp.Body, got.Pattern, want)
 	}

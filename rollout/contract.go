@@ -60,7 +60,7 @@ type Contract struct {
 // It panics when p has no Sessions, a setup mistake.
 func New(cfg Config, p Params) *Contract {
 	if p.Sessions == nil {
-		panic("rollout: New with nil Params.Sessions")
+		panic("mcpdoor: rollout.New with nil Params.Sessions")
 	}
 	if p.MaxSeedBytes <= 0 {
 		p.MaxSeedBytes = defaultMaxSeedBytes

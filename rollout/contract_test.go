@@ -350,7 +350,7 @@ func TestNewDefaults(t *testing.T) {
 
 func TestNewWithoutSessions(t *testing.T) {
 	defer func() {
-		if v := recover(); v != "rollout: New with nil Params.Sessions" {
+		if v := recover(); v != "mcpdoor: rollout.New with nil Params.Sessions" {
 			t.Errorf("panic %v", v)
 		}
 	}()

@@ -93,8 +93,8 @@ func TestVerifyLimit(t *testing.T) {
 	if !slices.Equal(statuses, []int{200, 413, 200, 413}) || !slices.Equal(bodies, wantBodies) || calls.Load() != 2 {
 		t.Errorf("statuses %v, bodies %q, the verifier ran %d times", statuses, bodies, calls.Load())
 	}
-	const want = `level=WARN msg="mcpdoor: POST /verify: verifywrap: request body over 64 bytes"` + "\n" +
-		`level=WARN msg="mcpdoor: POST /verify: verifywrap: request body over 64 bytes" rollout_id=r-1` + "\n"
+	const want = `level=WARN msg="mcpdoor: POST /verify: request body over 64 bytes"` + "\n" +
+		`level=WARN msg="mcpdoor: POST /verify: request body over 64 bytes" rollout_id=r-1` + "\n"
 	if logs.String() != want {
 		t.Errorf("log:\n  %s\nwant:\n  %s", logs.String(), want)
 	}

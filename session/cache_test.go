@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/mcpdoor/mcpdoor/token"
+	"github.com/mcpdoor/mcpdoor/internal/keyring"
 )
 
 // TestCookieCache: the signed value of an id is reused, stays valid, and the
 // cache is bounded.
 func TestCookieCache(t *testing.T) {
-	m := New(token.RandomKeys(), nil)
+	m := New(keyring.Random(), nil)
 	a, _ := m.Cookie("s1")
 	b, _ := m.Cookie("s1")
 	if a.Value != b.Value {

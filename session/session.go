@@ -10,6 +10,7 @@ import (
 
 	"github.com/gorilla/securecookie"
 
+	"github.com/mcpdoor/mcpdoor/internal/keyring"
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
@@ -55,12 +56,12 @@ const maxSigned = 4096
 // New returns a Manager that signs cookies with keys (the first key signs,
 // every key verifies). It panics if keys is the zero Keys, a setup mistake.
 func New(keys token.Keys, opts *Options) *Manager {
-	if keys.IsZero() {
-		panic("session: New with zero token.Keys")
+	if keyring.IsZero(keys) {
+		panic("mcpdoor: session.New with zero token.Keys")
 	}
 	m := &Manager{
 		keys:   keys,
-		codecs: keys.Codecs(purpose, 0),
+		codecs: keyring.Codecs(keys, purpose, 0),
 		name:   DefaultCookieName,
 		newID:  rand.Text,
 	}
@@ -137,10 +138,10 @@ func (m *Manager) Read(r *http.Request) (string, error) {
 func (m *Manager) Decode(value string) (string, error) {
 	var id string
 	if err := securecookie.DecodeMulti(m.name, value, &id, m.codecs...); err != nil {
-		return "", fmt.Errorf("session cookie: %w", err)
+		return "", fmt.Errorf("mcpdoor: session cookie: %w", err)
 	}
 	if id == "" {
-		return "", errors.New("session cookie: empty id")
+		return "", errors.New("mcpdoor: session cookie: empty id")
 	}
 	return id, nil
 }
@@ -192,7 +193,7 @@ func (m *Manager) sign(id string) (string, error) {
 	}
 	v, err := securecookie.EncodeMulti(m.name, id, m.codecs...)
 	if err != nil {
-		return "", fmt.Errorf("session cookie: %w", err)
+		return "", fmt.Errorf("mcpdoor: session cookie: %w", err)
 	}
 	m.mu.Lock()
 	if m.signed == nil || len(m.signed) >= maxSigned {

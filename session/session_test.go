@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/gorilla/securecookie"
 
+	"github.com/mcpdoor/mcpdoor/internal/keyring"
 	"github.com/mcpdoor/mcpdoor/session"
 	"github.com/mcpdoor/mcpdoor/token"
 )
@@ -186,7 +187,7 @@ func TestMiddlewareRefusesCookie(t *testing.T) {
 	}
 	otherSecret, _ := session.New(keys(t, secretNew), nil).Cookie(id)
 	otherName, _ := session.New(keys(t, secretOld), &session.Options{CookieName: "other"}).Cookie(id)
-	asToken, err := securecookie.EncodeMulti("mcpdoor_session", id, keys(t, secretOld).Codecs("token", 0)...)
+	asToken, err := securecookie.EncodeMulti("mcpdoor_session", id, keyring.Codecs(keys(t, secretOld), "token", 0)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +320,7 @@ func TestDecodeRefuses(t *testing.T) {
 			if err == nil || id != "" {
 				t.Fatalf("Decode = %q, %v; want an error", id, err)
 			}
-			if !strings.HasPrefix(err.Error(), "session cookie: ") {
+			if !strings.HasPrefix(err.Error(), "mcpdoor: session cookie: ") {
 				t.Errorf("error %q does not say it is about the session cookie", err)
 			}
 		})
@@ -360,7 +361,7 @@ func TestOptions(t *testing.T) {
 
 func TestNewZeroKeysPanics(t *testing.T) {
 	defer func() {
-		if v := recover(); v != "session: New with zero token.Keys" {
+		if v := recover(); v != "mcpdoor: session.New with zero token.Keys" {
 			t.Errorf("recovered %v, want the zero-Keys panic", v)
 		}
 	}()
@@ -374,7 +375,7 @@ func TestKeys(t *testing.T) {
 	// the manager's cookies.
 	c, _ := m.Cookie("s1")
 	var id string
-	if err := securecookie.DecodeMulti(m.CookieName(), c.Value, &id, m.Keys().Codecs("session", 0)...); err != nil || id != "s1" {
+	if err := securecookie.DecodeMulti(m.CookieName(), c.Value, &id, keyring.Codecs(m.Keys(), "session", 0)...); err != nil || id != "s1" {
 		t.Errorf("decoding with Keys(): %q, %v", id, err)
 	}
 }
