@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
 
 // The session a tool call runs in is decided once, here, and both the rate
@@ -30,7 +30,7 @@ import (
 // cookie; that session is never a call's.
 
 // A caller is who makes a tools/call: the session the call runs in, the
-// rollout it runs for (see rollout.ID), and the HTTP request that carried
+// rollout it runs for (see RolloutID), and the HTTP request that carried
 // the call (nil over stdio).
 type caller struct {
 	sid     string

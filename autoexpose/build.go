@@ -13,8 +13,8 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
+	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/replay"
-	"github.com/mcpdoor/mcpdoor/rollout"
 	"github.com/mcpdoor/mcpdoor/session"
 )
 
@@ -54,7 +54,7 @@ func newBuilder(cfg *Config) (*builder, error) {
 // and its admission checks every call.
 func (b *builder) useRollout() {
 	m := &b.cfg.MCP
-	rc := m.Rollout
+	rc := m.Rollout.contract()
 	rc.AllowTokenless = rc.AllowTokenless || b.stdio
 	b.contract = rollout.New(rc, rollout.Params{
 		Server:       b.cfg.Name,
@@ -70,7 +70,7 @@ func (b *builder) useRollout() {
 // the routes say (serves reports whether the server serves POST path), and
 // reserves the names of the contract's routes and of the MCP endpoint.
 func (b *builder) decideRollout(serves func(path string) bool) {
-	on, err := rollout.Decide(b.cfg.MCP.Rollout, serves(rollout.SeedPath), serves(rollout.VerifyPath))
+	on, err := rollout.Decide(b.cfg.MCP.Rollout.contract(), serves(rollout.SeedPath), serves(rollout.VerifyPath))
 	if err != nil {
 		b.errs = append(b.errs, err)
 	}

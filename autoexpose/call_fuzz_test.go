@@ -12,8 +12,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpdoor/mcpdoor/rollout"
 )
 
 // FuzzArguments drives the path from a tool call's arguments to the route's
@@ -42,7 +40,7 @@ func FuzzArguments(f *testing.F) {
 		})
 		r.Method(http.MethodPost, "/typed", Handler(getWeather))
 	})
-	d, err := Install(r, enabled(MCPConfig{SessionSecret: []string{"a fuzzing secret of at least 32 bytes"}, Rollout: rollout.Config{AllowTokenless: true}}))
+	d, err := Install(r, enabled(MCPConfig{SessionSecret: []string{"a fuzzing secret of at least 32 bytes"}, Rollout: Rollout{AllowTokenless: true}}))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -44,7 +44,7 @@ type Catalog struct {
 		// request (mcp.idle_timeout); 0 when the server is stateless.
 		IdleTimeoutMs int64 `json:"idle_timeout_ms"`
 		// Rollout reports whether the server follows NeMo Gym's rollout
-		// contract (see package [rollout]): its tool calls then carry the
+		// contract (see [Rollout]): its tool calls then carry the
 		// session token that /seed_session hands out.
 		Rollout bool `json:"rollout"`
 		// TokenHeader is the header that carries the session token, when

@@ -17,7 +17,6 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/header"
-	"github.com/mcpdoor/mcpdoor/rollout"
 	"github.com/mcpdoor/mcpdoor/session"
 )
 
@@ -173,9 +172,9 @@ type MCPConfig struct {
 	// a tool.
 	Annotations map[string]Annotations `yaml:"annotations"`
 	// Rollout configures NeMo Gym's rollout contract, which is on when the
-	// router serves POST /seed_session and POST /verify (see package
-	// rollout).
-	Rollout rollout.Config `yaml:"rollout"`
+	// router serves POST /seed_session and POST /verify (see the package
+	// documentation, "NeMo Gym's rollout contract").
+	Rollout Rollout `yaml:"rollout"`
 	// REST, when set, reads the router the REST way: routes of any method
 	// and depth are tools, their path parameters, query parameters and JSON
 	// body one input object (see the package documentation, "REST
@@ -393,7 +392,8 @@ func (c *Config) Validate() error {
 	if m.REST != nil {
 		m.REST.validate(bad)
 	}
-	if err := m.Rollout.Validate(); err != nil {
+	rc := m.Rollout.contract()
+	if err := rc.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

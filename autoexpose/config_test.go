@@ -13,7 +13,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mcpdoor/mcpdoor/rollout"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -74,7 +73,7 @@ mcp:
 		UnusedSessionTimeout:  10 * time.Second,
 		MaxBatch:              8,
 		MaxConcurrentCalls:    4,
-		Rollout: rollout.Config{
+		Rollout: Rollout{
 			Disable:        true,
 			AllowTokenless: true,
 			TokenHeader:    "X-Rollout-Token",
@@ -100,7 +99,7 @@ func TestConfigDefaults(t *testing.T) {
 			t.Fatalf("%q: %v", doc, err)
 		}
 		m := &cfg.MCP
-		if m.path() != "/mcp" || m.maxBodyBytes() != 4<<20 || m.idleTimeout() != 600*time.Second || m.stateful() || !m.Rollout.IsZero() {
+		if m.path() != "/mcp" || m.maxBodyBytes() != 4<<20 || m.idleTimeout() != 600*time.Second || m.stateful() || !reflect.ValueOf(m.Rollout).IsZero() {
 			t.Errorf("%q: defaults wrong: %+v", doc, m)
 		}
 		if diff := cmp.Diff([]string{"Authorization"}, m.forwardHeaders()); diff != "" {

@@ -157,9 +157,9 @@
 // # Sessions
 //
 // A tool call runs in a session, which a handler reads with session.ID: the
-// session the caller's token names (package rollout), else the session of
-// its cookie, else, on a stateful endpoint, one per MCP session, else one
-// local session. The endpoint is stateless Streamable HTTP by default:
+// session the caller's token names (see "NeMo Gym's rollout contract"),
+// else the session of its cookie, else, on a stateful endpoint, one per MCP
+// session, else one local session. The endpoint is stateless Streamable HTTP by default:
 // any replica with the same secret serves any call. mcp.stateful gives
 // sessions with Mcp-Session-Id, each ended after mcp.idle_timeout without a
 // request; mcp.exclusive allows one live session at a time and answers
@@ -180,13 +180,13 @@
 // # NeMo Gym's rollout contract
 //
 // When the router serves POST /seed_session and POST /verify, Install turns
-// on NeMo Gym's rollout contract (package rollout, configured by the
-// mcp.rollout block): /seed_session's JSON response gains the "mcp" metadata
+// on NeMo Gym's rollout contract (configured by the mcp.rollout block,
+// [Rollout]): /seed_session's JSON response gains the "mcp" metadata
 // with a signed session token, every tool call needs that token and runs in
 // its session, /verify sees mcp__<server>__<tool> names normalized, and
 // /ng-rollout/<rollout_id>/<path> is served as /<path>: the Door strips the
 // prefix before any of the server's checks run, so serve the Door, outermost
-// ([Door.ServeHTTP]).
+// ([Door.ServeHTTP]); [RolloutID] reads the rollout a request is for.
 //
 // # Other servers
 //

@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
 
 // A Door is an installed MCP endpoint: the tools it serves, the startup
@@ -49,7 +49,7 @@ type Door struct {
 //
 // Where the rollout contract is on, the Door first strips NeMo Gym's
 // prefix: /ng-rollout/<id>/<path> is served as /<path>, with the id in
-// rollout.ID and the URL path, raw path and RequestURI without the prefix
+// RolloutID and the URL path, raw path and RequestURI without the prefix
 // (a second prefix is not stripped: NeMo Gym strips one). So every check
 // the server makes — the router's Use, Group, Mount and With, Config.Outer
 // — sees the bare path, and holds on the prefixed one; a check in front of

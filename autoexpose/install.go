@@ -9,7 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/mcpdoor/mcpdoor/detector"
-	"github.com/mcpdoor/mcpdoor/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
 
 // Install serves r's POST tool routes over MCP at cfg's path (/mcp and /mcp/,
@@ -33,7 +33,7 @@ import (
 // instead, the router is left untouched, and the Door serves it unchanged.
 //
 // When the router serves POST /seed_session and POST /verify, Install turns
-// NeMo Gym's rollout contract on (see package rollout): it wraps those two
+// NeMo Gym's rollout contract on (see Rollout): it wraps those two
 // routes and checks a session token on every call, and the Door serves
 // /ng-rollout/<id>/<path> as /<path>. The router itself refuses the prefix
 // (404, saying to serve the Door): served without its Door, it would run

@@ -14,7 +14,6 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpdoor/mcpdoor/rollout"
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
@@ -103,7 +102,7 @@ func TestInstallAccepts(t *testing.T) {
 	})
 	t.Run("rollout.disable makes seed and verify plain tools", func(t *testing.T) {
 		r := rolloutRouter(func(r chi.Router) { r.Post("/t", ok) })
-		door, err := Install(r, enabled(MCPConfig{Rollout: rollout.Config{Disable: true}}))
+		door, err := Install(r, enabled(MCPConfig{Rollout: Rollout{Disable: true}}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
-	"github.com/mcpdoor/mcpdoor/rollout"
 	"github.com/mcpdoor/mcpdoor/session"
 )
 
@@ -401,7 +400,7 @@ func TestGymAgents(t *testing.T) {
 				g.post("/seed_session", json.RawMessage(`{}`)) // an earlier request of the same client
 				status, body := g.post("/seed_session", json.RawMessage(`{}`))
 				var seed struct {
-					MCP rollout.Metadata `json:"mcp"`
+					MCP seedMetadata `json:"mcp"`
 				}
 				if err := json.Unmarshal(body, &seed); err != nil || status != http.StatusOK {
 					t.Fatalf("seed: %d %s", status, body)

@@ -13,7 +13,6 @@ import (
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/replay"
-	"github.com/mcpdoor/mcpdoor/rollout"
 	"github.com/mcpdoor/mcpdoor/session"
 	"github.com/mcpdoor/mcpdoor/token"
 	"github.com/mcpdoor/mcpdoor/verifywrap"
@@ -49,9 +48,6 @@ func TestErrorPrefix(t *testing.T) {
 		{"replay.NewTemplate", func() string {
 			_, err := replay.NewTemplate(http.MethodGet, "/notes/{id", chi.NewRouter())
 			return errText(err)
-		}},
-		{"rollout.New panic", func() string {
-			return panicText(func() { rollout.New(rollout.Config{}, rollout.Params{}) })
 		}},
 		{"session.New panic", func() string { return panicText(func() { session.New(token.Keys{}, nil) }) }},
 		{"token.NewKeys none", func() string { _, err := token.NewKeys(); return errText(err) }},

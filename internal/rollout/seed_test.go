@@ -17,7 +17,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"go.uber.org/goleak"
 
-	"github.com/mcpdoor/mcpdoor/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/session"
 )
 

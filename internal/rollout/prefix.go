@@ -30,27 +30,10 @@ var idRule = regexp.MustCompile(`^` + idPattern + `$`)
 
 type idKey struct{}
 
-// ID returns the rollout id of a request: for a tool call made with a
-// session token, the rollout the token was minted for (the id of the
-// /ng-rollout/<id>/seed_session it was seeded under), whether or not the
-// call came under the prefix, as NeMo Gym's tool calls do not; for any
-// other request, the id of the /ng-rollout/<id>/ prefix it came under, or
-// "".
-//
-// Only the first is authenticated. On a request without a token — a route
-// over HTTP, /verify posted with the seed's cookie, a tokenless tool call —
-// the id is the client's choice, a correlation id for logs and metrics:
-// never use it for authorization, and never to find a rollout's state.
-// The session (package session, the token's or the cookie's) is what is
-// authenticated; keep a rollout's state in it.
-//
-// The prefix is stripped by what the server serves outermost — the Door of
-// package autoexpose, or StripPrefix in a server of its own — so that
-// /ng-rollout/<id>/<path> is served exactly as /<path>, with every check
-// the server makes on /<path>: the handler sees the request without the
-// prefix, its URL path and RequestURI included. A path whose id is outside
-// NeMo Gym's pattern (letters, digits, dots, dashes, underscores, starting
-// with a letter or digit) is not a rollout path and is routed as it is.
+// ID returns the rollout id of a request: the token's rollout for a tool
+// call with a token, else the id of the prefix the request came under, or
+// "" (autoexpose.RolloutID documents what is authenticated and what is
+// not).
 func ID(r *http.Request) string { return FromContext(r.Context()) }
 
 // FromContext returns the rollout id ctx carries, or "".

@@ -4,8 +4,10 @@
 //
 // A server follows the contract when its router serves POST /seed_session
 // and POST /verify; package autoexpose then turns it on (see
-// [autoexpose.Install]) and configures it from the mcp.rollout block of the
-// server's config ([Config]). The contract then:
+// autoexpose.Install) and configures it from the mcp.rollout block of the
+// server's config (autoexpose.Rollout, converted to [Config]). The package
+// is internal: a server reaches it through autoexpose alone. The contract
+// then:
 //
 //   - adds to /seed_session's 2xx JSON object response the "mcp" key
 //     ([Metadata]): the server name, the MCP endpoint's path, and a header

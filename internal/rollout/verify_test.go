@@ -13,7 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"go.uber.org/goleak"
 
-	"github.com/mcpdoor/mcpdoor/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
 
 // trajectory is a /verify body as an MCP agent of NeMo Gym records it: a
