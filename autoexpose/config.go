@@ -15,7 +15,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/header"
 	"github.com/mcpdoor/mcpdoor/session"
 )
@@ -101,7 +101,7 @@ type MCPConfig struct {
 	// Exclude keeps these tools off MCP (matched like Include); their routes
 	// keep working over HTTP. Each name must match a tool.
 	Exclude []string `yaml:"exclude"`
-	// Dispatch is auto, direct, replay or strict (see detector.Mode).
+	// Dispatch is auto, direct, replay or strict (see detect.Mode).
 	// Default auto.
 	Dispatch string `yaml:"dispatch"`
 	// TransparentMiddleware lists middleware function names (as the startup
@@ -164,7 +164,8 @@ type MCPConfig struct {
 	// Degrade is fail (Install returns the error) or http-only (the server
 	// runs without the MCP endpoint, and the log says why). Default fail.
 	Degrade string `yaml:"degrade"`
-	// DisableCatalog serves no catalog resource (see Catalog). Default
+	// DisableCatalog serves no catalog resource (see the package
+	// documentation, "The catalog"). Default
 	// false: the catalog is served.
 	DisableCatalog bool `yaml:"disable_catalog"`
 	// Annotations set tools' MCP annotations by tool name, over what any
@@ -215,7 +216,7 @@ type REST struct {
 	// lists routes ("POST /api/notes/{id}/archive": archive_note); a
 	// pattern may leave out chi regexps and a trailing slash. Naming a
 	// route makes it a tool, whatever its method. A name here wins over the
-	// OpenAPI operationId and the default rule (see detector.RESTName). A
+	// OpenAPI operationId and the default rule (the README's "Tool names"). A
 	// key that names no route is an Install error.
 	Names map[string]string `yaml:"names"`
 }
@@ -317,9 +318,9 @@ func (c *Config) Validate() error {
 	if m.Path != "" && (!strings.HasPrefix(m.Path, "/") || m.Path == "/" || strings.HasSuffix(m.Path, "/")) {
 		bad("mcp.path", "%q must start with / and not end with /", m.Path)
 	}
-	if mode, err := detector.ParseMode(m.Dispatch); err != nil {
+	if mode, err := detect.ParseMode(m.Dispatch); err != nil {
 		bad("mcp.dispatch", "%v", err)
-	} else if c.Outer != nil && (mode == detector.ForceDirect || mode == detector.Strict) {
+	} else if c.Outer != nil && (mode == detect.ForceDirect || mode == detect.Strict) {
 		bad("mcp.dispatch", "%s cannot go with Config.Outer, through which every call replays; use auto or replay", mode)
 	}
 	for _, h := range m.ForwardHeaders {
@@ -401,7 +402,7 @@ func (c *Config) Validate() error {
 
 // validate reports the block's invalid methods and keys through bad.
 func (r *REST) validate(bad func(key, format string, args ...any)) {
-	methods := detector.RESTMethods()
+	methods := detect.RESTMethods()
 	for _, m := range r.Methods {
 		if !slices.Contains(methods, strings.ToUpper(m)) {
 			bad("mcp.rest.methods", "%q is not one of %s", m, strings.Join(methods, ", "))

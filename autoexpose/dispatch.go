@@ -132,13 +132,13 @@ func (c *calls) serve(ctx context.Context, t *tool, rc *replay.Call) *replay.Res
 
 // timedOut is the isError result of a call that hit mcp.call_timeout.
 func (c *calls) timedOut(t *tool) *mcp.CallToolResult {
-	effect := EffectUnknown
+	effect := effectUnknown
 	if t.readOnly() {
-		effect = EffectNotApplied
+		effect = effectNotApplied
 	}
 	return t.fail(fmt.Sprintf("%s timed out after %s.", t.request, c.timeout),
-		ErrorInfo{
-			Code:    CodeTimeout,
+		errorInfo{
+			Code:    codeTimeout,
 			Message: fmt.Sprintf("the handler did not answer within %s (mcp.call_timeout); it may still be running", c.timeout),
 			Status:  http.StatusGatewayTimeout,
 			Effect:  effect,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
 
@@ -20,7 +21,7 @@ type Door struct {
 	name   string
 	path   string
 	log    *slog.Logger
-	report []ReportRow
+	report []detector.Row
 	tools  map[string]*tool
 	names  []string // exposed tool names, sorted
 	server *mcp.Server
@@ -32,7 +33,7 @@ type Door struct {
 	handler    http.Handler // the MCP endpoint; nil for a Door that serves no MCP
 	life       *lifecycle   // nil for a Door that serves no MCP
 	slot       *slot        // the exclusive session's; nil unless mcp.exclusive
-	catalog    *Catalog     // without its tools; nil under mcp.disable_catalog
+	catalog    *catalogDoc  // without its tools; nil under mcp.disable_catalog
 	degraded   error
 	serves     http.Handler // for a Door made by Install: Config.Outer, else the router
 	wrapped    *wrapped     // for a Door made by Wrap
@@ -88,19 +89,6 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// Tools returns the exposed tools, by name.
-func (d *Door) Tools() []Tool {
-	out := make([]Tool, len(d.names))
-	for i, n := range d.names {
-		out[i] = d.tools[n].Tool
-	}
-	return out
-}
-
-// Handler returns the MCP endpoint's handler (nil for a disabled Door), to
-// serve it somewhere else as well.
-func (d *Door) Handler() http.Handler { return d.handler }
-
 // Server returns the go-sdk server behind the endpoint (nil for a disabled
 // Door), to add prompts or resources beside the tools.
 //
@@ -113,8 +101,8 @@ func (d *Door) Server() *mcp.Server {
 	return d.server
 }
 
-// Enabled reports whether the Door serves MCP (a nil Door does not).
-func (d *Door) Enabled() bool { return d != nil && d.handler != nil }
+// serving reports whether the Door serves MCP (a nil Door does not).
+func (d *Door) serving() bool { return d != nil && d.handler != nil }
 
 // Degraded returns why the MCP endpoint is not served under mcp.degrade:
 // http-only, or nil.

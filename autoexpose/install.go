@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
 
@@ -87,7 +87,7 @@ func install(r chi.Router, cfg *Config) (*Door, error) {
 }
 
 // build makes the Door for router r without changing r.
-func (b *builder) build(r chi.Router) (*Door, *detector.Report, error) {
+func (b *builder) build(r chi.Router) (*Door, *detect.Report, error) {
 	if path, ok := installedAt(r); ok {
 		return nil, nil, b.installedError(path)
 	}

@@ -14,7 +14,7 @@ import (
 func init() {
 	kitlink.Of = func(v any) (kitlink.Door, bool) {
 		d, ok := v.(*Door)
-		if !ok || !d.Enabled() {
+		if !ok || !d.serving() {
 			return kitlink.Door{}, false
 		}
 		k := kitlink.Door{Path: d.path, Sessions: d.calls.sessions, Result: d.resultOf}

@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/detector"
 )
 
 // requireAdmin is auth in a handler wrapped around the router.
@@ -44,7 +45,7 @@ expose_tools_over_mcp: true
 	if err != nil {
 		log.Fatal(err)
 	}
-	door.WriteReport(os.Stdout)
+	detector.WriteTable(os.Stdout, door.Report())
 	// The Door serves requireAdmin(r), NeMo Gym's prefix stripped first:
 	// log.Fatal(http.ListenAndServe("127.0.0.1:8080", door))
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/replay"
 )
 
@@ -85,11 +85,11 @@ func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 	if !ok { // the arguments were validated as an object: not reached
 		const msg = "the arguments are not a JSON object"
 		return input{}, t.fail(fmt.Sprintf("Invalid arguments for %s (%s was not called): %s", t.Name, t.request, msg),
-			ErrorInfo{Code: CodeInvalidArguments, Message: msg, Status: http.StatusUnprocessableEntity, Effect: EffectNotApplied})
+			errorInfo{Code: codeInvalidArguments, Message: msg, Status: http.StatusUnprocessableEntity, Effect: effectNotApplied})
 	}
 	in := input{call: &replay.Call{Method: r.method, Path: t.path}}
 	switch {
-	case r.template != nil && t.Verdict == detector.Direct:
+	case r.template != nil && t.Verdict == detect.Direct:
 		// Direct dispatch takes the route context Fill's routing found.
 		if err := r.template.Fill(in.call, values, query); err != nil {
 			return input{}, t.pathRefused(err)
@@ -118,7 +118,7 @@ func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 // pathRefused is the isError result of path parameters the route's
 // template refuses (a *replay.ParamError says which).
 func (t *tool) pathRefused(err error) *mcp.CallToolResult {
-	info := ErrorInfo{Code: CodeInvalidArguments, Message: err.Error(), Status: http.StatusUnprocessableEntity, Effect: EffectNotApplied}
+	info := errorInfo{Code: codeInvalidArguments, Message: err.Error(), Status: http.StatusUnprocessableEntity, Effect: effectNotApplied}
 	var pe *replay.ParamError
 	if errors.As(err, &pe) {
 		info.Fields = []string{pe.Param}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 )
 
@@ -94,13 +94,13 @@ func wrap(h http.Handler, cfg *Config) (*Door, error) {
 	if cfg.Outer != nil {
 		replayReasons = append(replayReasons, outerReason)
 	}
-	disp := &dispatcher{route: &detector.Route{
+	disp := &dispatcher{route: &detect.Route{
 		Method:   http.MethodPost,
 		Pattern:  "/{tool}",
-		Kind:     detector.CatchAll,
+		Kind:     detect.CatchAll,
 		Param:    "tool",
 		Endpoint: h,
-		Verdict:  detector.Replay,
+		Verdict:  detect.Replay,
 		Reasons:  replayReasons,
 	}}
 	if cfg.MCP.REST != nil {
@@ -114,17 +114,17 @@ func wrap(h http.Handler, cfg *Config) (*Door, error) {
 	harvested := documentTools(doc)
 	for i := range harvested {
 		t := &harvested[i]
-		t.route = &detector.Route{
+		t.route = &detect.Route{
 			Method:   http.MethodPost,
 			Pattern:  "/" + t.Name,
-			Kind:     detector.Tool,
+			Kind:     detect.Tool,
 			Name:     t.Name,
 			Endpoint: h,
-			Verdict:  detector.Replay,
+			Verdict:  detect.Replay,
 			Reasons:  replayReasons,
 		}
-		if err := detector.ValidName(t.Name); err != nil {
-			t.route.Verdict = detector.Refused
+		if err := detect.ValidName(t.Name); err != nil {
+			t.route.Verdict = detect.Refused
 			t.route.Reasons = []string{err.Error()}
 			t.route.Fix = fmt.Sprintf("mark the operation x-mcp-exclude: true, or keep it off MCP with mcp.exclude: [%q]", t.Name)
 		} else if t.Reasons == nil {
@@ -136,7 +136,7 @@ func wrap(h http.Handler, cfg *Config) (*Door, error) {
 
 // wrapDoor makes the Door that serves tools through h; routes, when not
 // nil, are the routes the tools' paths are checked against.
-func (b *builder) wrapDoor(h http.Handler, cfg *Config, tools []Tool, routes chi.Routes) (*Door, error) {
+func (b *builder) wrapDoor(h http.Handler, cfg *Config, tools []toolSpec, routes chi.Routes) (*Door, error) {
 	d, err := b.door(tools, replayTarget(cfg, h), routes)
 	if err != nil {
 		return nil, err

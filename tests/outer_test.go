@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
@@ -69,12 +70,12 @@ func TestOuterHandler(t *testing.T) {
 	} {
 		t.Run("dispatch "+c.dispatch, func(t *testing.T) {
 			s, door := outerServer(t, true, c.dispatch)
-			got := door.Tools()[0]
-			if got.Verdict.String() != "replay" {
-				t.Errorf("verdict %v, want replay", got.Verdict)
+			got := door.Report()[0]
+			if got.Tool != "delete_all" || got.Verdict != "replay" {
+				t.Errorf("report row %+v, want delete_all replayed", got)
 			}
-			if diff := cmp.Diff(c.reasons, got.Reasons); diff != "" {
-				t.Errorf("reasons (-want +got):\n%s", diff)
+			if diff := cmp.Diff(strings.Join(c.reasons, "; "), got.Reason); diff != "" {
+				t.Errorf("reason (-want +got):\n%s", diff)
 			}
 			t.Run("without the credential", func(t *testing.T) {
 				hr := s.post("/delete_all", `{}`)

@@ -107,7 +107,7 @@ func TestProgressAndLog(t *testing.T) {
 				cfg := fixtureConfig(t)
 				cfg.MCP.Dispatch, cfg.MCP.Stateful = dispatch, tc.stateful
 				h, door, _ := newFixture(t, cfg)
-				if got := door.Tools()[0].Verdict.String(); dispatch == "replay" && got != "replay" {
+				if got := door.Report()[0].Verdict; dispatch == "replay" && got != "replay" {
 					t.Fatalf("verdict %s, want replay", got)
 				}
 				s := serve(t, h)

@@ -41,8 +41,14 @@ func TestErrorPrefix(t *testing.T) {
 	}{
 		{"autoexpose.LoadConfig", func() string { _, err := autoexpose.LoadConfig(bad); return errText(err) }},
 		{"autoexpose.ParseConfig", func() string { _, err := autoexpose.ParseConfig([]byte("nme: weather\n")); return errText(err) }},
-		{"detector.Inspect", func() string {
-			_, err := detector.Inspect(chi.NewRouter(), &detector.Options{REST: &detector.RESTOptions{Methods: []string{"BREW"}}})
+		{"detector.Inspect, a bad option", func() string {
+			_, err := detector.Inspect(chi.NewRouter(), &detector.Options{Dispatch: "sometimes"})
+			return errText(err)
+		}},
+		{"detector.Inspect, a router with /mcp", func() string {
+			r := chi.NewRouter()
+			r.Post("/mcp", func(http.ResponseWriter, *http.Request) {})
+			_, err := detector.Inspect(r, nil)
 			return errText(err)
 		}},
 		{"replay.NewTemplate", func() string {

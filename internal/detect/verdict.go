@@ -1,4 +1,4 @@
-package detector
+package detect
 
 import (
 	"fmt"
@@ -29,34 +29,6 @@ func (v Verdict) String() string {
 		return "refused"
 	}
 	return fmt.Sprintf("Verdict(%d)", int(v))
-}
-
-// MarshalText writes v as its name: direct, replay or refused; the zero
-// Verdict (none yet) as "".
-func (v Verdict) MarshalText() ([]byte, error) {
-	switch {
-	case v == 0:
-		return []byte{}, nil
-	case v < Direct || v > Refused:
-		return nil, fmt.Errorf("mcpdoor: %v has no name", v)
-	}
-	return []byte(v.String()), nil
-}
-
-// UnmarshalText reads a verdict's name: direct, replay or refused; "" is
-// the zero Verdict.
-func (v *Verdict) UnmarshalText(text []byte) error {
-	if len(text) == 0 {
-		*v = 0
-		return nil
-	}
-	for _, known := range []Verdict{Direct, Replay, Refused} {
-		if string(text) == known.String() {
-			*v = known
-			return nil
-		}
-	}
-	return fmt.Errorf("mcpdoor: verdict %q is not direct, replay or refused", text)
 }
 
 // A Mode is the dispatch policy from the config's mcp.dispatch.

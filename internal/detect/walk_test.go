@@ -1,4 +1,4 @@
-package detector
+package detect
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/session"
 )
 
-const pkg = "github.com/mcpdoor/mcpdoor/detector."
+const pkg = "github.com/mcpdoor/mcpdoor/internal/detect."
 
 var ok = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok "+r.URL.Path) })
 

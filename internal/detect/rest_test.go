@@ -1,4 +1,4 @@
-package detector
+package detect
 
 import (
 	"bytes"
@@ -174,7 +174,7 @@ func TestInspectRESTMethods(t *testing.T) {
 
 	for _, bad := range []string{"HEAD", "OPTIONS", "QUERY", "FETCH", ""} {
 		_, err := Inspect(chi.NewRouter(), &Options{Reserved: gymRoutes, REST: &RESTOptions{Methods: []string{"GET", bad}}})
-		want := `mcpdoor: REST method "` + bad + `" is not one of POST, PUT, PATCH, DELETE, GET`
+		want := `REST method "` + bad + `" is not one of POST, PUT, PATCH, DELETE, GET`
 		if err == nil || err.Error() != want {
 			t.Errorf("Methods [GET %q]: error %v, want %s", bad, err, want)
 		}

@@ -1,4 +1,4 @@
-package detector
+package detect
 
 import "testing"
 
@@ -40,25 +40,5 @@ func TestVerdictString(t *testing.T) {
 		if got := v.String(); got != want {
 			t.Errorf("Verdict(%d).String() = %q, want %q", int(v), got, want)
 		}
-	}
-}
-
-func TestVerdictText(t *testing.T) {
-	for v, name := range map[Verdict]string{0: "", Direct: "direct", Replay: "replay", Refused: "refused"} {
-		text, err := v.MarshalText()
-		if err != nil || string(text) != name {
-			t.Errorf("%v.MarshalText() = %q, %v; want %q", v, text, err, name)
-		}
-		var back Verdict
-		if err := back.UnmarshalText(text); err != nil || back != v {
-			t.Errorf("UnmarshalText(%q) = %v, %v; want %v", text, back, err, v)
-		}
-	}
-	if _, err := Verdict(7).MarshalText(); err == nil || err.Error() != "mcpdoor: Verdict(7) has no name" {
-		t.Errorf("Verdict(7).MarshalText() error = %v", err)
-	}
-	var v Verdict
-	if err := v.UnmarshalText([]byte("Direct")); err == nil || err.Error() != `mcpdoor: verdict "Direct" is not direct, replay or refused` {
-		t.Errorf("UnmarshalText(Direct) error = %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package detector
+package detect
 
 import (
 	"fmt"
@@ -197,7 +197,7 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("mcpdoor: walking the router: %w", err)
+		return nil, fmt.Errorf("walking the router: %w", err)
 	}
 	if o.REST != nil {
 		var problems []error

@@ -1,4 +1,4 @@
-package detector
+package detect
 
 import (
 	"net/http"
@@ -50,12 +50,12 @@ func TestInspectOpaqueMount(t *testing.T) {
 
 	rep := inspect(t, build(), &Options{REST: rest})
 	const (
-		base = " is mounted as a github.com/mcpdoor/mcpdoor/detector.routesMux, not a *chi.Mux: its own ServeHTTP may check a request before the routes run"
+		base = " is mounted as a github.com/mcpdoor/mcpdoor/internal/detect.routesMux, not a *chi.Mux: its own ServeHTTP may check a request before the routes run"
 		why  = base + ", so every call replays through the router"
 	)
 	for pattern, want := range map[string][]string{
 		"/api/report":     {"/api" + why},
-		"/api/inner/deep": {"/api" + why, "/api/inner is mounted as a *github.com/mcpdoor/mcpdoor/detector.gatedMux, not a *chi.Mux: its own ServeHTTP may check a request before the routes run, so every call replays through the router"},
+		"/api/inner/deep": {"/api" + why, "/api/inner is mounted as a *github.com/mcpdoor/mcpdoor/internal/detect.gatedMux, not a *chi.Mux: its own ServeHTTP may check a request before the routes run, so every call replays through the router"},
 		"/plain/open":     nil,
 		"/grouped/too":    nil,
 	} {

@@ -1,4 +1,4 @@
-package detector
+package detect
 
 import (
 	"fmt"
@@ -77,7 +77,7 @@ func (o *RESTOptions) methods() ([]string, error) {
 	for _, m := range o.Methods {
 		up := strings.ToUpper(strings.TrimSpace(m))
 		if !slices.Contains(restMethods, up) {
-			return nil, fmt.Errorf("mcpdoor: REST method %q is not one of %s", m, strings.Join(restMethods, ", "))
+			return nil, fmt.Errorf("REST method %q is not one of %s", m, strings.Join(restMethods, ", "))
 		}
 		if !slices.Contains(out, up) {
 			out = append(out, up)
