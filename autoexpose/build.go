@@ -13,9 +13,9 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
-	"github.com/mcpdoor/mcpdoor/replay"
 	"github.com/mcpdoor/mcpdoor/session"
 )
 
@@ -33,7 +33,7 @@ type builder struct {
 	// paths is what REST tools' path values are checked against when that
 	// is not the router the tools were read from (Wrap: the wrapped
 	// handler's own routes; see pathRouter).
-	paths  replay.Router
+	paths  dispatch.Router
 	report []detector.Row
 	errs   []error
 }
@@ -149,8 +149,8 @@ func (b *builder) door(tools []toolSpec, target http.Handler, routes chi.Routes)
 		},
 	}
 	d.catalog = b.catalog(d.calls.limiter)
-	replayer := replay.NewReplay(target, m.maxBodyBytes())
-	var paths replay.Router = routes // what a REST tool's path is checked against
+	replayer := dispatch.NewReplay(target, m.maxBodyBytes())
+	var paths dispatch.Router = routes // what a REST tool's path is checked against
 	if b.paths != nil {
 		paths = b.paths
 	}
@@ -163,7 +163,7 @@ func (b *builder) door(tools []toolSpec, target http.Handler, routes chi.Routes)
 			t.path, t.request = rt.Pattern, rt.Method+" "+rt.Pattern
 			if len(rest.params) > 0 {
 				var err error
-				if rest.template, err = replay.NewTemplate(rt.Method, rt.Pattern, paths); err != nil {
+				if rest.template, err = dispatch.NewTemplate(rt.Method, rt.Pattern, paths); err != nil {
 					b.errs = append(b.errs, fmt.Errorf("mcpdoor: %s: tool %s: %w", t.Route, t.Name, err))
 					continue
 				}
@@ -187,7 +187,7 @@ func (b *builder) door(tools []toolSpec, target http.Handler, routes chi.Routes)
 			t.checked = t.resolved
 		}
 		if rt.Verdict == detect.Direct {
-			t.dispatcher = replay.NewDirect(rt.Endpoint, rt.Pattern, routes, m.maxBodyBytes())
+			t.dispatcher = dispatch.NewDirect(rt.Endpoint, rt.Pattern, routes, m.maxBodyBytes())
 		} else {
 			t.dispatcher = replayer
 		}

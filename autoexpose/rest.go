@@ -13,9 +13,9 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/argcheck"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/pattern"
-	"github.com/mcpdoor/mcpdoor/replay"
 )
 
 // A REST tool's arguments are one JSON object: its route's path
@@ -54,7 +54,7 @@ type restTool struct {
 	bodySchema *argcheck.Schema
 	op         *openapi.Operation // the route's operation in Config.OpenAPI, or nil
 	arguments  string             // for the report: which argument goes where
-	template   *replay.Template   // set by the builder, for a route with path parameters
+	template   *dispatch.Template // set by the builder, for a route with path parameters
 }
 
 // restOptions returns the detector's REST options for the config and the

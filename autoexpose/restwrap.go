@@ -12,9 +12,9 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/pattern"
-	"github.com/mcpdoor/mcpdoor/replay"
 )
 
 // wrapREST returns the REST tools of a wrapped handler h, which has no
@@ -103,7 +103,7 @@ func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []stri
 // route table when it is an *http.ServeMux. Any other handler has no route
 // table to ask; its tools' paths are checked against the declared routes
 // alone (nil), and a warning names the tools that have path parameters.
-func (b *builder) pathRouter(h http.Handler, tools []toolSpec) replay.Router {
+func (b *builder) pathRouter(h http.Handler, tools []toolSpec) dispatch.Router {
 	switch h := h.(type) {
 	case *http.ServeMux:
 		return muxRouter{h}

@@ -10,12 +10,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 )
 
 // result maps a dispatched route's response to the MCP result a client gets
 // (see the package documentation, "Results").
-func (t *tool) result(resp *replay.Response) *mcp.CallToolResult {
+func (t *tool) result(resp *dispatch.Response) *mcp.CallToolResult {
 	if resp.Truncated {
 		return t.fail(
 			fmt.Sprintf("Response from %s exceeds the %d-byte limit (mcp.max_body_bytes).", t.request, len(resp.Body)),

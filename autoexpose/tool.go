@@ -8,7 +8,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/argcheck"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
-	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 )
 
 // A toolSpec is one MCP tool as the harvest finds it: what tools/list
@@ -51,7 +51,7 @@ type tool struct {
 	// against, when the door's own check of the arguments covers it (see
 	// withChecked); nil when it does not.
 	checked    *argcheck.Schema
-	dispatcher replay.Dispatcher
+	dispatcher dispatch.Dispatcher
 	// fast reports whether the fast path may serve the tool's calls: not
 	// when its input schema binds arguments to headers (x-mcp-header),
 	// which the go-sdk checks.

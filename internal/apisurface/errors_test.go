@@ -12,7 +12,6 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 	"github.com/mcpdoor/mcpdoor/detector"
-	"github.com/mcpdoor/mcpdoor/replay"
 	"github.com/mcpdoor/mcpdoor/session"
 	"github.com/mcpdoor/mcpdoor/token"
 	"github.com/mcpdoor/mcpdoor/verifywrap"
@@ -49,10 +48,6 @@ func TestErrorPrefix(t *testing.T) {
 			r := chi.NewRouter()
 			r.Post("/mcp", func(http.ResponseWriter, *http.Request) {})
 			_, err := detector.Inspect(r, nil)
-			return errText(err)
-		}},
-		{"replay.NewTemplate", func() string {
-			_, err := replay.NewTemplate(http.MethodGet, "/notes/{id", chi.NewRouter())
 			return errText(err)
 		}},
 		{"session.New panic", func() string { return panicText(func() { session.New(token.Keys{}, nil) }) }},

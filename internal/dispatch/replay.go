@@ -1,4 +1,4 @@
-package replay
+package dispatch
 
 import (
 	"context"
@@ -34,4 +34,16 @@ func (rp *Replay) Dispatch(ctx context.Context, c *Call) *Response {
 		return failed(err)
 	}
 	return serve(rp.router, req, e)
+}
+
+// Serve serves req through h, in process, as Replay serves a Call: minus
+// any chi route context in req's context, capturing at most limit bytes of
+// the body (0: DefaultMaxResponseBytes), a panic recovered into a 500.
+func Serve(h http.Handler, req *http.Request, limit int64) *Response {
+	ctx := req.Context()
+	if ctx.Value(chi.RouteCtxKey) != nil {
+		req = req.WithContext(context.WithValue(ctx, chi.RouteCtxKey, nil))
+	}
+	e := &exchange{rec: recorder{limit: limitOr(limit)}}
+	return serve(h, req, e)
 }

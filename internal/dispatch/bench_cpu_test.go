@@ -1,4 +1,4 @@
-package replay_test
+package dispatch_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpdoor/mcpdoor/internal/bench/cputime"
-	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 )
 
 // BenchmarkDispatchCPU compares BenchmarkDispatch's REST call to its
@@ -31,12 +31,12 @@ func BenchmarkDispatchCPU(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			ctx := context.Background()
-			toolD, restD := replay.Dispatcher(replay.NewReplay(r, 0)), replay.Dispatcher(replay.NewReplay(r, 0))
+			toolD, restD := dispatch.Dispatcher(dispatch.NewReplay(r, 0)), dispatch.Dispatcher(dispatch.NewReplay(r, 0))
 			if tc.direct {
-				toolD = replay.NewDirect(endpointFor(b, r, http.MethodPost, "/get_weather"), "/get_weather", r, 0)
-				restD = replay.NewDirect(endpointFor(b, r, http.MethodGet, tc.pattern), tc.pattern, r, 0)
+				toolD = dispatch.NewDirect(endpointFor(b, r, http.MethodPost, "/get_weather"), "/get_weather", r, 0)
+				restD = dispatch.NewDirect(endpointFor(b, r, http.MethodGet, tc.pattern), tc.pattern, r, 0)
 			}
-			tpl, err := replay.NewTemplate(http.MethodGet, tc.pattern, r)
+			tpl, err := dispatch.NewTemplate(http.MethodGet, tc.pattern, r)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package replay_test
+package dispatch_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
-	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 )
 
 // TestTemplateExpand: the request URI for each value, or the refusal.
@@ -50,13 +50,13 @@ func TestTemplateExpand(t *testing.T) {
 		{"/files/{name}.{ext}", map[string]string{"name": "a.b", "ext": "pdf"}, nil, "", `path parameter "name" is "a.b": a value cannot contain '.', which ends it in /files/{name}.{ext}`},
 	} {
 		t.Run(fmt.Sprint(tc.pattern, tc.values, tc.query), func(t *testing.T) {
-			tpl, err := replay.NewTemplate(http.MethodGet, tc.pattern, nil)
+			tpl, err := dispatch.NewTemplate(http.MethodGet, tc.pattern, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got, err := tpl.Expand(tc.values, tc.query)
 			if tc.err != "" {
-				var pe *replay.ParamError
+				var pe *dispatch.ParamError
 				if err == nil || err.Error() != tc.err || !errors.As(err, &pe) {
 					t.Fatalf("Expand = %q, %v; want the *ParamError %s", got, err, tc.err)
 				}
@@ -71,11 +71,11 @@ func TestTemplateExpand(t *testing.T) {
 
 func TestNewTemplateErrors(t *testing.T) {
 	for _, tc := range []struct{ pattern, err string }{
-		{"/static/*", "mcpdoor: route GET /static/*: the pattern ends in a * wildcard"},
-		{"notes", `mcpdoor: route GET notes: pattern "notes" does not begin with /`},
-		{"/n/{id:[}", "mcpdoor: route GET /n/{id:[}: parameter \"id\": error parsing regexp: missing closing ]: `[$`"},
+		{"/static/*", "route GET /static/*: the pattern ends in a * wildcard"},
+		{"notes", `route GET notes: pattern "notes" does not begin with /`},
+		{"/n/{id:[}", "route GET /n/{id:[}: parameter \"id\": error parsing regexp: missing closing ]: `[$`"},
 	} {
-		if _, err := replay.NewTemplate(http.MethodGet, tc.pattern, nil); err == nil || err.Error() != tc.err {
+		if _, err := dispatch.NewTemplate(http.MethodGet, tc.pattern, nil); err == nil || err.Error() != tc.err {
 			t.Errorf("NewTemplate(%s) error %v, want %s", tc.pattern, err, tc.err)
 		}
 	}
@@ -118,13 +118,13 @@ func TestTemplateHostileValues(t *testing.T) {
 	var got routeView
 	r := hostileRouter(&got)
 	const pattern = "/api/notes/{id}"
-	tpl, err := replay.NewTemplate(http.MethodGet, pattern, r)
+	tpl, err := dispatch.NewTemplate(http.MethodGet, pattern, r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dispatchers := map[string]replay.Dispatcher{
-		"direct": replay.NewDirect(endpointFor(t, r, http.MethodGet, pattern), pattern, r, 0),
-		"replay": replay.NewReplay(r, 0),
+	dispatchers := map[string]dispatch.Dispatcher{
+		"direct": dispatch.NewDirect(endpointFor(t, r, http.MethodGet, pattern), pattern, r, 0),
+		"replay": dispatch.NewReplay(r, 0),
 	}
 	refused := map[string]string{
 		"..":       `path parameter "id" is "..": a value cannot be "." or ".."`,
@@ -151,7 +151,7 @@ func TestTemplateHostileValues(t *testing.T) {
 		}
 		for name, d := range dispatchers {
 			got = routeView{}
-			resp := d.Dispatch(context.Background(), &replay.Call{Method: http.MethodGet, Path: uri})
+			resp := d.Dispatch(context.Background(), &dispatch.Call{Method: http.MethodGet, Path: uri})
 			if resp.Status != http.StatusOK || got.Pattern != pattern || got.Params["id"] != v || got.PathValues["id"] != v {
 				t.Errorf("%s: id %q as %s: %d %q, handler saw pattern %q, id %q, path value %q; want 200 at %s with the same id",
 					name, v, uri, resp.Status, resp.Body, got.Pattern, got.Params["id"], got.PathValues["id"], pattern)
@@ -170,7 +170,7 @@ func TestRESTDispatch(t *testing.T) {
 				var got routeView
 				r := chi.NewRouter()
 				sh.mount(r, method, viewRoute(&got, sh.names()...))
-				tpl, err := replay.NewTemplate(method, sh.pattern, r)
+				tpl, err := dispatch.NewTemplate(method, sh.pattern, r)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -179,8 +179,8 @@ func TestRESTDispatch(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				call := &replay.Call{Method: method, Path: uri, Body: []byte(`{"text":"hi"}`)}
-				if resp := replay.NewReplay(r, 0).Dispatch(context.Background(), call); resp.Status != http.StatusOK {
+				call := &dispatch.Call{Method: method, Path: uri, Body: []byte(`{"text":"hi"}`)}
+				if resp := dispatch.NewReplay(r, 0).Dispatch(context.Background(), call); resp.Status != http.StatusOK {
 					t.Fatalf("replay %s: %d %q", uri, resp.Status, resp.Body)
 				}
 				viaRouter := got
@@ -192,7 +192,7 @@ func TestRESTDispatch(t *testing.T) {
 						t.Errorf("router: %s = %q, path value %q; want %q", p, viaRouter.Params[p], viaRouter.PathValues[p], v)
 					}
 				}
-				direct := replay.NewDirect(endpointFor(t, r, method, sh.pattern), sh.pattern, r, 0)
+				direct := dispatch.NewDirect(endpointFor(t, r, method, sh.pattern), sh.pattern, r, 0)
 				if resp := direct.Dispatch(context.Background(), call); resp.Status != http.StatusOK {
 					t.Fatalf("direct %s: %d %q", uri, resp.Status, resp.Body)
 				}
@@ -209,8 +209,8 @@ func TestRESTDispatch(t *testing.T) {
 func TestDirectRefusesOtherRoute(t *testing.T) {
 	var got routeView
 	r := hostileRouter(&got)
-	d := replay.NewDirect(endpointFor(t, r, http.MethodGet, "/api/notes/{id}"), "/api/notes/{id}", r, 0)
-	resp := d.Dispatch(context.Background(), &replay.Call{Method: http.MethodGet, Path: "/api/notes/search"})
+	d := dispatch.NewDirect(endpointFor(t, r, http.MethodGet, "/api/notes/{id}"), "/api/notes/{id}", r, 0)
+	resp := d.Dispatch(context.Background(), &dispatch.Call{Method: http.MethodGet, Path: "/api/notes/search"})
 	const want = "mcpdoor: GET /api/notes/search is not routed to GET /api/notes/{id}"
 	if resp.Status != http.StatusBadRequest || string(resp.Body) != want || got.Pattern != "" {
 		t.Errorf("Dispatch = %d %q (handler saw %q), want 400 %q and no handler", resp.Status, resp.Body, got.Pattern, want)
@@ -223,7 +223,7 @@ func TestTemplateRegexpWithRouter(t *testing.T) {
 	r := chi.NewRouter()
 	r.Get("/n/{id:[0-9]+}", func(http.ResponseWriter, *http.Request) {})
 	r.Get("/n/{slug:[a-z]+}", func(http.ResponseWriter, *http.Request) {})
-	tpl, err := replay.NewTemplate(http.MethodGet, "/n/{id:[0-9]+}", r)
+	tpl, err := dispatch.NewTemplate(http.MethodGet, "/n/{id:[0-9]+}", r)
 	if err != nil {
 		t.Fatal(err)
 	}

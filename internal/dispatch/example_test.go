@@ -1,4 +1,4 @@
-package replay_test
+package dispatch_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 )
 
 func ExampleReplay_Dispatch() {
@@ -20,8 +20,8 @@ func ExampleReplay_Dispatch() {
 		fmt.Fprintf(w, `{"asked":%s,"temp_c":21.5}`, args)
 	})
 
-	d := replay.NewReplay(r, 0)
-	resp := d.Dispatch(context.Background(), &replay.Call{
+	d := dispatch.NewReplay(r, 0)
+	resp := d.Dispatch(context.Background(), &dispatch.Call{
 		Path: "/get_weather",
 		Body: []byte(`{"city":"Paris"}`), // the MCP client's arguments, unchanged
 	})
@@ -43,13 +43,13 @@ func ExampleTemplate_Expand() {
 		})
 	})
 
-	tpl, err := replay.NewTemplate(http.MethodGet, "/api/notes/{id}", r)
+	tpl, err := dispatch.NewTemplate(http.MethodGet, "/api/notes/{id}", r)
 	if err != nil {
 		panic(err)
 	}
 	uri, err := tpl.Expand(map[string]string{"id": "a b;c"}, url.Values{"fields": {"text,tags"}})
 	fmt.Println(uri, err)
-	resp := replay.NewReplay(r, 0).Dispatch(context.Background(), &replay.Call{Method: http.MethodGet, Path: uri})
+	resp := dispatch.NewReplay(r, 0).Dispatch(context.Background(), &dispatch.Call{Method: http.MethodGet, Path: uri})
 	fmt.Println(resp.Status, string(resp.Body))
 
 	// Values that would reach another route are refused.

@@ -1,4 +1,4 @@
-package replay_test
+package dispatch_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 )
 
 // seen is what a handler saw of its request.
@@ -80,8 +80,8 @@ func TestDirectRequest(t *testing.T) {
 	state := &tls.ConnectionState{ServerName: "tools.example", HandshakeComplete: true}
 	const body = `{"b":1,   "a" :2 ,"z":[ ]}` // odd spacing and key order, kept as is
 	var got seen
-	d := replay.NewDirect(recordRequest(&got), "/send_email", nil, 0)
-	resp := d.Dispatch(context.Background(), &replay.Call{
+	d := dispatch.NewDirect(recordRequest(&got), "/send_email", nil, 0)
+	resp := d.Dispatch(context.Background(), &dispatch.Call{
 		Path: "/send_email",
 		Body: []byte(body),
 		Header: http.Header{
@@ -135,8 +135,8 @@ func TestDirectContentType(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got seen
-			d := replay.NewDirect(recordRequest(&got), "/t", nil, 0)
-			d.Dispatch(context.Background(), &replay.Call{Path: "/t", Body: []byte(`{}`), Header: tc.header})
+			d := dispatch.NewDirect(recordRequest(&got), "/t", nil, 0)
+			d.Dispatch(context.Background(), &dispatch.Call{Path: "/t", Body: []byte(`{}`), Header: tc.header})
 			if got.ContentType != tc.want {
 				t.Errorf("Content-Type = %q, want %q", got.ContentType, tc.want)
 			}
@@ -149,8 +149,8 @@ func TestDirectContentType(t *testing.T) {
 
 func TestDirectEmptyBody(t *testing.T) {
 	var got seen
-	d := replay.NewDirect(recordRequest(&got), "/t", nil, 0)
-	d.Dispatch(context.Background(), &replay.Call{Path: "/t"})
+	d := dispatch.NewDirect(recordRequest(&got), "/t", nil, 0)
+	d.Dispatch(context.Background(), &dispatch.Call{Path: "/t"})
 	if got.Body != "" || got.BodyErr != nil || got.ContentLength != 0 {
 		t.Errorf("body %q, err %v, ContentLength %d; want empty, nil, 0", got.Body, got.BodyErr, got.ContentLength)
 	}
@@ -180,9 +180,9 @@ func TestDirectPathParams(t *testing.T) {
 			var got seen
 			r := chi.NewRouter()
 			tc.mount(r, recordRequest(&got))
-			call := &replay.Call{Path: tc.path, Body: []byte(`{}`)}
+			call := &dispatch.Call{Path: tc.path, Body: []byte(`{}`)}
 
-			direct := replay.NewDirect(endpointOf(t, r, tc.pattern), tc.pattern, r, 0)
+			direct := dispatch.NewDirect(endpointOf(t, r, tc.pattern), tc.pattern, r, 0)
 			if resp := direct.Dispatch(context.Background(), call); resp.Status != http.StatusOK {
 				t.Fatalf("direct: status %d, body %q", resp.Status, resp.Body)
 			}
@@ -193,7 +193,7 @@ func TestDirectPathParams(t *testing.T) {
 					viaDirect.URLParam, viaDirect.PathValue, viaDirect.Pattern, viaDirect.RoutePattern, viaDirect.Path, tc.pattern, tc.pattern, tc.path)
 			}
 
-			if resp := replay.NewReplay(r, 0).Dispatch(context.Background(), call); resp.Status != http.StatusOK {
+			if resp := dispatch.NewReplay(r, 0).Dispatch(context.Background(), call); resp.Status != http.StatusOK {
 				t.Fatalf("replay: status %d, body %q", resp.Status, resp.Body)
 			}
 			if diff := cmp.Diff(viaDirect, got); diff != "" {
@@ -207,10 +207,10 @@ type ctxKey struct{}
 
 func TestDirectContextValue(t *testing.T) {
 	var got any
-	d := replay.NewDirect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	d := dispatch.NewDirect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got = r.Context().Value(ctxKey{})
 	}), "/t", nil, 0)
-	d.Dispatch(context.WithValue(context.Background(), ctxKey{}, "from the caller"), &replay.Call{Path: "/t"})
+	d.Dispatch(context.WithValue(context.Background(), ctxKey{}, "from the caller"), &dispatch.Call{Path: "/t"})
 	if got != "from the caller" {
 		t.Errorf("handler's context value = %v, want the caller's", got)
 	}
@@ -229,13 +229,13 @@ func blockUntilDone(started chan<- struct{}) http.HandlerFunc {
 func TestCancellation(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		new  func(h http.Handler) replay.Dispatcher
+		new  func(h http.Handler) dispatch.Dispatcher
 	}{
-		{"direct", func(h http.Handler) replay.Dispatcher { return replay.NewDirect(h, "/slow", nil, 0) }},
-		{"replay", func(h http.Handler) replay.Dispatcher {
+		{"direct", func(h http.Handler) dispatch.Dispatcher { return dispatch.NewDirect(h, "/slow", nil, 0) }},
+		{"replay", func(h http.Handler) dispatch.Dispatcher {
 			r := chi.NewRouter()
 			r.Method(http.MethodPost, "/slow", h)
-			return replay.NewReplay(r, 0)
+			return dispatch.NewReplay(r, 0)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -243,8 +243,8 @@ func TestCancellation(t *testing.T) {
 			d := tc.new(blockUntilDone(started))
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			done := make(chan *replay.Response, 1)
-			go func() { done <- d.Dispatch(ctx, &replay.Call{Path: "/slow"}) }()
+			done := make(chan *dispatch.Response, 1)
+			go func() { done <- d.Dispatch(ctx, &dispatch.Call{Path: "/slow"}) }()
 			<-started
 			cancel()
 			select {

@@ -1,4 +1,4 @@
-package replay_test
+package dispatch_test
 
 import (
 	"bytes"
@@ -14,12 +14,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 )
 
 // dispatchTo serves one call to h, direct, with a capture limit.
-func dispatchTo(h http.HandlerFunc, limit int64) *replay.Response {
-	return replay.NewDirect(h, "/t", nil, limit).Dispatch(context.Background(), &replay.Call{Path: "/t", Body: []byte(`{}`)})
+func dispatchTo(h http.HandlerFunc, limit int64) *dispatch.Response {
+	return dispatch.NewDirect(h, "/t", nil, limit).Dispatch(context.Background(), &dispatch.Call{Path: "/t", Body: []byte(`{}`)})
 }
 
 func TestRecorder(t *testing.T) {
@@ -170,9 +170,9 @@ func TestRecorderLimit(t *testing.T) {
 	}{
 		{"under", []string{"12345"}, []write{{5, nil}}, "12345", false},
 		{"exactly", []string{"12345", "67890"}, []write{{5, nil}, {5, nil}}, "1234567890", false},
-		{"one over in one write", []string{"12345678901"}, []write{{10, replay.ErrResponseTooLarge}}, "1234567890", true},
-		{"over across writes", []string{"1234", "5678901234", "5"}, []write{{4, nil}, {6, replay.ErrResponseTooLarge}, {0, replay.ErrResponseTooLarge}}, "1234567890", true},
-		{"full, then more", []string{"1234567890", "x"}, []write{{10, nil}, {0, replay.ErrResponseTooLarge}}, "1234567890", true},
+		{"one over in one write", []string{"12345678901"}, []write{{10, dispatch.ErrResponseTooLarge}}, "1234567890", true},
+		{"over across writes", []string{"1234", "5678901234", "5"}, []write{{4, nil}, {6, dispatch.ErrResponseTooLarge}, {0, dispatch.ErrResponseTooLarge}}, "1234567890", true},
+		{"full, then more", []string{"1234567890", "x"}, []write{{10, nil}, {0, dispatch.ErrResponseTooLarge}}, "1234567890", true},
 		{"empty writes at the limit", []string{"1234567890", ""}, []write{{10, nil}, {0, nil}}, "1234567890", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -198,11 +198,11 @@ func TestRecorderLimit(t *testing.T) {
 func TestRecorderDefaultLimit(t *testing.T) {
 	var err error
 	resp := dispatchTo(func(w http.ResponseWriter, r *http.Request) {
-		_, err = w.Write(make([]byte, replay.DefaultMaxResponseBytes+1))
+		_, err = w.Write(make([]byte, dispatch.DefaultMaxResponseBytes+1))
 	}, 0)
-	if !errors.Is(err, replay.ErrResponseTooLarge) || len(resp.Body) != replay.DefaultMaxResponseBytes || !resp.Truncated {
+	if !errors.Is(err, dispatch.ErrResponseTooLarge) || len(resp.Body) != dispatch.DefaultMaxResponseBytes || !resp.Truncated {
 		t.Errorf("Write error %v, %d bytes kept (truncated %v); want ErrResponseTooLarge, %d, true",
-			err, len(resp.Body), resp.Truncated, replay.DefaultMaxResponseBytes)
+			err, len(resp.Body), resp.Truncated, dispatch.DefaultMaxResponseBytes)
 	}
 }
 

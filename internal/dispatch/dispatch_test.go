@@ -1,4 +1,4 @@
-package replay_test
+package dispatch_test
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 )
 
 var errBoom = errors.New("boom")
@@ -38,13 +38,13 @@ func panicky(v any) http.HandlerFunc {
 func TestPanic(t *testing.T) {
 	dispatchers := []struct {
 		name string
-		new  func(h http.Handler) replay.Dispatcher
+		new  func(h http.Handler) dispatch.Dispatcher
 	}{
-		{"direct", func(h http.Handler) replay.Dispatcher { return replay.NewDirect(h, "/t", nil, 0) }},
-		{"replay", func(h http.Handler) replay.Dispatcher {
+		{"direct", func(h http.Handler) dispatch.Dispatcher { return dispatch.NewDirect(h, "/t", nil, 0) }},
+		{"replay", func(h http.Handler) dispatch.Dispatcher {
 			r := chi.NewRouter() // no Recoverer: the panic reaches the dispatcher
 			r.Method(http.MethodPost, "/t", h)
-			return replay.NewReplay(r, 0)
+			return dispatch.NewReplay(r, 0)
 		}},
 	}
 	values := []struct {
@@ -60,7 +60,7 @@ func TestPanic(t *testing.T) {
 		for _, v := range values {
 			t.Run(d.name+"/"+v.name, func(t *testing.T) {
 				disp := d.new(panicky(v.v))
-				resp := disp.Dispatch(context.Background(), &replay.Call{Path: "/t", Body: []byte(`{"panic":true}`)})
+				resp := disp.Dispatch(context.Background(), &dispatch.Call{Path: "/t", Body: []byte(`{"panic":true}`)})
 				want := http.Header{"Content-Type": {"text/plain; charset=utf-8"}}
 				if resp.Status != http.StatusInternalServerError || string(resp.Body) != "Internal Server Error" {
 					t.Errorf("Dispatch = %d %q, want 500 \"Internal Server Error\"", resp.Status, resp.Body)
@@ -78,7 +78,7 @@ func TestPanic(t *testing.T) {
 					t.Errorf("Stack = %q, want nil for http.ErrAbortHandler", resp.Stack)
 				}
 
-				resp = disp.Dispatch(context.Background(), &replay.Call{Path: "/t", Body: []byte(`{}`)})
+				resp = disp.Dispatch(context.Background(), &dispatch.Call{Path: "/t", Body: []byte(`{}`)})
 				if resp.Status != http.StatusOK || string(resp.Body) != "fine" || resp.Panic != nil {
 					t.Errorf("after the panic: %d %q (panic %v), want 200 \"fine\"", resp.Status, resp.Body, resp.Panic)
 				}
@@ -88,11 +88,11 @@ func TestPanic(t *testing.T) {
 }
 
 func TestBadPath(t *testing.T) {
-	for _, d := range []replay.Dispatcher{
-		replay.NewDirect(http.NotFoundHandler(), "/t", nil, 0),
-		replay.NewReplay(chi.NewRouter(), 0),
+	for _, d := range []dispatch.Dispatcher{
+		dispatch.NewDirect(http.NotFoundHandler(), "/t", nil, 0),
+		dispatch.NewReplay(chi.NewRouter(), 0),
 	} {
-		resp := d.Dispatch(context.Background(), &replay.Call{Path: "/bad%zz"})
+		resp := d.Dispatch(context.Background(), &dispatch.Call{Path: "/bad%zz"})
 		const want = `mcpdoor: building request for /bad%zz: parse "/bad%zz": invalid URL escape "%zz"`
 		if resp.Status != http.StatusBadRequest || string(resp.Body) != want {
 			t.Errorf("%T: Dispatch = %d %q, want 400 %q", d, resp.Status, resp.Body, want)
@@ -112,11 +112,11 @@ func TestCallNotModified(t *testing.T) {
 	}
 	r := chi.NewRouter()
 	r.Post("/t", rewrite)
-	for _, d := range []replay.Dispatcher{
-		replay.NewDirect(http.HandlerFunc(rewrite), "/t", nil, 0),
-		replay.NewReplay(r, 0),
+	for _, d := range []dispatch.Dispatcher{
+		dispatch.NewDirect(http.HandlerFunc(rewrite), "/t", nil, 0),
+		dispatch.NewReplay(r, 0),
 	} {
-		c := &replay.Call{
+		c := &dispatch.Call{
 			Path:   "/t",
 			Body:   []byte(`{"a":1}`),
 			Header: http.Header{"Authorization": {"Bearer x"}, "X-Forwarded-For": {"198.51.100.1"}},
@@ -127,12 +127,12 @@ func TestCallNotModified(t *testing.T) {
 				t.Errorf("%T, dispatch %d: body %q, want the defaulted Content-Type", d, i, resp.Body)
 			}
 		}
-		want := &replay.Call{
+		want := &dispatch.Call{
 			Path:   "/t",
 			Body:   []byte(`{"a":1}`),
 			Header: http.Header{"Authorization": {"Bearer x"}, "X-Forwarded-For": {"198.51.100.1"}},
 		}
-		if diff := cmp.Diff(want, c, cmpopts.IgnoreUnexported(replay.Call{})); diff != "" {
+		if diff := cmp.Diff(want, c, cmpopts.IgnoreUnexported(dispatch.Call{})); diff != "" {
 			t.Errorf("%T: the call changed (-want +got):\n%s", d, diff)
 		}
 	}
@@ -149,10 +149,10 @@ func TestConcurrent(t *testing.T) {
 	r := chi.NewRouter()
 	r.Use(requireBearer)
 	r.Post("/{tool}", echo)
-	direct := replay.NewDirect(http.HandlerFunc(echo), "/{tool}", r, 0)
-	rp := replay.NewReplay(r, 0)
+	direct := dispatch.NewDirect(http.HandlerFunc(echo), "/{tool}", r, 0)
+	rp := dispatch.NewReplay(r, 0)
 	// One shared call: neither dispatcher may write to it.
-	shared := &replay.Call{Path: "/shared", Body: []byte(`"shared"`), Header: http.Header{"Authorization": {"Bearer let-me-in"}}}
+	shared := &dispatch.Call{Path: "/shared", Body: []byte(`"shared"`), Header: http.Header{"Authorization": {"Bearer let-me-in"}}}
 
 	const goroutines, calls = 64, 20
 	var wg sync.WaitGroup
@@ -162,8 +162,8 @@ func TestConcurrent(t *testing.T) {
 			for i := range calls {
 				tool := fmt.Sprintf("tool_%d", g)
 				body := fmt.Sprintf(`{"g":%d,"i":%d}`, g, i)
-				for _, d := range []replay.Dispatcher{direct, rp} {
-					c := &replay.Call{Path: "/" + tool, Body: []byte(body), Header: http.Header{"Authorization": {"Bearer let-me-in"}}}
+				for _, d := range []dispatch.Dispatcher{direct, rp} {
+					c := &dispatch.Call{Path: "/" + tool, Body: []byte(body), Header: http.Header{"Authorization": {"Bearer let-me-in"}}}
 					resp := d.Dispatch(context.Background(), c)
 					if want := "Bearer let-me-in " + body; resp.Status != http.StatusOK || string(resp.Body) != want || resp.Header.Get("X-Tool") != tool {
 						errs <- fmt.Errorf("%T: %d %q X-Tool %q, want 200 %q X-Tool %q", d, resp.Status, resp.Body, resp.Header.Get("X-Tool"), want, tool)

@@ -1,4 +1,4 @@
-package replay_test
+package dispatch_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 )
 
 type tenantKey struct{}
@@ -44,52 +44,52 @@ func toolRouter() chi.Router {
 }
 
 func TestReplay(t *testing.T) {
-	rp := replay.NewReplay(toolRouter(), 0)
+	rp := dispatch.NewReplay(toolRouter(), 0)
 	for _, tc := range []struct {
 		name       string
-		call       replay.Call
+		call       dispatch.Call
 		wantStatus int
 		wantHeader http.Header
 		wantBody   string
 	}{
 		{
 			name:       "root middlewares run",
-			call:       replay.Call{Path: "/echo", Body: []byte(`{"x": 1}`)},
+			call:       dispatch.Call{Path: "/echo", Body: []byte(`{"x": 1}`)},
 			wantStatus: http.StatusOK,
 			wantHeader: http.Header{"X-Served-By": {"tools"}, "Content-Type": {"application/json"}},
 			wantBody:   `{"tenant":"acme","pattern":"/echo","body":{"x": 1}}`,
 		},
 		{
 			name:       "auth without Authorization",
-			call:       replay.Call{Path: "/secret", Body: []byte(`{}`)},
+			call:       dispatch.Call{Path: "/secret", Body: []byte(`{}`)},
 			wantStatus: http.StatusUnauthorized,
 			wantHeader: http.Header{"X-Served-By": {"tools"}, "Content-Type": {"text/plain; charset=utf-8"}, "X-Content-Type-Options": {"nosniff"}},
 			wantBody:   "unauthorized\n",
 		},
 		{
 			name:       "auth with a wrong Authorization",
-			call:       replay.Call{Path: "/secret", Body: []byte(`{}`), Header: http.Header{"Authorization": {"Bearer guess"}}},
+			call:       dispatch.Call{Path: "/secret", Body: []byte(`{}`), Header: http.Header{"Authorization": {"Bearer guess"}}},
 			wantStatus: http.StatusUnauthorized,
 			wantHeader: http.Header{"X-Served-By": {"tools"}, "Content-Type": {"text/plain; charset=utf-8"}, "X-Content-Type-Options": {"nosniff"}},
 			wantBody:   "unauthorized\n",
 		},
 		{
 			name:       "auth with Authorization",
-			call:       replay.Call{Path: "/secret", Body: []byte(`{}`), Header: http.Header{"Authorization": {"Bearer let-me-in"}}},
+			call:       dispatch.Call{Path: "/secret", Body: []byte(`{}`), Header: http.Header{"Authorization": {"Bearer let-me-in"}}},
 			wantStatus: http.StatusOK,
 			wantHeader: http.Header{"X-Served-By": {"tools"}},
 			wantBody:   "the secret",
 		},
 		{
 			name:       "no such route",
-			call:       replay.Call{Path: "/nope", Body: []byte(`{}`)},
+			call:       dispatch.Call{Path: "/nope", Body: []byte(`{}`)},
 			wantStatus: http.StatusNotFound,
 			wantHeader: http.Header{"X-Served-By": {"tools"}, "Content-Type": {"text/plain; charset=utf-8"}, "X-Content-Type-Options": {"nosniff"}},
 			wantBody:   "404 page not found\n",
 		},
 		{
 			name:       "GET-only route",
-			call:       replay.Call{Path: "/status", Body: []byte(`{}`)},
+			call:       dispatch.Call{Path: "/status", Body: []byte(`{}`)},
 			wantStatus: http.StatusMethodNotAllowed,
 			wantHeader: http.Header{"X-Served-By": {"tools"}, "Allow": {"GET"}},
 			wantBody:   "",
@@ -115,7 +115,7 @@ func TestReplayRequest(t *testing.T) {
 	r := chi.NewRouter()
 	r.Post("/send_email", recordRequest(&got))
 	const body = `{"to" :"a@example.com",  "n":1}`
-	resp := replay.NewReplay(r, 0).Dispatch(context.Background(), &replay.Call{
+	resp := dispatch.NewReplay(r, 0).Dispatch(context.Background(), &dispatch.Call{
 		Path:       "/send_email",
 		Body:       []byte(body),
 		Header:     http.Header{"Authorization": {"Bearer abc"}},
@@ -168,12 +168,12 @@ func TestReplayForeignRouteContext(t *testing.T) {
 			var got seen
 			r := chi.NewRouter()
 			r.Post("/{tool}", recordRequest(&got))
-			rp := replay.NewReplay(r, 0)
-			var resp *replay.Response
+			rp := dispatch.NewReplay(r, 0)
+			var resp *dispatch.Response
 			var control *httptest.ResponseRecorder
 			var controlPattern string
 			tc.mount(r, func(w http.ResponseWriter, mcpReq *http.Request) {
-				resp = rp.Dispatch(mcpReq.Context(), &replay.Call{Path: "/send_email", Body: []byte(`{}`)})
+				resp = rp.Dispatch(mcpReq.Context(), &dispatch.Call{Path: "/send_email", Body: []byte(`{}`)})
 				viaReplay := got
 
 				control = httptest.NewRecorder()

@@ -1,4 +1,4 @@
-package replay_test
+package dispatch_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
-	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 )
 
 // weatherEndpoint is a small tool handler: decode a JSON body, answer JSON.
@@ -60,8 +60,8 @@ func benchRouter() chi.Router {
 	return r
 }
 
-func benchCall() *replay.Call {
-	return &replay.Call{
+func benchCall() *dispatch.Call {
+	return &dispatch.Call{
 		Path: "/get_weather",
 		Body: []byte(`{"city":"Paris"}`),
 		Header: http.Header{
@@ -73,7 +73,7 @@ func benchCall() *replay.Call {
 	}
 }
 
-func runBench(b *testing.B, d replay.Dispatcher) {
+func runBench(b *testing.B, d dispatch.Dispatcher) {
 	b.Helper()
 	ctx := context.Background()
 	c := benchCall()
@@ -90,12 +90,12 @@ func runBench(b *testing.B, d replay.Dispatcher) {
 func BenchmarkDirect(b *testing.B) {
 	r := chi.NewRouter()
 	r.Post("/get_weather", weatherEndpoint)
-	runBench(b, replay.NewDirect(http.HandlerFunc(weatherEndpoint), "/get_weather", r, 0))
+	runBench(b, dispatch.NewDirect(http.HandlerFunc(weatherEndpoint), "/get_weather", r, 0))
 }
 
 // BenchmarkReplay3: the endpoint through the router and its three middlewares.
 func BenchmarkReplay3(b *testing.B) {
-	runBench(b, replay.NewReplay(benchRouter(), 0))
+	runBench(b, dispatch.NewReplay(benchRouter(), 0))
 }
 
 // BenchmarkDirectSkipping3: the same route as BenchmarkReplay3, dispatched
@@ -117,19 +117,19 @@ func BenchmarkDirectSkipping3(b *testing.B) {
 	if endpoint == nil {
 		b.Fatal("chi.Walk: POST /get_weather not found")
 	}
-	runBench(b, replay.NewDirect(endpoint, pattern, r, 0))
+	runBench(b, dispatch.NewDirect(endpoint, pattern, r, 0))
 }
 
 // BenchmarkLargeResponse: a 1 MiB response written in 32 KiB chunks, the
 // cost of growing the captured body.
 func BenchmarkLargeResponse(b *testing.B) {
 	chunk := make([]byte, 32<<10)
-	d := replay.NewDirect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	d := dispatch.NewDirect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		for range 32 {
 			w.Write(chunk)
 		}
 	}), "/t", nil, 0)
-	c := &replay.Call{Path: "/t", Body: []byte(`{}`)}
+	c := &dispatch.Call{Path: "/t", Body: []byte(`{}`)}
 	b.ReportAllocs()
 	for b.Loop() {
 		d.Dispatch(context.Background(), c)
@@ -183,15 +183,15 @@ func BenchmarkDispatch(b *testing.B) {
 			if tc.pattern != "" {
 				method, pattern = http.MethodGet, tc.pattern
 			}
-			var d replay.Dispatcher = replay.NewReplay(r, 0)
+			var d dispatch.Dispatcher = dispatch.NewReplay(r, 0)
 			if tc.direct {
-				d = replay.NewDirect(endpointFor(b, r, method, pattern), pattern, r, 0)
+				d = dispatch.NewDirect(endpointFor(b, r, method, pattern), pattern, r, 0)
 			}
-			tpl, err := replay.NewTemplate(method, pattern, r)
+			tpl, err := dispatch.NewTemplate(method, pattern, r)
 			if err != nil {
 				b.Fatal(err)
 			}
-			call := func() *replay.Response {
+			call := func() *dispatch.Response {
 				if tc.pattern == "" {
 					return d.Dispatch(ctx, tool)
 				}

@@ -1,4 +1,4 @@
-package replay_test
+package dispatch_test
 
 import (
 	"bufio"
@@ -9,7 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
-	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 )
 
 // FuzzTemplate: whatever the value of {id} or {id:[0-9]+}, the request URI
@@ -40,11 +40,11 @@ func FuzzTemplate(f *testing.F) {
 		r.Get("/*", other)
 	})
 	r.Get("/admin", other)
-	plain, err := replay.NewTemplate(http.MethodGet, "/api/notes/{id}", r)
+	plain, err := dispatch.NewTemplate(http.MethodGet, "/api/notes/{id}", r)
 	if err != nil {
 		f.Fatal(err)
 	}
-	numeric, err := replay.NewTemplate(http.MethodGet, "/api/nums/{id:[0-9]+}", r)
+	numeric, err := dispatch.NewTemplate(http.MethodGet, "/api/nums/{id:[0-9]+}", r)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func FuzzTemplate(f *testing.F) {
 		}
 		uri, err := tpl.Expand(map[string]string{"id": id}, nil)
 		if err != nil {
-			if _, ok := err.(*replay.ParamError); !ok {
+			if _, ok := err.(*dispatch.ParamError); !ok {
 				t.Fatalf("Expand(%q): %T %v, want a *ParamError", id, err, err)
 			}
 			return

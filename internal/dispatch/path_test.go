@@ -1,4 +1,4 @@
-package replay
+package dispatch
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package replay
+package dispatch
 
 import (
 	"fmt"
@@ -71,7 +71,7 @@ type Router interface {
 func NewTemplate(method, pat string, routes Router) (*Template, error) {
 	parts, err := pattern.Parse(pat)
 	if err != nil {
-		return nil, fmt.Errorf("mcpdoor: route %s %s: %w", method, pat, err)
+		return nil, fmt.Errorf("route %s %s: %w", method, pat, err)
 	}
 	t := &Template{method: method, pattern: pat, parts: parts, rex: make([]*regexp.Regexp, len(parts)), params: pattern.Params(parts), routes: routes}
 	for i, pt := range parts {
@@ -79,7 +79,7 @@ func NewTemplate(method, pat string, routes Router) (*Template, error) {
 			continue
 		}
 		if t.rex[i], err = regexp.Compile(pt.Regexp); err != nil {
-			return nil, fmt.Errorf("mcpdoor: route %s %s: parameter %q: %w", method, pat, pt.Name, err)
+			return nil, fmt.Errorf("route %s %s: parameter %q: %w", method, pat, pt.Name, err)
 		}
 	}
 	return t, nil

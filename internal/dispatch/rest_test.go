@@ -1,4 +1,4 @@
-package replay_test
+package dispatch_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 )
 
 // routeView is what a handler can see of its routing: every URL parameter
@@ -109,12 +109,12 @@ func TestDirectMatchesRouter(t *testing.T) {
 			var got routeView
 			r := chi.NewRouter()
 			sh.mount(r, http.MethodPost, viewRoute(&got, sh.names()...))
-			call := &replay.Call{Path: sh.path, Body: []byte(`{"a":1}`)}
-			if resp := replay.NewReplay(r, 0).Dispatch(context.Background(), call); resp.Status != http.StatusOK {
+			call := &dispatch.Call{Path: sh.path, Body: []byte(`{"a":1}`)}
+			if resp := dispatch.NewReplay(r, 0).Dispatch(context.Background(), call); resp.Status != http.StatusOK {
 				t.Fatalf("replay: %d %q", resp.Status, resp.Body)
 			}
 			viaRouter := got
-			direct := replay.NewDirect(endpointFor(t, r, http.MethodPost, sh.pattern), sh.pattern, r, 0)
+			direct := dispatch.NewDirect(endpointFor(t, r, http.MethodPost, sh.pattern), sh.pattern, r, 0)
 			if resp := direct.Dispatch(context.Background(), call); resp.Status != http.StatusOK {
 				t.Fatalf("direct: %d %q", resp.Status, resp.Body)
 			}
@@ -123,11 +123,11 @@ func TestDirectMatchesRouter(t *testing.T) {
 			}
 			// A Call a Template filled, whose routing direct takes from
 			// it, is no different.
-			tpl, err := replay.NewTemplate(http.MethodPost, sh.pattern, r)
+			tpl, err := dispatch.NewTemplate(http.MethodPost, sh.pattern, r)
 			if err != nil {
 				t.Fatal(err)
 			}
-			filled := &replay.Call{Body: []byte(`{"a":1}`)}
+			filled := &dispatch.Call{Body: []byte(`{"a":1}`)}
 			if err := tpl.Fill(filled, sh.values, nil); err != nil {
 				t.Fatal(err)
 			}
