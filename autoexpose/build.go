@@ -16,7 +16,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
-	"github.com/mcpdoor/mcpdoor/session"
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 )
 
 // A builder makes a Door from a config: it reads the router, decides the
@@ -25,7 +25,7 @@ import (
 type builder struct {
 	cfg      *Config
 	log      *slog.Logger
-	sessions *session.Manager
+	sessions *sessions.Manager
 	contract *rollout.Contract // nil while the rollout contract is off
 	reserved []string          // names that are never tools
 	stdio    bool              // building for ServeStdio: every call is tokenless

@@ -17,7 +17,6 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/header"
-	"github.com/mcpdoor/mcpdoor/session"
 )
 
 // Config is one server's mcpdoor configuration: the YAML block (see
@@ -41,11 +40,6 @@ type Config struct {
 	// MCP holds every other setting.
 	MCP MCPConfig `yaml:"mcp"`
 
-	// Sessions is the session manager whose middleware the router uses
-	// (see UseSessions). A tool call runs in the session its token names,
-	// the way that middleware would have put it there. Default: a manager of
-	// the door's own, for a server without sessions.
-	Sessions *session.Manager `yaml:"-"`
 	// Declared describes route tools in code, by tool name, where a route's
 	// handler says nothing of its tool (a plain http.HandlerFunc): a
 	// description, schemas, annotations. Every name must be a tool the
@@ -86,6 +80,13 @@ type Config struct {
 	// Logger receives the startup report, warnings and runtime errors
 	// (handler panics). Default slog.Default().
 	Logger *slog.Logger `yaml:"-"`
+
+	// sessions is what UseSessions made: the manager whose middleware the
+	// router uses, and the door's view of the same sessions. A tool call
+	// runs in the session its token names, the way that middleware would
+	// have put it there. Nil: the door makes its own, for a server without
+	// sessions.
+	sessions *doorSessions
 }
 
 // MCPConfig is the mcp block of a server's config. Every field is optional,

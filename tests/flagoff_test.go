@@ -94,12 +94,9 @@ func TestFlagOff(t *testing.T) {
 			if len(ca) != len(cb) {
 				t.Fatalf("Set-Cookie headers: %d with Install, %d without", len(cb), len(ca))
 			}
-			reader := session.New(testKeys(t), nil)
 			for i := range ca {
-				ra := &http.Request{Header: http.Header{"Cookie": {ca[i]}}}
-				rb := &http.Request{Header: http.Header{"Cookie": {cb[i]}}}
-				ida, erra := reader.Read(ra)
-				idb, errb := reader.Read(rb)
+				ida, erra := cookieSID(t, ca[i])
+				idb, errb := cookieSID(t, cb[i])
 				if ida != idb || erra != nil || errb != nil {
 					t.Errorf("session cookies differ: %q (%v) vs %q (%v)", idb, errb, ida, erra)
 				}

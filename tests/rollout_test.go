@@ -148,8 +148,7 @@ func TestSeedSession(t *testing.T) {
 func cookieSession(t *testing.T, c *server, r httpResponse) (string, error) {
 	t.Helper()
 	for _, sc := range r.Header.Values("Set-Cookie") {
-		req := &http.Request{Header: http.Header{"Cookie": {strings.SplitN(sc, ";", 2)[0]}}}
-		return fixtureSessions(t).Read(req)
+		return cookieSID(t, strings.SplitN(sc, ";", 2)[0])
 	}
 	return "", errors.New("no Set-Cookie")
 }

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/mcpdoor/mcpdoor/session"
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
@@ -28,7 +28,7 @@ type Params struct {
 	// Path is the MCP endpoint's path, for the metadata.
 	Path string
 	// Sessions is the server's session manager; its keys sign the tokens.
-	Sessions *session.Manager
+	Sessions *sessions.Manager
 	// MaxSeedBytes caps a /seed_session request body, and the response
 	// held back to add the metadata to (mcp.max_body_bytes). Default 4 MiB.
 	MaxSeedBytes int64
@@ -48,7 +48,7 @@ type Contract struct {
 	server, path string
 	header       string
 	codec        *token.Codec
-	sessions     *session.Manager
+	sessions     *sessions.Manager
 	allowedTools func([]byte) ([]string, error)
 	tokenless    bool
 	maxSeed      int64

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
-	"github.com/mcpdoor/mcpdoor/session"
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
@@ -43,16 +43,16 @@ func logTo(buf *bytes.Buffer) *slog.Logger {
 
 // newContract returns the contract of server "weather", its endpoint at
 // /mcp, signing with testSecret, logging to logs (which may be nil).
-func newContract(t testing.TB, cfg rollout.Config, logs *bytes.Buffer) (*rollout.Contract, *session.Manager) {
+func newContract(t testing.TB, cfg rollout.Config, logs *bytes.Buffer) (*rollout.Contract, *sessions.Manager) {
 	t.Helper()
-	sessions := session.New(testKeys(t, testSecret), nil)
-	p := rollout.Params{Server: "weather", Path: "/mcp", Sessions: sessions, MaxSeedBytes: 1 << 10}
+	mgr := sessions.New(testKeys(t, testSecret), nil)
+	p := rollout.Params{Server: "weather", Path: "/mcp", Sessions: mgr, MaxSeedBytes: 1 << 10}
 	if logs != nil {
 		p.Logger = logTo(logs)
 	} else {
 		p.Logger = slog.New(slog.DiscardHandler)
 	}
-	return rollout.New(cfg, p), sessions
+	return rollout.New(cfg, p), mgr
 }
 
 // mint returns a token of server for session sid listing tools (nil:
@@ -335,7 +335,7 @@ func TestNewDefaults(t *testing.T) {
 	var logs bytes.Buffer
 	defer slog.SetDefault(slog.Default())
 	slog.SetDefault(logTo(&logs))
-	c := rollout.New(rollout.Config{}, rollout.Params{Server: "weather", Path: "/mcp", Sessions: session.New(testKeys(t, testSecret), nil)})
+	c := rollout.New(rollout.Config{}, rollout.Params{Server: "weather", Path: "/mcp", Sessions: sessions.New(testKeys(t, testSecret), nil)})
 	if c.TokenHeader() != rollout.DefaultTokenHeader {
 		t.Errorf("TokenHeader() = %q", c.TokenHeader())
 	}

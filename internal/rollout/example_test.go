@@ -16,7 +16,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
-	"github.com/mcpdoor/mcpdoor/session"
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
@@ -67,14 +67,14 @@ func ExampleContract() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	sessions := session.New(keys, &session.Options{NewID: func() string { return "rollout-1" }})
+	mgr := sessions.New(keys, &sessions.Options{NewID: func() string { return "rollout-1" }})
 	contract := rollout.New(rollout.Config{
 		// This rollout's task needs the weather, and nothing else.
 		AllowedTools: func(seedBody []byte) ([]string, error) { return []string{"get_weather"}, nil },
-	}, rollout.Params{Server: "weather", Path: "/mcp", Sessions: sessions})
+	}, rollout.Params{Server: "weather", Path: "/mcp", Sessions: mgr})
 
 	tools := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, "%s in session %s", r.URL.Path, session.ID(r))
+		fmt.Fprintf(w, "%s in session %s", r.URL.Path, sessions.ID(r))
 	})
 	gateway := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// NeMo Gym's prefix goes first, before anything reads the path.
@@ -87,7 +87,7 @@ func ExampleContract() {
 			http.Error(w, refusal.Text, refusal.Status)
 			return
 		}
-		tools.ServeHTTP(w, r.WithContext(session.NewContext(r.Context(), p.SID)))
+		tools.ServeHTTP(w, r.WithContext(sessions.NewContext(r.Context(), p.SID)))
 	})
 
 	// The agent seeds its rollout, and finds its token in the response.

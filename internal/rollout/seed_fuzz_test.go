@@ -23,7 +23,7 @@ func FuzzSeed(f *testing.F) {
 	} {
 		f.Add(body)
 	}
-	c, sessions := newContract(f, rollout.Config{}, nil)
+	c, mgr := newContract(f, rollout.Config{}, nil)
 	f.Fuzz(func(t *testing.T, body string) {
 		seed := c.Seed(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
@@ -57,7 +57,7 @@ func FuzzSeed(f *testing.F) {
 		}
 		tok := meta["mcp"].Headers[rollout.DefaultTokenHeader]
 		resp := rec.Result()
-		sid, err := sessions.Decode(resp.Cookies()[0].Value)
+		sid, err := mgr.Decode(resp.Cookies()[0].Value)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
-	"github.com/mcpdoor/mcpdoor/session"
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 )
 
 // answer is a handler that answers status and body, as JSON.
@@ -60,12 +60,12 @@ func seed(t *testing.T, h http.Handler, cookies []*http.Cookie, body string) (*h
 
 // sessionOf returns the session the response's session cookie names, and
 // fails the test unless it sets exactly one.
-func sessionOf(t *testing.T, sessions *session.Manager, resp *http.Response) string {
+func sessionOf(t *testing.T, mgr *sessions.Manager, resp *http.Response) string {
 	t.Helper()
 	var sids []string
 	for _, c := range resp.Cookies() {
-		if c.Name == sessions.CookieName() {
-			sid, err := sessions.Decode(c.Value)
+		if c.Name == mgr.CookieName() {
+			sid, err := mgr.Decode(c.Value)
 			if err != nil {
 				t.Errorf("session cookie %q: %v", c.Value, err)
 			}
@@ -104,7 +104,7 @@ func TestSeedMetadata(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer
-			c, sessions := newContract(t, rollout.Config{}, &logs)
+			c, mgr := newContract(t, rollout.Config{}, &logs)
 			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
 				w.Header().Set("Content-Length", strconv.Itoa(len(tc.body)))
@@ -119,7 +119,7 @@ func TestSeedMetadata(t *testing.T) {
 			if resp.ContentLength != int64(len(body)) || resp.Header.Get("X-Task") != "7" || resp.Header.Get("Content-Type") != "application/json" {
 				t.Errorf("header %v", resp.Header)
 			}
-			sid := sessionOf(t, sessions, resp)
+			sid := sessionOf(t, mgr, resp)
 			if got, err := c.Admit(withToken(tok), "forecast", ""); got.SID != sid || err != nil {
 				t.Errorf("the token names session %q (%v), the cookie %q", got.SID, err, sid)
 			}
@@ -135,8 +135,8 @@ func TestSeedMetadata(t *testing.T) {
 // session cookie keeps its session.
 func TestSeedCookies(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	sessions := session.New(testKeys(t, testSecret), nil)
-	mine, err := sessions.Cookie("rollout-7")
+	mgr := sessions.New(testKeys(t, testSecret), nil)
+	mine, err := mgr.Cookie("rollout-7")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,18 +165,18 @@ func TestSeedCookies(t *testing.T) {
 		{"a request body over the limit", answer(200, `{}`), rollout.Config{}, nil, strings.Repeat(" ", 1025), 413, "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := rollout.New(tc.cfg, rollout.Params{Server: "weather", Path: "/mcp", Sessions: sessions, MaxSeedBytes: 1 << 10, Logger: logTo(new(bytes.Buffer))})
+			c := rollout.New(tc.cfg, rollout.Params{Server: "weather", Path: "/mcp", Sessions: mgr, MaxSeedBytes: 1 << 10, Logger: logTo(new(bytes.Buffer))})
 			resp, body := seed(t, c.Seed(tc.h), tc.cookies, tc.body)
 			if resp.StatusCode != tc.status {
 				t.Errorf("status %d %q, want %d", resp.StatusCode, body, tc.status)
 			}
-			sid := sessionOf(t, sessions, resp)
+			sid := sessionOf(t, mgr, resp)
 			if tc.sid != "" && sid != tc.sid {
 				t.Errorf("session %q, want %q", sid, tc.sid)
 			}
 			var others []string
 			for _, line := range resp.Header.Values("Set-Cookie") {
-				if !strings.HasPrefix(line, sessions.CookieName()+"=") {
+				if !strings.HasPrefix(line, mgr.CookieName()+"=") {
 					others = append(others, line)
 				}
 			}
@@ -281,7 +281,7 @@ func TestSeedRequestLimit(t *testing.T) {
 func TestSeedLargeResponse(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	var logs bytes.Buffer
-	c, sessions := newContract(t, rollout.Config{}, &logs) // MaxSeedBytes 1024
+	c, mgr := newContract(t, rollout.Config{}, &logs) // MaxSeedBytes 1024
 	chunk := strings.Repeat("x", 600)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -301,7 +301,7 @@ func TestSeedLargeResponse(t *testing.T) {
 	if resp.StatusCode != 200 || resp.Header.Get("X-Task") != "7" || resp.Header.Get("X-Late") != "" || resp.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("%d %v", resp.StatusCode, resp.Header)
 	}
-	sessionOf(t, sessions, resp)
+	sessionOf(t, mgr, resp)
 	if !slices.Contains(resp.Header.Values("Set-Cookie"), "theme=dark") {
 		t.Errorf("Set-Cookie %q", resp.Header.Values("Set-Cookie"))
 	}
@@ -318,7 +318,7 @@ func TestSeedLargeResponse(t *testing.T) {
 func TestSeedPanic(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	var logs bytes.Buffer
-	c, sessions := newContract(t, rollout.Config{}, &logs) // MaxSeedBytes 1024
+	c, mgr := newContract(t, rollout.Config{}, &logs) // MaxSeedBytes 1024
 	early := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"a":`)
 		panic("no task")
@@ -327,7 +327,7 @@ func TestSeedPanic(t *testing.T) {
 	if resp.StatusCode != 500 || body != "Internal Server Error" {
 		t.Errorf("%d %q", resp.StatusCode, body)
 	}
-	sessionOf(t, sessions, resp)
+	sessionOf(t, mgr, resp)
 	lines := strings.Split(strings.TrimSuffix(logs.String(), "\n"), "\n")
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], `level=ERROR msg="mcpdoor: /seed_session handler panicked" panic="no task" stack="goroutine `) ||
 		lines[1] != `level=WARN msg="mcpdoor: /seed_session's response carries no MCP session token: the handler answered a status other than 2xx" status=500` {

@@ -1,4 +1,4 @@
-package session_test
+package sessions_test
 
 import (
 	"os"
@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpdoor/mcpdoor/session"
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 )
 
 // FuzzDecode: session cookie values come from clients. Decode never panics,
 // and a value it accepts carries a non-empty id that survives re-signing.
 // The seed corpus in testdata/fuzz/FuzzDecode was signed with secretOld.
 func FuzzDecode(f *testing.F) {
-	m := session.New(keys(f, secretOld), nil)
+	m := sessions.New(keys(f, secretOld), nil)
 	f.Fuzz(func(t *testing.T, value string) {
 		id, err := m.Decode(value)
 		if err != nil {
@@ -40,7 +40,7 @@ func FuzzDecode(f *testing.F) {
 // decodes (so the fuzzer starts from a value that passes the MAC), and every
 // other seed is refused.
 func TestFuzzDecodeSeeds(t *testing.T) {
-	m := session.New(keys(t, secretOld), nil)
+	m := sessions.New(keys(t, secretOld), nil)
 	dir := filepath.Join("testdata", "fuzz", "FuzzDecode")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
