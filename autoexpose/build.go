@@ -87,7 +87,7 @@ func (b *builder) decideRollout(serves func(path string) bool) {
 func (b *builder) inspect(r chi.Router, doc *openapi.Document) *detect.Report {
 	m := &b.cfg.MCP
 	b.decideRollout(func(path string) bool { return wrappedServes(r, nil, path) })
-	mode, _ := detect.ParseMode(m.Dispatch)
+	mode, _ := detect.ParseMode(string(m.Dispatch))
 	rep, err := detect.Inspect(r, &detect.Options{Mode: mode, Transparent: m.TransparentMiddleware, MCPPath: m.path(), Reserved: b.reserved,
 		REST: restOptions(b.cfg, doc)})
 	if err != nil {
@@ -121,19 +121,21 @@ func (b *builder) harvest(rep *detect.Report, doc *openapi.Document) []toolSpec 
 }
 
 // door makes the Door that serves tools: a dispatcher each — direct to its
-// route's endpoint in routes, or replayed through target — and the go-sdk
-// server. It returns every refusal collected so far, joined, instead.
+// route's endpoint in routes, or replayed through target, which is also
+// what the Door serves — and the go-sdk server. It returns every refusal
+// collected so far, joined, instead.
 func (b *builder) door(tools []toolSpec, target http.Handler, routes chi.Routes) (*Door, error) {
 	m := &b.cfg.MCP
 	if len(tools) == 0 && len(b.errs) == 0 {
 		b.log.Warn("mcpdoor: no tools to serve: " + b.noTools(routes))
 	}
 	d := &Door{
-		name:  b.cfg.Name,
-		path:  m.path(),
-		log:   b.log,
-		tools: make(map[string]*tool),
-		life:  newLifecycle(),
+		name:   b.cfg.Name,
+		path:   m.path(),
+		log:    b.log,
+		tools:  make(map[string]*tool),
+		life:   newLifecycle(),
+		serves: target,
 		calls: &calls{
 			log:          b.log,
 			contract:     b.contract,
@@ -338,7 +340,7 @@ func (b *builder) installedError(path string) error {
 // degrade reports whether the config asks to run without the MCP endpoint
 // when it cannot be built (mcp.degrade: http-only), and then logs why.
 func degrade(cfg *Config, err error) bool {
-	if cfg.MCP.Degrade != "http-only" {
+	if cfg.MCP.Degrade != DegradeHTTPOnly {
 		return false
 	}
 	cfg.logger().Error("mcpdoor: serving HTTP only (mcp.degrade: http-only), no MCP endpoint", "err", err)

@@ -66,17 +66,19 @@ type Config struct {
 	// $refs must point into the document. A malformed document fails
 	// Install.
 	OpenAPI []byte `yaml:"-"`
-	// Outer is a handler wrapped around the router (or, for Wrap, around
-	// the wrapped handler): what was http.ListenAndServe(addr, outer(r))
-	// becomes Outer: outer(r), and the server serves the Door, which serves
-	// Outer after stripping NeMo Gym's prefix (see Door.ServeHTTP). Every
-	// tool call then replays through it (with the forwarded headers, see
+	// Outer is a middleware around the router (or, for Wrap, around the
+	// wrapped handler): what was http.ListenAndServe(addr, outer(r))
+	// becomes Outer: outer, and the server serves the Door, which serves
+	// outer around everything it serves, its MCP endpoint included, after
+	// stripping NeMo Gym's prefix (see Door.ServeHTTP). Every tool call then
+	// replays through it (with the forwarded headers, see
 	// mcp.forward_headers), so a check it makes — auth, an allow-list —
 	// holds over MCP as over HTTP; a direct call would skip it, so no tool
-	// goes direct, and mcp.dispatch direct or strict cannot go with it.
-	// Without Outer, mcpdoor sees the router only: its routes and their
-	// middlewares.
-	Outer http.Handler `yaml:"-"`
+	// goes direct, and mcp.dispatch direct or strict cannot go with it. The
+	// Door calls Outer once, and serves and replays through what it
+	// returned. Without Outer, mcpdoor sees the router only: its routes and
+	// their middlewares.
+	Outer func(http.Handler) http.Handler `yaml:"-"`
 	// Logger receives the startup report, warnings and runtime errors
 	// (handler panics). Default slog.Default().
 	Logger *slog.Logger `yaml:"-"`
@@ -102,9 +104,9 @@ type MCPConfig struct {
 	// Exclude keeps these tools off MCP (matched like Include); their routes
 	// keep working over HTTP. Each name must match a tool.
 	Exclude []string `yaml:"exclude"`
-	// Dispatch is auto, direct, replay or strict (see detect.Mode).
-	// Default auto.
-	Dispatch string `yaml:"dispatch"`
+	// Dispatch is how tool calls reach their routes: DispatchAuto (the
+	// default, ""), DispatchDirect, DispatchReplay or DispatchStrict.
+	Dispatch Dispatch `yaml:"dispatch"`
 	// TransparentMiddleware lists middleware function names (as the startup
 	// report prints them) that a direct call may skip.
 	TransparentMiddleware []string `yaml:"transparent_middleware"`
@@ -162,9 +164,9 @@ type MCPConfig struct {
 	// go-sdk's cost per request; every other request goes to the go-sdk.
 	// Set it to compare the two. A stateful endpoint has no fast path.
 	DisableFastPath bool `yaml:"disable_fast_path"`
-	// Degrade is fail (Install returns the error) or http-only (the server
-	// runs without the MCP endpoint, and the log says why). Default fail.
-	Degrade string `yaml:"degrade"`
+	// Degrade is what Install does when the tools cannot be served:
+	// DegradeFail (the default, ""), or DegradeHTTPOnly.
+	Degrade Degrade `yaml:"degrade"`
 	// DisableCatalog serves no catalog resource (see the package
 	// documentation, "The catalog"). Default
 	// false: the catalog is served.
@@ -259,6 +261,38 @@ const (
 	RateByServer = "server"
 )
 
+// Dispatch is how tool calls reach their routes (mcp.dispatch).
+type Dispatch string
+
+// The values of mcp.dispatch.
+const (
+	// DispatchAuto calls a route's handler directly, with a fabricated
+	// request, when every middleware on the route is known to be
+	// transparent, and replays the call through the router otherwise. The
+	// default.
+	DispatchAuto Dispatch = "auto"
+	// DispatchDirect calls every route directly: the operator vouches that
+	// no middleware needs to run.
+	DispatchDirect Dispatch = "direct"
+	// DispatchReplay replays every call through the router.
+	DispatchReplay Dispatch = "replay"
+	// DispatchStrict refuses, at Install, any route that cannot go direct.
+	DispatchStrict Dispatch = "strict"
+)
+
+// Degrade is what Install does when the tools cannot be served
+// (mcp.degrade).
+type Degrade string
+
+// The values of mcp.degrade.
+const (
+	// DegradeFail: Install returns the error. The default.
+	DegradeFail Degrade = "fail"
+	// DegradeHTTPOnly: the server runs without the MCP endpoint, serving
+	// its routes over HTTP alone, and the log says why (Door.Degraded).
+	DegradeHTTPOnly Degrade = "http-only"
+)
+
 // A Declaration describes a tool in code: what its handler does not carry.
 type Declaration struct {
 	Description string
@@ -319,7 +353,7 @@ func (c *Config) Validate() error {
 	if m.Path != "" && (!strings.HasPrefix(m.Path, "/") || m.Path == "/" || strings.HasSuffix(m.Path, "/")) {
 		bad("mcp.path", "%q must start with / and not end with /", m.Path)
 	}
-	if mode, err := detect.ParseMode(m.Dispatch); err != nil {
+	if mode, err := detect.ParseMode(string(m.Dispatch)); err != nil {
 		bad("mcp.dispatch", "%v", err)
 	} else if c.Outer != nil && (mode == detect.ForceDirect || mode == detect.Strict) {
 		bad("mcp.dispatch", "%s cannot go with Config.Outer, through which every call replays; use auto or replay", mode)
@@ -376,7 +410,7 @@ func (c *Config) Validate() error {
 		bad("mcp.rate_limit.by", "is set but per_session is not; set per_session (calls per second) to limit calls")
 	}
 	switch m.Degrade {
-	case "", "fail", "http-only":
+	case "", DegradeFail, DegradeHTTPOnly:
 	default:
 		bad("mcp.degrade", "%q is not fail or http-only", m.Degrade)
 	}

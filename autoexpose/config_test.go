@@ -221,8 +221,8 @@ func TestConfigOuter(t *testing.T) {
 		{"direct", "mcpdoor: config: mcp.dispatch: direct cannot go with Config.Outer, through which every call replays; use auto or replay"},
 		{"strict", "mcpdoor: config: mcp.dispatch: strict cannot go with Config.Outer, through which every call replays; use auto or replay"},
 	} {
-		cfg := enabled(MCPConfig{Dispatch: c.dispatch})
-		cfg.Outer = http.NotFoundHandler()
+		cfg := enabled(MCPConfig{Dispatch: Dispatch(c.dispatch)})
+		cfg.Outer = func(h http.Handler) http.Handler { return h }
 		err := cfg.Validate()
 		if got := fmt.Sprint(err); err == nil && c.want != "" || err != nil && got != c.want {
 			t.Errorf("dispatch %q: got %v, want %q", c.dispatch, err, c.want)

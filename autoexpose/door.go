@@ -35,8 +35,10 @@ type Door struct {
 	slot       *slot        // the exclusive session's; nil unless mcp.exclusive
 	catalog    *catalogDoc  // without its tools; nil under mcp.disable_catalog
 	degraded   error
-	serves     http.Handler // for a Door made by Install: Config.Outer, else the router
-	wrapped    *wrapped     // for a Door made by Wrap
+	// serves is what the Door serves, and tool calls replay through:
+	// Config.Outer around the router (Install) or the wrapMux (Wrap), or
+	// that alone.
+	serves http.Handler
 
 	// serverTaken is set once Server has handed the go-sdk server out; the
 	// fast path then leaves every request to it (see Server).
@@ -57,36 +59,25 @@ type Door struct {
 // the Door would see the prefix, and a gate on /admin would let
 // /ng-rollout/<id>/admin through.
 //
-// A Door made by Install then passes the request to Config.Outer when set,
-// else to the router, which serves the MCP endpoint among its routes. A
-// Door made by Wrap serves its MCP endpoint at its path (and path + "/"),
-// /seed_session and /verify with the contract's wraps, and passes every
-// other request to Config.Outer when set, else to the wrapped handler. A
-// disabled or degraded Door passes every request on unchanged, prefix
-// included. Any other Door answers 404.
+// The Door then serves the request through Config.Outer, when set, around
+// what it serves inside: for a Door made by Install, the router, which
+// serves the MCP endpoint among its routes; for one made by Wrap, its MCP
+// endpoint at its path (and path + "/"), /seed_session and /verify with the
+// contract's wraps, and every other request through the wrapped handler.
+// So a check Outer makes holds on every request, the MCP endpoint's
+// included. A disabled or degraded Door serves Outer around the router (or
+// the wrapped handler) alone, prefix included. The zero Door answers 404.
 func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if d.calls != nil && d.calls.contract != nil {
 		if unprefixed, ok := rollout.StripPrefix(r); ok {
 			r = unprefixed
 		}
 	}
-	if d.serves != nil {
-		d.serves.ServeHTTP(w, r)
+	if d.serves == nil {
+		http.NotFound(w, r)
 		return
 	}
-	wr := d.wrapped
-	switch p := r.URL.Path; {
-	case wr == nil:
-		http.NotFound(w, r)
-	case d.handler != nil && (p == d.path || p == d.path+"/"):
-		d.handler.ServeHTTP(w, r)
-	case r.Method == http.MethodPost && p == rollout.SeedPath && wr.seed != nil:
-		wr.seed.ServeHTTP(w, r)
-	case r.Method == http.MethodPost && p == rollout.VerifyPath && wr.verify != nil:
-		wr.verify.ServeHTTP(w, r)
-	default:
-		wr.inner.ServeHTTP(w, r)
-	}
+	d.serves.ServeHTTP(w, r)
 }
 
 // Server returns the go-sdk server behind the endpoint (nil for a disabled

@@ -18,13 +18,14 @@ import (
 // package documentation, "REST routes"). Call it after every route is
 // registered and before serving.
 //
-// Serve the Door it returns, in place of the router (and of Config.Outer):
-// http.ListenAndServe(addr, door). The Door passes every request to the
-// router (Config.Outer), after stripping NeMo Gym's rollout prefix (see
-// Door.ServeHTTP).
+// Serve the Door it returns, in place of the router (and of Config.Outer
+// around it): http.ListenAndServe(addr, door). The Door passes every request
+// to the router, through Config.Outer when set, after stripping NeMo Gym's
+// rollout prefix (see Door.ServeHTTP).
 //
 // With expose_tools_over_mcp false it changes nothing and returns a Door
-// that serves the router (Config.Outer) unchanged. Otherwise it reads the
+// that serves the router (inside Config.Outer) unchanged, and logs that it
+// serves no MCP. Otherwise it reads the
 // router (see package detector and the package documentation for what
 // becomes a tool), and refuses to start, returning an error that names
 // each route or config key and its fix, when a route cannot be served as a
@@ -46,12 +47,12 @@ import (
 func Install(r chi.Router, cfg Config) (*Door, error) {
 	if !cfg.ExposeToolsOverMCP {
 		logDisabled(&cfg)
-		return &Door{serves: replayTarget(&cfg, r)}, nil
+		return &Door{serves: around(&cfg, r)}, nil
 	}
 	d, err := install(r, &cfg)
 	if err != nil {
 		if degrade(&cfg, err) {
-			return &Door{degraded: err, serves: replayTarget(&cfg, r)}, nil
+			return &Door{degraded: err, serves: around(&cfg, r)}, nil
 		}
 		return nil, err
 	}
@@ -69,7 +70,6 @@ func install(r chi.Router, cfg *Config) (*Door, error) {
 		return nil, err
 	}
 	d.handler = d.endpoint(&cfg.MCP)
-	d.serves = replayTarget(cfg, r)
 	if c := d.calls.contract; c != nil {
 		// /seed_session and /verify keep every middleware they had: the
 		// router's own still run in front of them, and the rest are applied
@@ -101,7 +101,9 @@ func (b *builder) build(r chi.Router) (*Door, *detect.Report, error) {
 		disp = &dispatcher{route: rt, router: r}
 	}
 	tools := b.toolset(b.harvest(rep, doc), disp, doc)
-	d, err := b.door(tools, replayTarget(b.cfg, r), r)
+	// The Door serves what it replays through: one instance of Outer
+	// around the router, on which install mounts the endpoint.
+	d, err := b.door(tools, around(b.cfg, r), r)
 	return d, rep, err
 }
 

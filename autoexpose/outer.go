@@ -30,11 +30,13 @@ func throughOuter(rep *detect.Report) {
 	}
 }
 
-// replayTarget is the handler tool calls replay through: Config.Outer when
-// set, else the router (or, for Wrap, the wrapped handler) h.
-func replayTarget(cfg *Config, h http.Handler) http.Handler {
+// around is what the Door serves, and replays tool calls through: h inside
+// Config.Outer when set, else h. It is called once per Door, so that a
+// middleware with state of its own (a rate limiter, a counter) sees every
+// request, served or replayed, in one instance.
+func around(cfg *Config, h http.Handler) http.Handler {
 	if cfg.Outer != nil {
-		return cfg.Outer
+		return cfg.Outer(h)
 	}
 	return h
 }

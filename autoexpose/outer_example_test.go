@@ -39,7 +39,7 @@ expose_tools_over_mcp: true
 
 	r := chi.NewRouter()
 	r.Post("/delete_all", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
-	cfg.Outer = requireAdmin(r) // tool calls go through requireAdmin, with the client's Authorization
+	cfg.Outer = requireAdmin // tool calls go through requireAdmin, with the client's Authorization
 
 	door, err := autoexpose.Install(r, cfg)
 	if err != nil {

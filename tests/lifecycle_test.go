@@ -106,7 +106,7 @@ func TestCloseDisabled(t *testing.T) {
 	r := chi.NewRouter()
 	r.Post("/a/b", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok")) })
 	cfg := fixtureConfig(t)
-	cfg.MCP.Degrade = "http-only"
+	cfg.MCP.Degrade = autoexpose.DegradeHTTPOnly
 	degraded, err := autoexpose.Install(r, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +127,7 @@ func TestCloseDisabled(t *testing.T) {
 func TestDegradeServesHTTP(t *testing.T) {
 	var logs bytes.Buffer
 	cfg := fixtureConfig(t)
-	cfg.MCP.Degrade = "http-only"
+	cfg.MCP.Degrade = autoexpose.DegradeHTTPOnly
 	cfg.Logger = newLogger(&logs)
 	sessions, _ := cfg.UseSessions()
 	f := &fixture{sessions: sessions, state: make(map[string][]string)}

@@ -32,7 +32,7 @@ func adminOnly(next http.Handler) http.Handler {
 // serves it), or else adminOnly(r) itself.
 func outerServer(t *testing.T, outer bool, dispatch string) (*server, *autoexpose.Door) {
 	cfg := fixtureConfig(t)
-	cfg.MCP.Dispatch = dispatch
+	cfg.MCP.Dispatch = autoexpose.Dispatch(dispatch)
 	sessions, _ := cfg.UseSessions()
 	r := chi.NewRouter()
 	r.Use(sessions.Middleware)
@@ -41,9 +41,8 @@ func outerServer(t *testing.T, outer bool, dispatch string) (*server, *autoexpos
 	}))
 	r.Post("/seed_session", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
 	r.Post("/verify", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
-	served := adminOnly(r)
 	if outer {
-		cfg.Outer = served
+		cfg.Outer = adminOnly
 	}
 	door, err := autoexpose.Install(r, cfg)
 	if err != nil {
@@ -52,7 +51,7 @@ func outerServer(t *testing.T, outer bool, dispatch string) (*server, *autoexpos
 	if outer {
 		return serve(t, door), door
 	}
-	return serve(t, served), door
+	return serve(t, adminOnly(r)), door
 }
 
 // TestOuterHandler: with Config.Outer naming the handler the server serves,

@@ -100,7 +100,7 @@ func gatedServer(t *testing.T, where string, guards func(string) bool, ran *atom
 		routes(r)
 	}
 	if where == "outer" {
-		cfg.Outer = gate(guards)(r)
+		cfg.Outer = gate(guards)
 	}
 	door, err := autoexpose.Install(r, cfg)
 	if err != nil {
@@ -201,13 +201,13 @@ func TestWrapPrefixKeepsOuter(t *testing.T) {
 			mux.HandleFunc("POST /seed_session", handler)
 			mux.HandleFunc("POST /verify", handler)
 			cfg.CatchAll = map[string]autoexpose.Declaration{"admin_reset": {Description: "Reset."}}
-			cfg.Outer = gate(g.guards)(mux)
+			cfg.Outer = gate(g.guards)
 			door, err := autoexpose.Wrap(mux, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The Door serves its MCP endpoint itself, in front of Outer:
-			// the MCP target's gate is the one on the tool's route.
+			// Outer stands in front of the MCP endpoint too: the MCP target's
+			// gate holds on /mcp, as on the tool's route.
 			sameUnderPrefix(t, serve(t, door), &ran, prefixTargets)
 		})
 	}
