@@ -1,7 +1,9 @@
 package apisurface
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -40,6 +42,21 @@ func TestErrorPrefix(t *testing.T) {
 	}{
 		{"autoexpose.LoadConfig", func() string { _, err := autoexpose.LoadConfig(bad); return errText(err) }},
 		{"autoexpose.ParseConfig", func() string { _, err := autoexpose.ParseConfig([]byte("nme: weather\n")); return errText(err) }},
+		{"autoexpose.Install", func() string {
+			r := chi.NewRouter()
+			r.Post("/mcp", func(http.ResponseWriter, *http.Request) {})
+			_, err := autoexpose.Install(r, autoexpose.Config{Name: "weather", ExposeToolsOverMCP: true,
+				MCP: autoexpose.MCPConfig{SessionSecret: []string{secret}}, Logger: slog.New(slog.DiscardHandler)})
+			return errText(err)
+		}},
+		{"autoexpose.ServeStdio", func() string {
+			return errText(autoexpose.ServeStdio(context.Background(), chi.NewRouter(), autoexpose.Config{}))
+		}},
+		{"autoexpose.Config.UseSessions", func() string {
+			cfg := autoexpose.Config{MCP: autoexpose.MCPConfig{SessionSecret: []string{"short"}}}
+			_, err := cfg.UseSessions()
+			return errText(err)
+		}},
 		{"detector.Inspect, a bad option", func() string {
 			_, err := detector.Inspect(chi.NewRouter(), &detector.Options{Dispatch: "sometimes"})
 			return errText(err)
