@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
 
 // The session a tool call runs in is decided once, here, and both the rate
@@ -30,7 +30,7 @@ import (
 // cookie; that session is never a call's.
 
 // A caller is who makes a tools/call: the session the call runs in, the
-// rollout it runs for (see rollout.ID), and the HTTP request that carried
+// rollout it runs for (see RolloutID), and the HTTP request that carried
 // the call (nil over stdio).
 type caller struct {
 	sid     string
@@ -60,7 +60,7 @@ func (c *calls) admit(t *tool, req *mcp.CallToolRequest) (caller, *mcp.CallToolR
 		if err != nil {
 			var r *rollout.Refusal
 			errors.As(err, &r)
-			return caller{}, t.fail(r.Text, ErrorInfo{Code: ErrorCode(r.Code), Message: r.Message, Status: r.Status, Effect: EffectNotApplied})
+			return caller{}, t.fail(r.Text, errorInfo{Code: r.Code, Message: r.Message, Status: r.Status, Effect: effectNotApplied})
 		}
 		who.sid = p.SID
 		if p.Rollout != "" {
@@ -78,11 +78,11 @@ func (c *calls) admit(t *tool, req *mcp.CallToolRequest) (caller, *mcp.CallToolR
 // that is gets a reason, and the handler is not run without its request.
 func requestEnded(t *tool) *mcp.CallToolResult {
 	return t.fail("The HTTP request that carried this tool call ended before the call started, so it was not run. Call the tool again.",
-		ErrorInfo{
-			Code:    CodeRequestEnded,
+		errorInfo{
+			Code:    codeRequestEnded,
 			Message: "the client's HTTP request ended before the call started",
 			Status:  499, // Client Closed Request, as proxies log it
-			Effect:  EffectNotApplied,
+			Effect:  effectNotApplied,
 		})
 }
 

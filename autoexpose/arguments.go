@@ -25,22 +25,22 @@ func (c *calls) arguments(t *tool, raw json.RawMessage) (input, *mcp.CallToolRes
 	if int64(len(args)) > c.maxBody {
 		return input{}, t.fail(
 			fmt.Sprintf("Arguments to %s are %d bytes, over the %d-byte limit (mcp.max_body_bytes).", t.request, len(args), c.maxBody),
-			ErrorInfo{
-				Code:    CodeRequestTooLarge,
+			errorInfo{
+				Code:    codeRequestTooLarge,
 				Message: fmt.Sprintf("the arguments exceed %d bytes", c.maxBody),
 				Status:  http.StatusRequestEntityTooLarge,
-				Effect:  EffectNotApplied,
+				Effect:  effectNotApplied,
 			})
 	}
 	if ae := validateArgs(t.resolved, args); ae != nil {
 		return input{}, t.fail(
 			fmt.Sprintf("Invalid arguments for %s (checked against its input schema; %s was not called): %s", t.Name, t.request, ae.Detail),
-			ErrorInfo{
-				Code:    CodeInvalidArguments,
+			errorInfo{
+				Code:    codeInvalidArguments,
 				Message: ae.Detail,
 				Fields:  ae.Fields,
 				Status:  http.StatusUnprocessableEntity,
-				Effect:  EffectNotApplied,
+				Effect:  effectNotApplied,
 			})
 	}
 	if t.rest != nil {

@@ -12,10 +12,11 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/detect"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
-	"github.com/mcpdoor/mcpdoor/replay"
-	"github.com/mcpdoor/mcpdoor/rollout"
-	"github.com/mcpdoor/mcpdoor/session"
+	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 )
 
 // A builder makes a Door from a config: it reads the router, decides the
@@ -24,7 +25,7 @@ import (
 type builder struct {
 	cfg      *Config
 	log      *slog.Logger
-	sessions *session.Manager
+	sessions *sessions.Manager
 	contract *rollout.Contract // nil while the rollout contract is off
 	reserved []string          // names that are never tools
 	stdio    bool              // building for ServeStdio: every call is tokenless
@@ -32,8 +33,8 @@ type builder struct {
 	// paths is what REST tools' path values are checked against when that
 	// is not the router the tools were read from (Wrap: the wrapped
 	// handler's own routes; see pathRouter).
-	paths  replay.Router
-	report []ReportRow
+	paths  dispatch.Router
+	report []detector.Row
 	errs   []error
 }
 
@@ -54,7 +55,7 @@ func newBuilder(cfg *Config) (*builder, error) {
 // and its admission checks every call.
 func (b *builder) useRollout() {
 	m := &b.cfg.MCP
-	rc := m.Rollout
+	rc := m.Rollout.contract()
 	rc.AllowTokenless = rc.AllowTokenless || b.stdio
 	b.contract = rollout.New(rc, rollout.Params{
 		Server:       b.cfg.Name,
@@ -70,7 +71,7 @@ func (b *builder) useRollout() {
 // the routes say (serves reports whether the server serves POST path), and
 // reserves the names of the contract's routes and of the MCP endpoint.
 func (b *builder) decideRollout(serves func(path string) bool) {
-	on, err := rollout.Decide(b.cfg.MCP.Rollout, serves(rollout.SeedPath), serves(rollout.VerifyPath))
+	on, err := rollout.Decide(b.cfg.MCP.Rollout.contract(), serves(rollout.SeedPath), serves(rollout.VerifyPath))
 	if err != nil {
 		b.errs = append(b.errs, err)
 	}
@@ -83,15 +84,15 @@ func (b *builder) decideRollout(serves func(path string) bool) {
 // inspect reads router r: its routes and their verdicts, and whether it
 // follows the rollout contract. doc is Config.OpenAPI's document, whose
 // operationIds name REST tools.
-func (b *builder) inspect(r chi.Router, doc *openapi.Document) *detector.Report {
+func (b *builder) inspect(r chi.Router, doc *openapi.Document) *detect.Report {
 	m := &b.cfg.MCP
 	b.decideRollout(func(path string) bool { return wrappedServes(r, nil, path) })
-	mode, _ := detector.ParseMode(m.Dispatch)
-	rep, err := detector.Inspect(r, &detector.Options{Mode: mode, Transparent: m.TransparentMiddleware, MCPPath: m.path(), Reserved: b.reserved,
+	mode, _ := detect.ParseMode(string(m.Dispatch))
+	rep, err := detect.Inspect(r, &detect.Options{Mode: mode, Transparent: m.TransparentMiddleware, MCPPath: m.path(), Reserved: b.reserved,
 		REST: restOptions(b.cfg, doc)})
 	if err != nil {
-		b.errs = append(b.errs, err)
-		return &detector.Report{}
+		b.errs = append(b.errs, fmt.Errorf("mcpdoor: %w", err))
+		return &detect.Report{}
 	}
 	if b.cfg.Outer != nil {
 		throughOuter(rep)
@@ -103,36 +104,38 @@ func (b *builder) inspect(r chi.Router, doc *openapi.Document) *detector.Report 
 
 // harvest returns the tool routes of rep as tools, and adds the other
 // routes (POST routes; under mcp.rest, every route) to the report.
-func (b *builder) harvest(rep *detector.Report, doc *openapi.Document) []Tool {
+func (b *builder) harvest(rep *detect.Report, doc *openapi.Document) []toolSpec {
 	b.unserved(doc, rep)
-	var tools []Tool
+	var tools []toolSpec
 	for i := range rep.Routes {
 		switch rt := &rep.Routes[i]; {
-		case rt.Kind == detector.Tool && b.cfg.MCP.REST != nil:
+		case rt.Kind == detect.Tool && b.cfg.MCP.REST != nil:
 			tools = append(tools, harvestREST(rt, b.cfg.Declared, doc))
-		case rt.Kind == detector.Tool:
+		case rt.Kind == detect.Tool:
 			tools = append(tools, harvest(rt, b.cfg.Declared, doc))
 		default:
-			b.report = append(b.report, ReportRow{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")})
+			b.report = append(b.report, detector.Row{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")})
 		}
 	}
 	return tools
 }
 
 // door makes the Door that serves tools: a dispatcher each — direct to its
-// route's endpoint in routes, or replayed through target — and the go-sdk
-// server. It returns every refusal collected so far, joined, instead.
-func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*Door, error) {
+// route's endpoint in routes, or replayed through target, which is also
+// what the Door serves — and the go-sdk server. It returns every refusal
+// collected so far, joined, instead.
+func (b *builder) door(tools []toolSpec, target http.Handler, routes chi.Routes) (*Door, error) {
 	m := &b.cfg.MCP
 	if len(tools) == 0 && len(b.errs) == 0 {
 		b.log.Warn("mcpdoor: no tools to serve: " + b.noTools(routes))
 	}
 	d := &Door{
-		name:  b.cfg.Name,
-		path:  m.path(),
-		log:   b.log,
-		tools: make(map[string]*tool),
-		life:  newLifecycle(),
+		name:   b.cfg.Name,
+		path:   m.path(),
+		log:    b.log,
+		tools:  make(map[string]*tool),
+		life:   newLifecycle(),
+		serves: target,
 		calls: &calls{
 			log:          b.log,
 			contract:     b.contract,
@@ -148,21 +151,21 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 		},
 	}
 	d.catalog = b.catalog(d.calls.limiter)
-	replayer := replay.NewReplay(target, m.maxBodyBytes())
-	var paths replay.Router = routes // what a REST tool's path is checked against
+	replayer := dispatch.NewReplay(target, m.maxBodyBytes())
+	var paths dispatch.Router = routes // what a REST tool's path is checked against
 	if b.paths != nil {
 		paths = b.paths
 	}
 	compiled := newResolver()
 	for _, tl := range tools {
 		rt := tl.route
-		t := &tool{Tool: tl, path: "/" + tl.Name, fast: !bindsHeaders(tl.InputSchema), imageBudget: imageBudget(m.maxBodyBytes())}
+		t := &tool{toolSpec: tl, path: "/" + tl.Name, fast: !bindsHeaders(tl.InputSchema), imageBudget: imageBudget(m.maxBodyBytes())}
 		t.request = "POST " + t.path
 		if rest := tl.rest; rest != nil {
 			t.path, t.request = rt.Pattern, rt.Method+" "+rt.Pattern
 			if len(rest.params) > 0 {
 				var err error
-				if rest.template, err = replay.NewTemplate(rt.Method, rt.Pattern, paths); err != nil {
+				if rest.template, err = dispatch.NewTemplate(rt.Method, rt.Pattern, paths); err != nil {
 					b.errs = append(b.errs, fmt.Errorf("mcpdoor: %s: tool %s: %w", t.Route, t.Name, err))
 					continue
 				}
@@ -185,8 +188,8 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 		case typed && tt.typedInfo().resolved == t.resolved:
 			t.checked = t.resolved
 		}
-		if rt.Verdict == detector.Direct {
-			t.dispatcher = replay.NewDirect(rt.Endpoint, rt.Pattern, routes, m.maxBodyBytes())
+		if rt.Verdict == detect.Direct {
+			t.dispatcher = dispatch.NewDirect(rt.Endpoint, rt.Pattern, routes, m.maxBodyBytes())
 		} else {
 			t.dispatcher = replayer
 		}
@@ -196,7 +199,7 @@ func (b *builder) door(tools []Tool, target http.Handler, routes chi.Routes) (*D
 		if t.note != "" {
 			reasons = append(slices.Clip(reasons), t.note)
 		}
-		row := ReportRow{Tool: t.Name, Route: t.Route, Verdict: t.Verdict.String(), Reason: strings.Join(reasons, "; "), Schema: t.SchemaSource}
+		row := detector.Row{Tool: t.Name, Route: t.Route, Verdict: t.Verdict.String(), Reason: strings.Join(reasons, "; "), Schema: t.SchemaSource}
 		if t.rest != nil {
 			row.Arguments = t.rest.arguments
 		}
@@ -259,10 +262,10 @@ func (b *builder) entry() string {
 // middlewareWarnings warns of the router's own middlewares, which run in
 // front of the MCP endpoint too (a router's Use applies to every route), and
 // of entries of mcp.transparent_middleware that no route has.
-func (b *builder) middlewareWarnings(rep *detector.Report) {
+func (b *builder) middlewareWarnings(rep *detect.Report) {
 	var front []string
 	for _, name := range rep.RootMiddlewareNames {
-		if !detector.Harmless(name) {
+		if !detect.Harmless(name) {
 			front = append(front, name)
 		}
 	}
@@ -291,7 +294,7 @@ func (b *builder) middlewareWarnings(rep *detector.Report) {
 // mcp.transparent_middleware most likely means: one whose full name ends in
 // it ("authenticate" for "github.com/you/app/api.authenticate"), or else
 // one a few typos away; or "".
-func closestMiddleware(rep *detector.Report, entry string) string {
+func closestMiddleware(rep *detect.Report, entry string) string {
 	names := slices.Clone(rep.RootMiddlewareNames)
 	for i := range rep.Routes {
 		names = append(names, rep.Routes[i].MiddlewareNames...)
@@ -328,7 +331,7 @@ func (b *builder) installedError(path string) error {
 	if b.stdio {
 		fix = "call ServeStdio in place of Install, not after it"
 	}
-	return &detector.RefusedError{
+	return &detect.RefusedError{
 		Reason: "the router already serves an MCP endpoint of mcpdoor, at " + path + " (Install was called on it)",
 		Fix:    fix,
 	}
@@ -337,7 +340,7 @@ func (b *builder) installedError(path string) error {
 // degrade reports whether the config asks to run without the MCP endpoint
 // when it cannot be built (mcp.degrade: http-only), and then logs why.
 func degrade(cfg *Config, err error) bool {
-	if cfg.MCP.Degrade != "http-only" {
+	if cfg.MCP.Degrade != DegradeHTTPOnly {
 		return false
 	}
 	cfg.logger().Error("mcpdoor: serving HTTP only (mcp.degrade: http-only), no MCP endpoint", "err", err)

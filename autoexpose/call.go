@@ -7,8 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/rollout"
-	"github.com/mcpdoor/mcpdoor/session"
+	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 )
 
 // calls holds what every tool call needs, whatever its tool.
@@ -17,7 +17,7 @@ type calls struct {
 	// contract is the rollout contract, the admission point of tokens; nil
 	// when it is off, and every call is tokenless.
 	contract     *rollout.Contract
-	sessions     *session.Manager
+	sessions     *sessions.Manager
 	localSID     string          // the session of tokenless calls that name no other
 	byMCPSession *mcpSessionSIDs // stateful doors: each MCP session's tokenless session
 	server       *mcp.Server     // whose live sessions byMCPSession keeps

@@ -12,8 +12,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpdoor/mcpdoor/rollout"
 )
 
 // FuzzArguments drives the path from a tool call's arguments to the route's
@@ -42,7 +40,7 @@ func FuzzArguments(f *testing.F) {
 		})
 		r.Method(http.MethodPost, "/typed", Handler(getWeather))
 	})
-	d, err := Install(r, enabled(MCPConfig{SessionSecret: []string{"a fuzzing secret of at least 32 bytes"}, Rollout: rollout.Config{AllowTokenless: true}}))
+	d, err := Install(r, enabled(MCPConfig{SessionSecret: []string{"a fuzzing secret of at least 32 bytes"}, Rollout: Rollout{AllowTokenless: true}}))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -109,13 +107,13 @@ func check422(t *testing.T, path string, res *mcp.CallToolResult) {
 	if !res.IsError || !ok || detail == "" {
 		t.Fatalf("%s: want the refusal of invalid arguments, got %s", path, text(res))
 	}
-	var env struct{ Error ErrorInfo }
+	var env struct{ Error errorInfo }
 	b, _ := json.Marshal(res.StructuredContent)
 	if meta, ok := res.Meta[errorMetaKey]; ok {
 		b, _ = json.Marshal(meta)
 	}
-	if err := json.Unmarshal(b, &env); err != nil || env.Error.Code != CodeInvalidArguments || env.Error.Message != detail ||
-		env.Error.Status != 422 || env.Error.Effect != EffectNotApplied {
+	if err := json.Unmarshal(b, &env); err != nil || env.Error.Code != codeInvalidArguments || env.Error.Message != detail ||
+		env.Error.Status != 422 || env.Error.Effect != effectNotApplied {
 		t.Fatalf("%s: the envelope %s does not say what is wrong", path, b)
 	}
 }

@@ -10,12 +10,20 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A Catalog is the content of the catalog resource a Door serves, so that an
-// agent, or a person, can see what the server offers: every tool the reader
-// may call, with its schemas, annotations and route, and the server's
-// session policy and limits. A client lists it with resources/list and
-// reads it with resources/read, as one application/json text; a Go client
-// decodes that text into a Catalog.
+// A catalogDoc is the content of the catalog resource a Door serves, so that
+// an agent, or a person, can see what the server offers: every tool the
+// reader may call, with its schemas, annotations and route, and the
+// server's session policy and limits. A client lists it with resources/list
+// and reads it with resources/read, as one application/json text, this
+// type's JSON (README, "The catalog", shows it):
+//
+//	{"server": "weather", "path": "/mcp",
+//	 "sessions": {"policy": "stateless", "idle_timeout_ms": 0, "rollout": true,
+//	              "token_header": "X-NeMo-Gym-Session-Token", "token_required": true, "token_ttl_ms": 0},
+//	 "limits": {"max_body_bytes": 4194304, "call_timeout_ms": 0,
+//	            "rate_limit": {"per_session": 0, "burst": 0}},
+//	 "tools": [{"name": "get_weather", "description": "...", "inputSchema": {...},
+//	            "outputSchema": {...}, "annotations": {...}, "route": "POST /get_weather"}]}
 //
 // Its URI is <scheme>://catalog, where the scheme is the server's name
 // ([Config].Name) in lower case with each "_" written "-", since a URI scheme
@@ -28,9 +36,9 @@ import (
 // every tool, and a reader whose token was sent but does not verify (a bad
 // signature, another server's, expired) no catalog: resources/read answers
 // the JSON-RPC error -32001, "Invalid MCP session token.". It says nothing
-// of how the server serves a tool (see CatalogTool); the operator reads that
+// of how the server serves a tool (see catalogTool); the operator reads that
 // in [Door.Report].
-type Catalog struct {
+type catalogDoc struct {
 	// Server is the server's name ([Config].Name).
 	Server string `json:"server"`
 	// Path is the MCP endpoint's path; "" over stdio.
@@ -44,7 +52,7 @@ type Catalog struct {
 		// request (mcp.idle_timeout); 0 when the server is stateless.
 		IdleTimeoutMs int64 `json:"idle_timeout_ms"`
 		// Rollout reports whether the server follows NeMo Gym's rollout
-		// contract (see package [rollout]): its tool calls then carry the
+		// contract (see [Rollout]): its tool calls then carry the
 		// session token that /seed_session hands out.
 		Rollout bool `json:"rollout"`
 		// TokenHeader is the header that carries the session token, when
@@ -76,10 +84,10 @@ type Catalog struct {
 		} `json:"rate_limit"`
 	} `json:"limits"`
 	// Tools are the tools the reader may call, by name.
-	Tools []CatalogTool `json:"tools"`
+	Tools []catalogTool `json:"tools"`
 }
 
-// A CatalogTool is a tool as the catalog shows it: what tools/list says of
+// A catalogTool is a tool as the catalog shows it: what tools/list says of
 // it, and the route that serves it. That is what a caller needs to call the
 // tool and to understand what it does (a REST tool's method and path say
 // which resource it reads or changes, as its default description does).
@@ -87,8 +95,8 @@ type Catalog struct {
 // the router's middlewares by their Go function names — and where the
 // input schema came from are the operator's, not a caller's: an attacker
 // alone wants to know which routes skip which checks and which take
-// arguments unchecked. [Door.Report] and [Door.Tools] keep them.
-type CatalogTool struct {
+// arguments unchecked. [Door.Report] keeps them.
+type catalogTool struct {
 	Name         string               `json:"name"`
 	Description  string               `json:"description,omitempty"`
 	InputSchema  *jsonschema.Schema   `json:"inputSchema"`
@@ -98,9 +106,9 @@ type CatalogTool struct {
 	Route string `json:"route"`
 }
 
-// catalogTool is t as the catalog shows it.
-func catalogTool(t *Tool) CatalogTool {
-	return CatalogTool{
+// catalogEntry is t as the catalog shows it.
+func catalogEntry(t *toolSpec) catalogTool {
+	return catalogTool{
 		Name:         t.Name,
 		Description:  t.Description,
 		InputSchema:  t.InputSchema,
@@ -110,7 +118,7 @@ func catalogTool(t *Tool) CatalogTool {
 	}
 }
 
-// catalogURI returns the catalog's URI for the server name (see Catalog).
+// catalogURI returns the catalog's URI for the server name (see catalogDoc).
 func catalogURI(name string) string {
 	scheme := strings.ReplaceAll(strings.ToLower(name), "_", "-")
 	if scheme == "" || scheme[0] < 'a' || scheme[0] > 'z' {
@@ -121,12 +129,12 @@ func catalogURI(name string) string {
 
 // catalog returns the catalog of the Door the builder makes, without its
 // tools, or nil under mcp.disable_catalog.
-func (b *builder) catalog(limiter *rateLimiter) *Catalog {
+func (b *builder) catalog(limiter *rateLimiter) *catalogDoc {
 	m := &b.cfg.MCP
 	if m.DisableCatalog {
 		return nil
 	}
-	c := &Catalog{Server: b.cfg.Name, Path: m.path()}
+	c := &catalogDoc{Server: b.cfg.Name, Path: m.path()}
 	s := &c.Sessions
 	switch {
 	case b.stdio:
@@ -183,16 +191,16 @@ func (d *Door) addCatalog(s *mcp.Server) {
 // tools its session token allows, as tools/list narrows them; or, for a
 // token that was sent but does not verify, the error that refuses it (see
 // Door.visible).
-func (d *Door) catalogFor(req mcp.Request) (*Catalog, *jsonrpc.Error) {
+func (d *Door) catalogFor(req mcp.Request) (*catalogDoc, *jsonrpc.Error) {
 	visible, refused := d.visible(headerOf(req))
 	if refused != nil {
 		return nil, refused
 	}
 	c := *d.catalog
-	c.Tools = make([]CatalogTool, 0, len(d.names))
+	c.Tools = make([]catalogTool, 0, len(d.names))
 	for _, name := range d.names {
 		if visible == nil || visible(name) {
-			c.Tools = append(c.Tools, catalogTool(&d.tools[name].Tool))
+			c.Tools = append(c.Tools, catalogEntry(&d.tools[name].toolSpec))
 		}
 	}
 	return &c, nil

@@ -15,8 +15,9 @@ import (
 )
 
 // A client finds the catalog with resources/list and reads it with
-// resources/read; a Go client decodes it into a Catalog.
-func ExampleCatalog() {
+// resources/read: one JSON text, which a Go client decodes into the fields
+// it reads.
+func ExampleDoor_catalog() {
 	r := chi.NewRouter()
 	r.Method(http.MethodPost, "/get_weather", autoexpose.Handler(getWeather,
 		autoexpose.Describe("Get the current weather in a city."),
@@ -54,7 +55,16 @@ func ExampleCatalog() {
 		log.Fatal(err)
 	}
 	fmt.Println(uri, read.Contents[0].MIMEType)
-	var catalog autoexpose.Catalog
+	var catalog struct { // the fields this example reads of the catalog's JSON
+		Sessions struct {
+			Policy        string `json:"policy"`
+			IdleTimeoutMs int64  `json:"idle_timeout_ms"`
+		} `json:"sessions"`
+		Limits struct {
+			MaxBodyBytes int64 `json:"max_body_bytes"`
+		} `json:"limits"`
+		Tools []json.RawMessage `json:"tools"`
+	}
 	if err := json.Unmarshal([]byte(read.Contents[0].Text), &catalog); err != nil {
 		log.Fatal(err)
 	}

@@ -9,8 +9,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpdoor/mcpdoor/rollout"
 )
 
 // TestCatalogURI: the catalog's URI is <name>://catalog with the name made
@@ -58,7 +56,7 @@ func TestCatalogPolicy(t *testing.T) {
 		{"stateful, with every limit", withRollout, MCPConfig{
 			Stateful: true, IdleTimeout: 90 * time.Second, MaxBodyBytes: 1000, CallTimeout: 1500 * time.Millisecond,
 			RateLimit: RateLimit{PerSession: 2.5},
-			Rollout:   rollout.Config{AllowTokenless: true, TokenHeader: "X-Run-Token", TokenTTL: time.Hour},
+			Rollout:   Rollout{AllowTokenless: true, TokenHeader: "X-Run-Token", TokenTTL: time.Hour},
 		}, false,
 			`{"policy":"stateful","idle_timeout_ms":90000,"rollout":true,"token_header":"X-Run-Token","token_required":false,"token_ttl_ms":3600000}`,
 			`{"max_body_bytes":1000,"call_timeout_ms":1500,"rate_limit":{"per_session":2.5,"burst":3,"by":"session"}}`},

@@ -15,10 +15,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/header"
-	"github.com/mcpdoor/mcpdoor/rollout"
-	"github.com/mcpdoor/mcpdoor/session"
 )
 
 // Config is one server's mcpdoor configuration: the YAML block (see
@@ -42,11 +40,6 @@ type Config struct {
 	// MCP holds every other setting.
 	MCP MCPConfig `yaml:"mcp"`
 
-	// Sessions is the session manager whose middleware the router uses
-	// (see UseSessions). A tool call runs in the session its token names,
-	// the way that middleware would have put it there. Default: a manager of
-	// the door's own, for a server without sessions.
-	Sessions *session.Manager `yaml:"-"`
 	// Declared describes route tools in code, by tool name, where a route's
 	// handler says nothing of its tool (a plain http.HandlerFunc): a
 	// description, schemas, annotations. Every name must be a tool the
@@ -73,20 +66,29 @@ type Config struct {
 	// $refs must point into the document. A malformed document fails
 	// Install.
 	OpenAPI []byte `yaml:"-"`
-	// Outer is a handler wrapped around the router (or, for Wrap, around
-	// the wrapped handler): what was http.ListenAndServe(addr, outer(r))
-	// becomes Outer: outer(r), and the server serves the Door, which serves
-	// Outer after stripping NeMo Gym's prefix (see Door.ServeHTTP). Every
-	// tool call then replays through it (with the forwarded headers, see
+	// Outer is a middleware around the router (or, for Wrap, around the
+	// wrapped handler): what was http.ListenAndServe(addr, outer(r))
+	// becomes Outer: outer, and the server serves the Door, which serves
+	// outer around everything it serves, its MCP endpoint included, after
+	// stripping NeMo Gym's prefix (see Door.ServeHTTP). Every tool call then
+	// replays through it (with the forwarded headers, see
 	// mcp.forward_headers), so a check it makes — auth, an allow-list —
 	// holds over MCP as over HTTP; a direct call would skip it, so no tool
-	// goes direct, and mcp.dispatch direct or strict cannot go with it.
-	// Without Outer, mcpdoor sees the router only: its routes and their
-	// middlewares.
-	Outer http.Handler `yaml:"-"`
+	// goes direct, and mcp.dispatch direct or strict cannot go with it. The
+	// Door calls Outer once, and serves and replays through what it
+	// returned. Without Outer, mcpdoor sees the router only: its routes and
+	// their middlewares.
+	Outer func(http.Handler) http.Handler `yaml:"-"`
 	// Logger receives the startup report, warnings and runtime errors
 	// (handler panics). Default slog.Default().
 	Logger *slog.Logger `yaml:"-"`
+
+	// sessions is what UseSessions made: the manager whose middleware the
+	// router uses, and the door's view of the same sessions. A tool call
+	// runs in the session its token names, the way that middleware would
+	// have put it there. Nil: the door makes its own, for a server without
+	// sessions.
+	sessions *doorSessions
 }
 
 // MCPConfig is the mcp block of a server's config. Every field is optional,
@@ -102,9 +104,9 @@ type MCPConfig struct {
 	// Exclude keeps these tools off MCP (matched like Include); their routes
 	// keep working over HTTP. Each name must match a tool.
 	Exclude []string `yaml:"exclude"`
-	// Dispatch is auto, direct, replay or strict (see detector.Mode).
-	// Default auto.
-	Dispatch string `yaml:"dispatch"`
+	// Dispatch is how tool calls reach their routes: DispatchAuto (the
+	// default, ""), DispatchDirect, DispatchReplay or DispatchStrict.
+	Dispatch Dispatch `yaml:"dispatch"`
 	// TransparentMiddleware lists middleware function names (as the startup
 	// report prints them) that a direct call may skip.
 	TransparentMiddleware []string `yaml:"transparent_middleware"`
@@ -162,10 +164,11 @@ type MCPConfig struct {
 	// go-sdk's cost per request; every other request goes to the go-sdk.
 	// Set it to compare the two. A stateful endpoint has no fast path.
 	DisableFastPath bool `yaml:"disable_fast_path"`
-	// Degrade is fail (Install returns the error) or http-only (the server
-	// runs without the MCP endpoint, and the log says why). Default fail.
-	Degrade string `yaml:"degrade"`
-	// DisableCatalog serves no catalog resource (see Catalog). Default
+	// Degrade is what Install does when the tools cannot be served:
+	// DegradeFail (the default, ""), or DegradeHTTPOnly.
+	Degrade Degrade `yaml:"degrade"`
+	// DisableCatalog serves no catalog resource (see the package
+	// documentation, "The catalog"). Default
 	// false: the catalog is served.
 	DisableCatalog bool `yaml:"disable_catalog"`
 	// Annotations set tools' MCP annotations by tool name, over what any
@@ -173,9 +176,9 @@ type MCPConfig struct {
 	// a tool.
 	Annotations map[string]Annotations `yaml:"annotations"`
 	// Rollout configures NeMo Gym's rollout contract, which is on when the
-	// router serves POST /seed_session and POST /verify (see package
-	// rollout).
-	Rollout rollout.Config `yaml:"rollout"`
+	// router serves POST /seed_session and POST /verify (see the package
+	// documentation, "NeMo Gym's rollout contract").
+	Rollout Rollout `yaml:"rollout"`
 	// REST, when set, reads the router the REST way: routes of any method
 	// and depth are tools, their path parameters, query parameters and JSON
 	// body one input object (see the package documentation, "REST
@@ -216,7 +219,7 @@ type REST struct {
 	// lists routes ("POST /api/notes/{id}/archive": archive_note); a
 	// pattern may leave out chi regexps and a trailing slash. Naming a
 	// route makes it a tool, whatever its method. A name here wins over the
-	// OpenAPI operationId and the default rule (see detector.RESTName). A
+	// OpenAPI operationId and the default rule (the README's "Tool names"). A
 	// key that names no route is an Install error.
 	Names map[string]string `yaml:"names"`
 }
@@ -256,6 +259,38 @@ const (
 	RateByClient = "client"
 	// RateByServer: one bucket for every call the server serves.
 	RateByServer = "server"
+)
+
+// Dispatch is how tool calls reach their routes (mcp.dispatch).
+type Dispatch string
+
+// The values of mcp.dispatch.
+const (
+	// DispatchAuto calls a route's handler directly, with a fabricated
+	// request, when every middleware on the route is known to be
+	// transparent, and replays the call through the router otherwise. The
+	// default.
+	DispatchAuto Dispatch = "auto"
+	// DispatchDirect calls every route directly: the operator vouches that
+	// no middleware needs to run.
+	DispatchDirect Dispatch = "direct"
+	// DispatchReplay replays every call through the router.
+	DispatchReplay Dispatch = "replay"
+	// DispatchStrict refuses, at Install, any route that cannot go direct.
+	DispatchStrict Dispatch = "strict"
+)
+
+// Degrade is what Install does when the tools cannot be served
+// (mcp.degrade).
+type Degrade string
+
+// The values of mcp.degrade.
+const (
+	// DegradeFail: Install returns the error. The default.
+	DegradeFail Degrade = "fail"
+	// DegradeHTTPOnly: the server runs without the MCP endpoint, serving
+	// its routes over HTTP alone, and the log says why (Door.Degraded).
+	DegradeHTTPOnly Degrade = "http-only"
 )
 
 // A Declaration describes a tool in code: what its handler does not carry.
@@ -318,9 +353,9 @@ func (c *Config) Validate() error {
 	if m.Path != "" && (!strings.HasPrefix(m.Path, "/") || m.Path == "/" || strings.HasSuffix(m.Path, "/")) {
 		bad("mcp.path", "%q must start with / and not end with /", m.Path)
 	}
-	if mode, err := detector.ParseMode(m.Dispatch); err != nil {
+	if mode, err := detect.ParseMode(string(m.Dispatch)); err != nil {
 		bad("mcp.dispatch", "%v", err)
-	} else if c.Outer != nil && (mode == detector.ForceDirect || mode == detector.Strict) {
+	} else if c.Outer != nil && (mode == detect.ForceDirect || mode == detect.Strict) {
 		bad("mcp.dispatch", "%s cannot go with Config.Outer, through which every call replays; use auto or replay", mode)
 	}
 	for _, h := range m.ForwardHeaders {
@@ -375,7 +410,7 @@ func (c *Config) Validate() error {
 		bad("mcp.rate_limit.by", "is set but per_session is not; set per_session (calls per second) to limit calls")
 	}
 	switch m.Degrade {
-	case "", "fail", "http-only":
+	case "", DegradeFail, DegradeHTTPOnly:
 	default:
 		bad("mcp.degrade", "%q is not fail or http-only", m.Degrade)
 	}
@@ -393,7 +428,8 @@ func (c *Config) Validate() error {
 	if m.REST != nil {
 		m.REST.validate(bad)
 	}
-	if err := m.Rollout.Validate(); err != nil {
+	rc := m.Rollout.contract()
+	if err := rc.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -401,7 +437,7 @@ func (c *Config) Validate() error {
 
 // validate reports the block's invalid methods and keys through bad.
 func (r *REST) validate(bad func(key, format string, args ...any)) {
-	methods := detector.RESTMethods()
+	methods := detect.RESTMethods()
 	for _, m := range r.Methods {
 		if !slices.Contains(methods, strings.ToUpper(m)) {
 			bad("mcp.rest.methods", "%q is not one of %s", m, strings.Join(methods, ", "))

@@ -22,10 +22,24 @@ func LoadConfig(path string) (Config, error) {
 	}
 	cfg, err := ParseConfig(data)
 	if err != nil {
-		return Config{}, fmt.Errorf("%s: %w", path, err)
+		return Config{}, &fileError{path: path, err: err}
 	}
 	return cfg, nil
 }
+
+// A fileError is an error of the config file at path: its text names the
+// file after the prefix every error of mcpdoor starts with, "mcpdoor:
+// server.yaml: config: line 3: ...".
+type fileError struct {
+	path string
+	err  error
+}
+
+func (e *fileError) Error() string {
+	return "mcpdoor: " + e.path + ": " + strings.TrimPrefix(e.err.Error(), "mcpdoor: ")
+}
+
+func (e *fileError) Unwrap() error { return e.err }
 
 // ParseConfig reads a YAML config: the keys of Config and MCPConfig, by
 // their yaml tags (name, expose_tools_over_mcp, mcp.path, mcp.rollout.*,

@@ -43,7 +43,7 @@ func (t *tool) contentResult(body []byte, status int) *mcp.CallToolResult {
 	if err != nil {
 		return t.fail(
 			fmt.Sprintf("Response from %s is not a valid %s result: %v.", t.request, ContentMediaType, err),
-			ErrorInfo{Code: CodeBadResponse, Message: err.Error(), Status: status, Effect: EffectUnknown})
+			errorInfo{Code: codeBadResponse, Message: err.Error(), Status: status, Effect: effectUnknown})
 	}
 	return res
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/replay"
-	"github.com/mcpdoor/mcpdoor/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
+	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/session"
 )
 
@@ -27,10 +27,10 @@ import (
 // under), and the MCP call mc (for Progress, Log, Elicit and Sample), and
 // it ends when the client cancels the call or goes away, or the door
 // closes.
-func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, mc *mcpCall, in input) *replay.Response {
+func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, mc *mcpCall, in input) *dispatch.Response {
 	rc := in.call
 	if rc == nil {
-		rc = &replay.Call{Path: t.path}
+		rc = &dispatch.Call{Path: t.path}
 	}
 	// The dispatcher adds Content-Type application/json to a body.
 	rc.Body, rc.Header, rc.Host = in.body, forward(headerOf(req), c.forward), "localhost"
@@ -72,12 +72,12 @@ func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.Call
 // nothing reads what it writes (its recorder belongs to that goroutine
 // alone, so there is no race between its late writes and the result), and a
 // late panic is still logged.
-func (c *calls) serveWithin(ctx context.Context, t *tool, rc *replay.Call) *replay.Response {
+func (c *calls) serveWithin(ctx context.Context, t *tool, rc *dispatch.Call) *dispatch.Response {
 	deadline := time.Now().Add(c.timeout)
 	ctx, cancel := context.WithDeadlineCause(ctx, deadline, errCallTimeout)
 	defer cancel()
 	type outcome struct {
-		resp *replay.Response
+		resp *dispatch.Response
 		late bool // the handler returned after the deadline
 	}
 	done := make(chan outcome, 1) // the goroutine never blocks on it
@@ -122,7 +122,7 @@ func (c *calls) serveWithin(ctx context.Context, t *tool, rc *replay.Call) *repl
 var errCallTimeout = errors.New("mcpdoor: mcp.call_timeout reached")
 
 // serve runs one dispatch and logs a handler's panic.
-func (c *calls) serve(ctx context.Context, t *tool, rc *replay.Call) *replay.Response {
+func (c *calls) serve(ctx context.Context, t *tool, rc *dispatch.Call) *dispatch.Response {
 	resp := t.dispatcher.Dispatch(ctx, rc)
 	if resp.Panic != nil {
 		rollout.Logger(ctx, c.log).Error("mcpdoor: handler panicked", "tool", t.Name, "route", t.Route, "panic", resp.Panic, "stack", string(resp.Stack))
@@ -132,13 +132,13 @@ func (c *calls) serve(ctx context.Context, t *tool, rc *replay.Call) *replay.Res
 
 // timedOut is the isError result of a call that hit mcp.call_timeout.
 func (c *calls) timedOut(t *tool) *mcp.CallToolResult {
-	effect := EffectUnknown
+	effect := effectUnknown
 	if t.readOnly() {
-		effect = EffectNotApplied
+		effect = effectNotApplied
 	}
 	return t.fail(fmt.Sprintf("%s timed out after %s.", t.request, c.timeout),
-		ErrorInfo{
-			Code:    CodeTimeout,
+		errorInfo{
+			Code:    codeTimeout,
 			Message: fmt.Sprintf("the handler did not answer within %s (mcp.call_timeout); it may still be running", c.timeout),
 			Status:  http.StatusGatewayTimeout,
 			Effect:  effect,

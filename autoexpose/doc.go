@@ -55,8 +55,8 @@
 //
 // A tool's name is the one mcp.rest.names gives its route, else the
 // OpenAPI document's operationId, else a readable default from the method
-// and path (see detector.RESTName: POST /api/notes/{id}/archive is
-// archive_note). The config wins over the document so that a bad or
+// and path (POST /api/notes/{id}/archive is archive_note; the README's
+// "Tool names" gives the rule). The config wins over the document so that a bad or
 // colliding operationId can be fixed without editing a generated document.
 // Two routes of one name, an invalid name and a name for a route the
 // router does not have are Install errors naming the routes and the fix;
@@ -103,7 +103,8 @@
 // [Annotate]); the route's operation in Config.OpenAPI; else the defaults
 // (the description "POST /<name>", a permissive object schema). An output
 // schema is advertised only when it describes an object. The startup report
-// names where each input schema came from ([SchemaSource]).
+// names where each input schema came from: declared, typed, openapi or
+// permissive.
 //
 // # Results
 //
@@ -116,10 +117,10 @@
 // its JSON unchanged.
 //
 // A failed call is an isError result with one text block for a model, and
-// {"error": [ErrorInfo]} for a program: as structuredContent, or, for a tool
+// {"error": [errorInfo]} for a program: as structuredContent, or, for a tool
 // that advertises an output schema, in the result's _meta under
 // "mcpdoor/error". A route's non-2xx response reads
-// "HTTP <status> from POST /<tool>: <body>", and ErrorInfo.Message is the
+// "HTTP <status> from POST /<tool>: <body>", and errorInfo.Message is the
 // message its JSON body gives. mcpdoor's own refusals say so: arguments that
 // break the input schema are refused before the route runs ("Invalid
 // arguments for <tool> (checked against its input schema; POST /<tool> was
@@ -132,7 +133,9 @@
 //
 // mcp.max_body_bytes, mcp.rate_limit (per session, client address or
 // server: mcp.rate_limit.by) and mcp.call_timeout answer a call that
-// passes them with an isError result naming the limit (see [ErrorCode]).
+// passes them with an isError result naming the limit (its error envelope's
+// code: request_too_large, rate_limited, timeout; README, "Results and
+// errors").
 // mcp.max_batch, mcp.max_concurrent_calls, mcp.max_sessions and
 // mcp.unused_session_timeout bound what one request or one client can make
 // the server hold: a batch's messages, the calls that run at once, the live
@@ -157,9 +160,9 @@
 // # Sessions
 //
 // A tool call runs in a session, which a handler reads with session.ID: the
-// session the caller's token names (package rollout), else the session of
-// its cookie, else, on a stateful endpoint, one per MCP session, else one
-// local session. The endpoint is stateless Streamable HTTP by default:
+// session the caller's token names (see "NeMo Gym's rollout contract"),
+// else the session of its cookie, else, on a stateful endpoint, one per MCP
+// session, else one local session. The endpoint is stateless Streamable HTTP by default:
 // any replica with the same secret serves any call. mcp.stateful gives
 // sessions with Mcp-Session-Id, each ended after mcp.idle_timeout without a
 // request; mcp.exclusive allows one live session at a time and answers
@@ -180,13 +183,13 @@
 // # NeMo Gym's rollout contract
 //
 // When the router serves POST /seed_session and POST /verify, Install turns
-// on NeMo Gym's rollout contract (package rollout, configured by the
-// mcp.rollout block): /seed_session's JSON response gains the "mcp" metadata
+// on NeMo Gym's rollout contract (configured by the mcp.rollout block,
+// [Rollout]): /seed_session's JSON response gains the "mcp" metadata
 // with a signed session token, every tool call needs that token and runs in
 // its session, /verify sees mcp__<server>__<tool> names normalized, and
 // /ng-rollout/<rollout_id>/<path> is served as /<path>: the Door strips the
 // prefix before any of the server's checks run, so serve the Door, outermost
-// ([Door.ServeHTTP]).
+// ([Door.ServeHTTP]); [RolloutID] reads the rollout a request is for.
 //
 // # Other servers
 //
@@ -197,7 +200,7 @@
 //
 // # The catalog
 //
-// The Door serves one resource, the catalog (see [Catalog]): every tool with
+// The Door serves one resource, the catalog: every tool with
 // its schemas, annotations and route, and the server's session policy and
 // limits, as JSON, at <name>://catalog, narrowed by the reader's session
 // token as tools/list is (and refused, as tools/list is, to a token that

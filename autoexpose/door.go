@@ -8,7 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/rollout"
+	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
 
 // A Door is an installed MCP endpoint: the tools it serves, the startup
@@ -20,7 +21,7 @@ type Door struct {
 	name   string
 	path   string
 	log    *slog.Logger
-	report []ReportRow
+	report []detector.Row
 	tools  map[string]*tool
 	names  []string // exposed tool names, sorted
 	server *mcp.Server
@@ -32,10 +33,12 @@ type Door struct {
 	handler    http.Handler // the MCP endpoint; nil for a Door that serves no MCP
 	life       *lifecycle   // nil for a Door that serves no MCP
 	slot       *slot        // the exclusive session's; nil unless mcp.exclusive
-	catalog    *Catalog     // without its tools; nil under mcp.disable_catalog
+	catalog    *catalogDoc  // without its tools; nil under mcp.disable_catalog
 	degraded   error
-	serves     http.Handler // for a Door made by Install: Config.Outer, else the router
-	wrapped    *wrapped     // for a Door made by Wrap
+	// serves is what the Door serves, and tool calls replay through:
+	// Config.Outer around the router (Install) or the wrapMux (Wrap), or
+	// that alone.
+	serves http.Handler
 
 	// serverTaken is set once Server has handed the go-sdk server out; the
 	// fast path then leaves every request to it (see Server).
@@ -49,57 +52,33 @@ type Door struct {
 //
 // Where the rollout contract is on, the Door first strips NeMo Gym's
 // prefix: /ng-rollout/<id>/<path> is served as /<path>, with the id in
-// rollout.ID and the URL path, raw path and RequestURI without the prefix
+// RolloutID and the URL path, raw path and RequestURI without the prefix
 // (a second prefix is not stripped: NeMo Gym strips one). So every check
 // the server makes — the router's Use, Group, Mount and With, Config.Outer
 // — sees the bare path, and holds on the prefixed one; a check in front of
 // the Door would see the prefix, and a gate on /admin would let
 // /ng-rollout/<id>/admin through.
 //
-// A Door made by Install then passes the request to Config.Outer when set,
-// else to the router, which serves the MCP endpoint among its routes. A
-// Door made by Wrap serves its MCP endpoint at its path (and path + "/"),
-// /seed_session and /verify with the contract's wraps, and passes every
-// other request to Config.Outer when set, else to the wrapped handler. A
-// disabled or degraded Door passes every request on unchanged, prefix
-// included. Any other Door answers 404.
+// The Door then serves the request through Config.Outer, when set, around
+// what it serves inside: for a Door made by Install, the router, which
+// serves the MCP endpoint among its routes; for one made by Wrap, its MCP
+// endpoint at its path (and path + "/"), /seed_session and /verify with the
+// contract's wraps, and every other request through the wrapped handler.
+// So a check Outer makes holds on every request, the MCP endpoint's
+// included. A disabled or degraded Door serves Outer around the router (or
+// the wrapped handler) alone, prefix included. The zero Door answers 404.
 func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if d.calls != nil && d.calls.contract != nil {
 		if unprefixed, ok := rollout.StripPrefix(r); ok {
 			r = unprefixed
 		}
 	}
-	if d.serves != nil {
-		d.serves.ServeHTTP(w, r)
+	if d.serves == nil {
+		http.NotFound(w, r)
 		return
 	}
-	wr := d.wrapped
-	switch p := r.URL.Path; {
-	case wr == nil:
-		http.NotFound(w, r)
-	case d.handler != nil && (p == d.path || p == d.path+"/"):
-		d.handler.ServeHTTP(w, r)
-	case r.Method == http.MethodPost && p == rollout.SeedPath && wr.seed != nil:
-		wr.seed.ServeHTTP(w, r)
-	case r.Method == http.MethodPost && p == rollout.VerifyPath && wr.verify != nil:
-		wr.verify.ServeHTTP(w, r)
-	default:
-		wr.inner.ServeHTTP(w, r)
-	}
+	d.serves.ServeHTTP(w, r)
 }
-
-// Tools returns the exposed tools, by name.
-func (d *Door) Tools() []Tool {
-	out := make([]Tool, len(d.names))
-	for i, n := range d.names {
-		out[i] = d.tools[n].Tool
-	}
-	return out
-}
-
-// Handler returns the MCP endpoint's handler (nil for a disabled Door), to
-// serve it somewhere else as well.
-func (d *Door) Handler() http.Handler { return d.handler }
 
 // Server returns the go-sdk server behind the endpoint (nil for a disabled
 // Door), to add prompts or resources beside the tools.
@@ -113,8 +92,8 @@ func (d *Door) Server() *mcp.Server {
 	return d.server
 }
 
-// Enabled reports whether the Door serves MCP (a nil Door does not).
-func (d *Door) Enabled() bool { return d != nil && d.handler != nil }
+// serving reports whether the Door serves MCP (a nil Door does not).
+func (d *Door) serving() bool { return d != nil && d.handler != nil }
 
 // Degraded returns why the MCP endpoint is not served under mcp.degrade:
 // http-only, or nil.

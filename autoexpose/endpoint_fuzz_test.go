@@ -58,7 +58,7 @@ mcp:
 			req.Header.Set("MCP-Protocol-Version", version)
 		}
 		w := httptest.NewRecorder()
-		door.Handler().ServeHTTP(w, req)
+		door.ServeHTTP(w, req)
 		return w
 	}
 	const (

@@ -11,18 +11,22 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/kitlink"
 )
 
-// ErrorInfo describes a failed tool call for a program. An isError result
-// carries it as {"error": ErrorInfo}: as its structuredContent when the
+// errorInfo describes a failed tool call for a program. An isError result
+// carries it as {"error": errorInfo}: as its structuredContent when the
 // tool advertises no output schema, and otherwise in its _meta, under the
 // key "mcpdoor/error" (a client checks structuredContent against the output
 // schema, even in an error). The result's one text block says the same for
-// a model.
-type ErrorInfo struct {
-	// Code names the failure: one of the ErrorCode constants, one of package
-	// rollout's token codes, or, for a route that answered an error status,
-	// that status in snake case ("not_found", "unprocessable_entity",
-	// "http_499" for a status without a name).
-	Code ErrorCode `json:"code"`
+// a model. Its JSON is documented for clients (README, "Results and
+// errors"):
+//
+//	{"code": "invalid_arguments", "message": "...", "fields": ["city"],
+//	 "status": 422, "effect": "not_applied", "retry_after_ms": 250}
+type errorInfo struct {
+	// Code names the failure: one of the code constants below, one of the
+	// rollout contract's token codes, or, for a route that answered an
+	// error status, that status in snake case ("not_found",
+	// "unprocessable_entity", "http_499" for a status without a name).
+	Code string `json:"code"`
 	// Message says what went wrong: for a route's error, the message its JSON
 	// body gives ({"error": "..."}, {"message": "..."}, a problem's detail
 	// or title), else its body as text.
@@ -32,48 +36,43 @@ type ErrorInfo struct {
 	Fields []string `json:"fields,omitempty"`
 	// Status is the HTTP status the call got, or would have got.
 	Status int `json:"status"`
-	// Effect says whether the call may have changed anything.
-	Effect Effect `json:"effect"`
+	// Effect says whether the call may have changed anything:
+	// effectNotApplied or effectUnknown.
+	Effect string `json:"effect"`
 	// RetryAfterMs is set with code rate_limited: the milliseconds until the
 	// session may call again.
 	RetryAfterMs int64 `json:"retry_after_ms,omitempty"`
 }
 
-// An ErrorCode names why a tool call failed (ErrorInfo.Code).
-type ErrorCode string
-
-// The failures mcpdoor answers itself, without the route's answer.
+// The failures mcpdoor answers itself, without the route's answer
+// (errorInfo.Code).
 const (
-	// CodeInvalidArguments: the arguments break the tool's input schema, and
-	// the route was not called (422).
-	CodeInvalidArguments ErrorCode = "invalid_arguments"
-	// CodeRequestTooLarge: the arguments exceed mcp.max_body_bytes (413).
-	CodeRequestTooLarge ErrorCode = "request_too_large"
-	// CodeRateLimited: the session is over mcp.rate_limit (429); see
-	// ErrorInfo.RetryAfterMs.
-	CodeRateLimited ErrorCode = "rate_limited"
-	// CodeTimeout: the route did not answer within mcp.call_timeout (504).
-	CodeTimeout ErrorCode = "timeout"
-	// CodeResponseTooLarge: the route's response exceeds mcp.max_body_bytes.
-	CodeResponseTooLarge ErrorCode = "response_too_large"
-	// CodeBadResponse: an image or audio response is not what its
-	// Content-Type says.
-	CodeBadResponse ErrorCode = "bad_response"
-	// CodeRequestEnded: the HTTP request that carried the call ended before
-	// the call started; it was not run (499).
-	CodeRequestEnded ErrorCode = "request_ended"
+	// the arguments break the tool's input schema, and the route was not
+	// called (422)
+	codeInvalidArguments = "invalid_arguments"
+	// the arguments exceed mcp.max_body_bytes (413)
+	codeRequestTooLarge = "request_too_large"
+	// the session is over mcp.rate_limit (429); see errorInfo.RetryAfterMs
+	codeRateLimited = "rate_limited"
+	// the route did not answer within mcp.call_timeout (504)
+	codeTimeout = "timeout"
+	// the route's response exceeds mcp.max_body_bytes
+	codeResponseTooLarge = "response_too_large"
+	// an image or audio response is not what its Content-Type says
+	codeBadResponse = "bad_response"
+	// the HTTP request that carried the call ended before the call
+	// started; it was not run (499)
+	codeRequestEnded = "request_ended"
 )
 
-// An Effect says whether a failed call may have changed anything.
-type Effect string
-
+// Whether a failed call may have changed anything (errorInfo.Effect).
 const (
-	// EffectNotApplied: the call changed nothing: it was refused before the
-	// route ran, the route answered 4xx, or the tool is read-only.
-	EffectNotApplied Effect = "not_applied"
-	// EffectUnknown: the route may have changed something (a 5xx, a
-	// timeout, a response mcpdoor could not map).
-	EffectUnknown Effect = "unknown"
+	// the call changed nothing: it was refused before the route ran, the
+	// route answered 4xx, or the tool is read-only
+	effectNotApplied = "not_applied"
+	// the route may have changed something (a 5xx, a timeout, a response
+	// mcpdoor could not map)
+	effectUnknown = "unknown"
 )
 
 // errorMetaKey is the _meta key of a tool's error envelope when the tool
@@ -81,10 +80,10 @@ const (
 const errorMetaKey = kitlink.ErrorMetaKey
 
 // fail is an isError result for t: one text block for a model, and the
-// envelope for a program (see ErrorInfo).
-func (t *tool) fail(text string, info ErrorInfo) *mcp.CallToolResult {
+// envelope for a program (see errorInfo).
+func (t *tool) fail(text string, info errorInfo) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-	envelope := map[string]ErrorInfo{"error": info}
+	envelope := map[string]errorInfo{"error": info}
 	if t.OutputSchema == nil {
 		res.StructuredContent = envelope
 	} else {
@@ -93,13 +92,13 @@ func (t *tool) fail(text string, info ErrorInfo) *mcp.CallToolResult {
 	return res
 }
 
-// statusCode names an HTTP status for ErrorInfo.Code.
-func statusCode(status int) ErrorCode {
+// statusCode names an HTTP status for errorInfo.Code.
+func statusCode(status int) string {
 	text := http.StatusText(status)
 	if text == "" {
-		return ErrorCode(fmt.Sprintf("http_%d", status))
+		return fmt.Sprintf("http_%d", status)
 	}
-	return ErrorCode(statusWords.Replace(strings.ToLower(text)))
+	return statusWords.Replace(strings.ToLower(text))
 }
 
 // statusWords turns a status text's words into a code's: "Not Found" is

@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/detector"
 )
 
 type WeatherRequest struct {
@@ -55,7 +56,7 @@ mcp:
 	if err != nil {
 		log.Fatal(err)
 	}
-	door.WriteReport(os.Stdout)
+	detector.WriteTable(os.Stdout, door.Report())
 	// Output:
 	// TOOL         ROUTE               VERDICT   SCHEMA  REASON
 	// get_weather  POST /get_weather   direct    typed

@@ -70,7 +70,7 @@ func FuzzFastPath(f *testing.F) {
 			if err != nil {
 				f.Fatal(err)
 			}
-			handlers[door{rest, fast}], doors[door{rest, fast}] = d.Handler(), d
+			handlers[door{rest, fast}], doors[door{rest, fast}] = d.handler, d
 		}
 	}
 	post := func(h http.Handler, header http.Header, body []byte) *httptest.ResponseRecorder {

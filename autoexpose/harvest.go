@@ -6,7 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 )
 
@@ -25,16 +25,16 @@ import (
 // An output schema is advertised only when it describes an object, since
 // structuredContent is always one.
 
-// harvest turns a tool route into a Tool (steps 2 to 5 above; toolset
+// harvest turns a tool route into a toolSpec (steps 2 to 5 above; toolset
 // applies step 1).
-func harvest(rt *detector.Route, declared map[string]Declaration, doc *openapi.Document) Tool {
-	t := Tool{
+func harvest(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document) toolSpec {
+	t := toolSpec{
 		Name:         rt.Name,
 		Route:        rt.Method + " " + rt.Pattern,
 		Verdict:      rt.Verdict,
 		Reasons:      rt.Reasons,
 		InputSchema:  permissiveSchema(),
-		SchemaSource: SourcePermissive,
+		SchemaSource: sourcePermissive,
 		route:        rt,
 	}
 	op := postOperation(doc, rt.Pattern)
@@ -43,7 +43,7 @@ func harvest(rt *detector.Route, declared map[string]Declaration, doc *openapi.D
 	}
 	if tt, ok := rt.Endpoint.(typedTool); ok {
 		info := tt.typedInfo()
-		t.InputSchema, t.OutputSchema, t.SchemaSource = info.input, info.output, SourceTyped
+		t.InputSchema, t.OutputSchema, t.SchemaSource = info.input, info.output, sourceTyped
 		if info.description != "" {
 			t.Description = info.description
 		}
@@ -55,7 +55,7 @@ func harvest(rt *detector.Route, declared map[string]Declaration, doc *openapi.D
 		declare(&t, d)
 	}
 	finishTool(&t)
-	if op != nil && op.NoInput != "" && t.SchemaSource == SourcePermissive {
+	if op != nil && op.NoInput != "" && t.SchemaSource == sourcePermissive {
 		t.note = "openapi: " + op.NoInput
 	}
 	return t
@@ -63,16 +63,16 @@ func harvest(rt *detector.Route, declared map[string]Declaration, doc *openapi.D
 
 // catchAllTools returns the tools Config.CatchAll declares, each served by
 // the catch-all route rt, sorted by name.
-func catchAllTools(rt *detector.Route, decls map[string]Declaration) []Tool {
-	var tools []Tool
+func catchAllTools(rt *detect.Route, decls map[string]Declaration) []toolSpec {
+	var tools []toolSpec
 	for _, name := range slices.Sorted(maps.Keys(decls)) {
-		t := Tool{
+		t := toolSpec{
 			Name:         name,
 			Route:        rt.Method + " " + rt.Pattern,
 			Verdict:      rt.Verdict,
 			Reasons:      rt.Reasons,
 			InputSchema:  permissiveSchema(),
-			SchemaSource: SourcePermissive,
+			SchemaSource: sourcePermissive,
 			route:        rt,
 		}
 		declare(&t, decls[name])
@@ -83,12 +83,12 @@ func catchAllTools(rt *detector.Route, decls map[string]Declaration) []Tool {
 }
 
 // declare sets what a declaration gives over t.
-func declare(t *Tool, d Declaration) {
+func declare(t *toolSpec, d Declaration) {
 	if d.Description != "" {
 		t.Description = d.Description
 	}
 	if d.Input != nil {
-		t.InputSchema, t.SchemaSource = d.Input, SourceDeclared
+		t.InputSchema, t.SchemaSource = d.Input, sourceDeclared
 	}
 	if d.Output != nil {
 		t.OutputSchema = d.Output
@@ -99,7 +99,7 @@ func declare(t *Tool, d Declaration) {
 }
 
 // finishTool applies the defaults of what nothing gave.
-func finishTool(t *Tool) {
+func finishTool(t *toolSpec) {
 	if t.OutputSchema != nil && t.OutputSchema.Type != "object" {
 		t.OutputSchema = nil // structuredContent is always an object
 	}

@@ -48,7 +48,7 @@ func (t *tool) imageResult(mediaType string, body []byte, status int) *mcp.CallT
 	if why := checkImage(mediaType, body, t.imageBudget); why != "" {
 		return t.fail(
 			fmt.Sprintf("Response from %s is not a valid %s image: %s.", t.request, mediaType, why),
-			ErrorInfo{Code: CodeBadResponse, Message: why, Status: status, Effect: EffectUnknown})
+			errorInfo{Code: codeBadResponse, Message: why, Status: status, Effect: effectUnknown})
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: body, MIMEType: mediaType}}}
 }

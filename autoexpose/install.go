@@ -8,8 +8,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/mcpdoor/mcpdoor/detector"
-	"github.com/mcpdoor/mcpdoor/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/detect"
+	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
 
 // Install serves r's POST tool routes over MCP at cfg's path (/mcp and /mcp/,
@@ -18,13 +18,14 @@ import (
 // package documentation, "REST routes"). Call it after every route is
 // registered and before serving.
 //
-// Serve the Door it returns, in place of the router (and of Config.Outer):
-// http.ListenAndServe(addr, door). The Door passes every request to the
-// router (Config.Outer), after stripping NeMo Gym's rollout prefix (see
-// Door.ServeHTTP).
+// Serve the Door it returns, in place of the router (and of Config.Outer
+// around it): http.ListenAndServe(addr, door). The Door passes every request
+// to the router, through Config.Outer when set, after stripping NeMo Gym's
+// rollout prefix (see Door.ServeHTTP).
 //
 // With expose_tools_over_mcp false it changes nothing and returns a Door
-// that serves the router (Config.Outer) unchanged. Otherwise it reads the
+// that serves the router (inside Config.Outer) unchanged, and logs that it
+// serves no MCP. Otherwise it reads the
 // router (see package detector and the package documentation for what
 // becomes a tool), and refuses to start, returning an error that names
 // each route or config key and its fix, when a route cannot be served as a
@@ -33,7 +34,7 @@ import (
 // instead, the router is left untouched, and the Door serves it unchanged.
 //
 // When the router serves POST /seed_session and POST /verify, Install turns
-// NeMo Gym's rollout contract on (see package rollout): it wraps those two
+// NeMo Gym's rollout contract on (see Rollout): it wraps those two
 // routes and checks a session token on every call, and the Door serves
 // /ng-rollout/<id>/<path> as /<path>. The router itself refuses the prefix
 // (404, saying to serve the Door): served without its Door, it would run
@@ -45,13 +46,13 @@ import (
 // ends its sessions when the server shuts down.
 func Install(r chi.Router, cfg Config) (*Door, error) {
 	if !cfg.ExposeToolsOverMCP {
-		warnDisabled(&cfg)
-		return &Door{serves: replayTarget(&cfg, r)}, nil
+		logDisabled(&cfg)
+		return &Door{serves: around(&cfg, r)}, nil
 	}
 	d, err := install(r, &cfg)
 	if err != nil {
 		if degrade(&cfg, err) {
-			return &Door{degraded: err, serves: replayTarget(&cfg, r)}, nil
+			return &Door{degraded: err, serves: around(&cfg, r)}, nil
 		}
 		return nil, err
 	}
@@ -69,7 +70,6 @@ func install(r chi.Router, cfg *Config) (*Door, error) {
 		return nil, err
 	}
 	d.handler = d.endpoint(&cfg.MCP)
-	d.serves = replayTarget(cfg, r)
 	if c := d.calls.contract; c != nil {
 		// /seed_session and /verify keep every middleware they had: the
 		// router's own still run in front of them, and the rest are applied
@@ -87,7 +87,7 @@ func install(r chi.Router, cfg *Config) (*Door, error) {
 }
 
 // build makes the Door for router r without changing r.
-func (b *builder) build(r chi.Router) (*Door, *detector.Report, error) {
+func (b *builder) build(r chi.Router) (*Door, *detect.Report, error) {
 	if path, ok := installedAt(r); ok {
 		return nil, nil, b.installedError(path)
 	}
@@ -101,7 +101,9 @@ func (b *builder) build(r chi.Router) (*Door, *detector.Report, error) {
 		disp = &dispatcher{route: rt, router: r}
 	}
 	tools := b.toolset(b.harvest(rep, doc), disp, doc)
-	d, err := b.door(tools, replayTarget(b.cfg, r), r)
+	// The Door serves what it replays through: one instance of Outer
+	// around the router, on which install mounts the endpoint.
+	d, err := b.door(tools, around(b.cfg, r), r)
 	return d, rep, err
 }
 
@@ -139,9 +141,12 @@ func unservedPrefix(r chi.Router, log *slog.Logger) http.Handler {
 	})
 }
 
-// warnDisabled warns of a config that sets mcpdoor up but does not turn it
-// on: the opt-in is easy to leave out.
-func warnDisabled(cfg *Config) {
+// logDisabled says, once per Install or Wrap, that a config with the
+// opt-in off serves nothing over MCP, so that a user who left it out sees
+// why there is no endpoint; and warns when the config sets mcpdoor up all
+// the same.
+func logDisabled(cfg *Config) {
+	cfg.logger().Info("mcpdoor: expose_tools_over_mcp is false: not serving MCP; set it to true to serve the router's tools at " + cfg.MCP.path())
 	if !reflect.ValueOf(cfg.MCP).IsZero() || cfg.Declared != nil || cfg.CatchAll != nil || cfg.OpenAPI != nil || cfg.Outer != nil {
 		cfg.logger().Warn("mcpdoor: the config sets mcp settings, but expose_tools_over_mcp is not true, so nothing is served over MCP; " +
 			"set expose_tools_over_mcp: true to serve the tools")

@@ -14,7 +14,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpdoor/mcpdoor/rollout"
+	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
@@ -103,7 +103,7 @@ func TestInstallAccepts(t *testing.T) {
 	})
 	t.Run("rollout.disable makes seed and verify plain tools", func(t *testing.T) {
 		r := rolloutRouter(func(r chi.Router) { r.Post("/t", ok) })
-		door, err := Install(r, enabled(MCPConfig{Rollout: rollout.Config{Disable: true}}))
+		door, err := Install(r, enabled(MCPConfig{Rollout: Rollout{Disable: true}}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +133,7 @@ func TestInstallAccepts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v := door.Tools()[0].Verdict.String(); v != "direct" {
+		if v := exposed(door)[0].Verdict.String(); v != "direct" {
 			t.Errorf("verdict %s", v)
 		}
 	})
@@ -154,7 +154,7 @@ func TestInstallAccepts(t *testing.T) {
 	t.Run("flag off", func(t *testing.T) {
 		r := rolloutRouter(func(r chi.Router) { r.Post("/mcp", ok) }) // would be refused if on
 		door, err := Install(r, Config{})
-		if err != nil || door.Enabled() || door.Handler() != nil || len(door.Report()) != 0 {
+		if err != nil || door.serving() || door.handler != nil || len(door.Report()) != 0 {
 			t.Fatalf("door %+v err %v", door, err)
 		}
 	})
@@ -164,7 +164,7 @@ func TestInstallAccepts(t *testing.T) {
 		cfg := enabled(MCPConfig{Degrade: "http-only"})
 		cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 		door, err := Install(r, cfg)
-		if err != nil || door.Enabled() || door.Degraded() == nil {
+		if err != nil || door.serving() || door.Degraded() == nil {
 			t.Fatalf("door %+v err %v", door, err)
 		}
 		if !strings.Contains(logs.String(), "serving HTTP only") || !strings.Contains(logs.String(), "POST /a/b") {
@@ -180,7 +180,7 @@ func TestInstallAccepts(t *testing.T) {
 
 func toolNames(d *Door) []string {
 	var names []string
-	for _, t := range d.Tools() {
+	for _, t := range exposed(d) {
 		names = append(names, t.Name)
 	}
 	return names
@@ -203,7 +203,7 @@ func TestReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	var table bytes.Buffer
-	door.WriteReport(&table)
+	detector.WriteTable(&table, door.Report())
 	want := `TOOL         ROUTE               VERDICT    SCHEMA      REASON
 end_session  POST /end_session   excluded   -           mcp.exclude
 get_weather  POST /get_weather   direct     typed
@@ -259,4 +259,13 @@ func mint(tb testing.TB, d *Door, sid string, tools []string) string {
 		tb.Fatal(err)
 	}
 	return tok
+}
+
+// exposed returns d's exposed tools, by name, as the harvest made them.
+func exposed(d *Door) []toolSpec {
+	out := make([]toolSpec, len(d.names))
+	for i, n := range d.names {
+		out[i] = d.tools[n].toolSpec
+	}
+	return out
 }

@@ -5,8 +5,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/kitlink"
-	"github.com/mcpdoor/mcpdoor/replay"
 )
 
 // Package autoexposetest checks a server's two doors against each other with
@@ -14,7 +14,7 @@ import (
 func init() {
 	kitlink.Of = func(v any) (kitlink.Door, bool) {
 		d, ok := v.(*Door)
-		if !ok || !d.Enabled() {
+		if !ok || !d.serving() {
 			return kitlink.Door{}, false
 		}
 		k := kitlink.Door{Path: d.path, Sessions: d.calls.sessions, Result: d.resultOf}
@@ -33,7 +33,7 @@ func (d *Door) resultOf(tool string, status int, header http.Header, body []byte
 	if !ok {
 		return nil, false
 	}
-	resp := &replay.Response{Status: status, Header: header, Body: body}
+	resp := &dispatch.Response{Status: status, Header: header, Body: body}
 	if int64(len(body)) > d.calls.maxBody {
 		resp.Body, resp.Truncated = body[:d.calls.maxBody], true
 	}

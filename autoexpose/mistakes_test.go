@@ -101,8 +101,10 @@ func router(routes ...func(r chi.Router)) func() chi.Router {
 // toolNames returns the names of d's tools, space separated.
 func toolNames(d *autoexpose.Door) string {
 	var names []string
-	for _, t := range d.Tools() {
-		names = append(names, t.Name)
+	for _, row := range d.Report() {
+		if row.Tool != "" && row.Verdict != "excluded" {
+			names = append(names, row.Tool)
+		}
 	}
 	return strings.Join(names, " ")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 )
 
@@ -34,9 +35,9 @@ func postOperation(doc *openapi.Document, path string) *openapi.Operation {
 
 // fromOpenAPI sets what an operation says of its tool: the input schema
 // (when the operation has one), the description and the annotations.
-func fromOpenAPI(t *Tool, op *openapi.Operation) {
+func fromOpenAPI(t *toolSpec, op *openapi.Operation) {
 	if op.Input != nil {
-		t.InputSchema, t.SchemaSource = op.Input, SourceOpenAPI
+		t.InputSchema, t.SchemaSource = op.Input, sourceOpenAPI
 	}
 	t.Description = operationDescription(op)
 	t.Annotations = operationAnnotations(op)
@@ -65,11 +66,11 @@ func operationAnnotations(op *openapi.Operation) *mcp.ToolAnnotations {
 
 // excludedByOpenAPI reports whether the document marks the operation of a
 // harvested tool's route x-mcp-exclude.
-func excludedByOpenAPI(doc *openapi.Document, t Tool) bool {
+func excludedByOpenAPI(doc *openapi.Document, t toolSpec) bool {
 	if t.rest != nil {
 		return t.rest.op != nil && t.rest.op.Exclude
 	}
-	if t.route == nil || t.route.Kind != detector.Tool {
+	if t.route == nil || t.route.Kind != detect.Tool {
 		return false
 	}
 	op := postOperation(doc, t.route.Pattern)
@@ -80,7 +81,7 @@ func excludedByOpenAPI(doc *openapi.Document, t Tool) bool {
 // (under mcp.rest, each operation of a REST method) that no route of the
 // router serves, and logs a warning for each (and for each of the
 // document's own warnings): the document and the router disagree.
-func (b *builder) unserved(doc *openapi.Document, rep *detector.Report) {
+func (b *builder) unserved(doc *openapi.Document, rep *detect.Report) {
 	if doc == nil {
 		return
 	}
@@ -89,7 +90,7 @@ func (b *builder) unserved(doc *openapi.Document, rep *detector.Report) {
 	}
 	for _, op := range doc.Operations {
 		if b.cfg.MCP.REST != nil {
-			if op.Exclude || !slices.Contains(detector.RESTMethods(), op.Method) || restServed(rep, op) {
+			if op.Exclude || !slices.Contains(detect.RESTMethods(), op.Method) || restServed(rep, op) {
 				continue
 			}
 		} else if op.Method != http.MethodPost || op.Exclude || rep.Route(op.Path) != nil {
@@ -97,7 +98,7 @@ func (b *builder) unserved(doc *openapi.Document, rep *detector.Report) {
 		}
 		route := op.Method + " " + op.Path
 		reason := fmt.Sprintf("the OpenAPI document describes it (line %d), but no route serves it", op.Line)
-		b.report = append(b.report, ReportRow{Route: route, Verdict: "unserved", Reason: reason})
+		b.report = append(b.report, detector.Row{Route: route, Verdict: "unserved", Reason: reason})
 		b.log.Warn("mcpdoor: "+reason, "route", route)
 	}
 }
@@ -112,21 +113,21 @@ func (b *builder) unserved(doc *openapi.Document, rep *detector.Report) {
 // (SchemaSource openapi; permissive, when the operation has none, e.g. a
 // form body, with the reason for the report), description and annotations.
 // Its route is unset: the caller gives each tool what dispatches it.
-func documentTools(doc *openapi.Document) []Tool {
+func documentTools(doc *openapi.Document) []toolSpec {
 	if doc == nil {
 		return nil
 	}
-	var tools []Tool
+	var tools []toolSpec
 	for _, op := range doc.Operations {
 		if op.Method != http.MethodPost || op.Exclude {
 			continue
 		}
-		t := Tool{
+		t := toolSpec{
 			Name:         strings.TrimPrefix(op.Path, "/"),
 			Route:        "POST " + op.Path,
 			InputSchema:  permissiveSchema(),
-			SchemaSource: SourcePermissive,
-			Verdict:      detector.Replay,
+			SchemaSource: sourcePermissive,
+			Verdict:      detect.Replay,
 		}
 		fromOpenAPI(&t, op)
 		finishTool(&t)

@@ -1,6 +1,7 @@
 package autoexpose_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log"
@@ -9,8 +10,10 @@ import (
 	"os"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/detector"
 )
 
 // A plain handler's tool takes its schema, description and annotations from
@@ -48,13 +51,30 @@ components:
 	if err != nil {
 		log.Fatal(err)
 	}
-	door.WriteReport(os.Stdout)
-	tool := door.Tools()[0]
+	detector.WriteTable(os.Stdout, door.Report())
+
+	// What an MCP client lists, through a client of the door's server in
+	// memory.
+	ctx := context.Background()
+	clientEnd, serverEnd := mcp.NewInMemoryTransports()
+	if _, err := door.Server().Connect(ctx, serverEnd, nil); err != nil {
+		log.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "1"}, nil).Connect(ctx, clientEnd, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	tool := list.Tools[0]
 	schema, _ := json.Marshal(tool.InputSchema)
 	fmt.Printf("%s: %s\n%s\n", tool.Name, tool.Description, schema)
 	// Output:
 	// TOOL      ROUTE           VERDICT  SCHEMA   REASON
 	// add_item  POST /add_item  direct   openapi
 	// add_item: Add an item to the cart
-	// {"type":"object","properties":{"sku":{"type":"string"},"quantity":{"type":"integer","minimum":1}},"required":["sku"]}
+	// {"properties":{"quantity":{"minimum":1,"type":"integer"},"sku":{"type":"string"}},"required":["sku"],"type":"object"}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 )
 
@@ -102,26 +103,26 @@ func TestOpenAPITools(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]struct {
-		source                          SchemaSource
+		source                          string
 		description, input, annotations string
 	}{
-		"add_item": {SourceOpenAPI, "Add an item to the cart",
+		"add_item": {sourceOpenAPI, "Add an item to the cart",
 			`{"type":"object","properties":{"sku":{"type":"string"},"quantity":{"type":["integer","null"],"minimum":1}},"required":["sku"]}`,
 			`{"idempotentHint":false,"readOnlyHint":false,"title":"Add item"}`},
 		// The typed handler's schema wins; the document fills in the
 		// description and annotations it does not give.
-		"order": {SourceTyped, "Place the order",
+		"order": {sourceTyped, "Place the order",
 			`{"type":"object","properties":{"city":{"type":"string","description":"the city"}},"required":["city"],"additionalProperties":false}`,
 			`{"destructiveHint":true,"idempotentHint":false,"readOnlyHint":false}`},
 		// The declaration's schema wins over the document's.
-		"note": {SourceDeclared, "Leave a note\n\nThe note is kept with the order.",
+		"note": {sourceDeclared, "Leave a note\n\nThe note is kept with the order.",
 			`{"type":"object","properties":{"body":{"type":"string"}},"required":["body"],"additionalProperties":false}`, `null`},
-		"peek": {SourceOpenAPI, "Look at the cart.", `{"type":"object","additionalProperties":false}`,
+		"peek": {sourceOpenAPI, "Look at the cart.", `{"type":"object","additionalProperties":false}`,
 			`{"idempotentHint":false,"readOnlyHint":true}`},
-		"upload": {SourcePermissive, "Upload a receipt", `{"type":"object"}`, `null`},
-		"plain":  {SourcePermissive, "POST /plain", `{"type":"object"}`, `null`},
+		"upload": {sourcePermissive, "Upload a receipt", `{"type":"object"}`, `null`},
+		"plain":  {sourcePermissive, "POST /plain", `{"type":"object"}`, `null`},
 	}
-	tools := door.Tools()
+	tools := exposed(door)
 	if len(tools) != len(want) {
 		t.Fatalf("tools %q, want %d", toolNames(door), len(want))
 	}
@@ -145,7 +146,7 @@ func TestOpenAPIReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	var table strings.Builder
-	door.WriteReport(&table)
+	detector.WriteTable(&table, door.Report())
 	want := `TOOL      ROUTE           VERDICT   SCHEMA      REASON
 add_item  POST /add_item  direct    openapi
 note      POST /note      direct    declared
@@ -185,7 +186,7 @@ func TestOpenAPIExcludeNested(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows := door.Report(); len(rows) != 1 || rows[0] != (ReportRow{Tool: "admin/purge", Route: "POST /admin/purge", Verdict: "excluded", Reason: "x-mcp-exclude"}) {
+	if rows := door.Report(); len(rows) != 1 || rows[0] != (detector.Row{Tool: "admin/purge", Route: "POST /admin/purge", Verdict: "excluded", Reason: "x-mcp-exclude"}) {
 		t.Errorf("report %+v", rows)
 	}
 }
@@ -198,7 +199,7 @@ func TestOpenAPIAnnotationsYAML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tl := range door.Tools() {
+	for _, tl := range exposed(door) {
 		if tl.Name == "add_item" {
 			if got, _ := json.Marshal(tl.Annotations); string(got) != `{"idempotentHint":true,"readOnlyHint":false,"title":"Add"}` {
 				t.Errorf("annotations %s", got)

@@ -3,7 +3,7 @@ package autoexpose
 import (
 	"net/http"
 
-	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/detect"
 )
 
 // What the door sees. Install reads the router it is given: its routes and
@@ -20,21 +20,23 @@ const outerReason = "Config.Outer: calls replay through the handler the server s
 
 // throughOuter makes every servable tool route of rep replay, through
 // Config.Outer: a direct call would skip the handler around the router.
-func throughOuter(rep *detector.Report) {
+func throughOuter(rep *detect.Report) {
 	for i := range rep.Routes {
 		rt := &rep.Routes[i]
-		if (rt.Kind == detector.Tool || rt.Kind == detector.CatchAll) && rt.Verdict != detector.Refused {
-			rt.Verdict = detector.Replay
+		if (rt.Kind == detect.Tool || rt.Kind == detect.CatchAll) && rt.Verdict != detect.Refused {
+			rt.Verdict = detect.Replay
 			rt.Reasons = append(rt.Reasons, outerReason)
 		}
 	}
 }
 
-// replayTarget is the handler tool calls replay through: Config.Outer when
-// set, else the router (or, for Wrap, the wrapped handler) h.
-func replayTarget(cfg *Config, h http.Handler) http.Handler {
+// around is what the Door serves, and replays tool calls through: h inside
+// Config.Outer when set, else h. It is called once per Door, so that a
+// middleware with state of its own (a rate limiter, a counter) sees every
+// request, served or replayed, in one instance.
+func around(cfg *Config, h http.Handler) http.Handler {
 	if cfg.Outer != nil {
-		return cfg.Outer
+		return cfg.Outer(h)
 	}
 	return h
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/detector"
 )
 
 // requireAdmin is auth in a handler wrapped around the router.
@@ -38,13 +39,13 @@ expose_tools_over_mcp: true
 
 	r := chi.NewRouter()
 	r.Post("/delete_all", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
-	cfg.Outer = requireAdmin(r) // tool calls go through requireAdmin, with the client's Authorization
+	cfg.Outer = requireAdmin // tool calls go through requireAdmin, with the client's Authorization
 
 	door, err := autoexpose.Install(r, cfg)
 	if err != nil {
 		log.Fatal(err)
 	}
-	door.WriteReport(os.Stdout)
+	detector.WriteTable(os.Stdout, door.Report())
 	// The Door serves requireAdmin(r), NeMo Gym's prefix stripped first:
 	// log.Fatal(http.ListenAndServe("127.0.0.1:8080", door))
 

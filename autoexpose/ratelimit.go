@@ -35,11 +35,11 @@ func (c *calls) rateLimit(t *tool, who caller) *mcp.CallToolResult {
 		whose, message = "this server", "the server's calls exceed mcp.rate_limit (by: server)"
 	}
 	return t.fail(fmt.Sprintf("Rate limit exceeded for %s; retry in %s.", whose, wait),
-		ErrorInfo{
-			Code:         CodeRateLimited,
+		errorInfo{
+			Code:         codeRateLimited,
 			Message:      message,
 			Status:       http.StatusTooManyRequests,
-			Effect:       EffectNotApplied,
+			Effect:       effectNotApplied,
 			RetryAfterMs: wait.Milliseconds(),
 		})
 }

@@ -11,11 +11,11 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/argcheck"
+	"github.com/mcpdoor/mcpdoor/internal/detect"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/pattern"
-	"github.com/mcpdoor/mcpdoor/replay"
 )
 
 // A REST tool's arguments are one JSON object: its route's path
@@ -54,17 +54,17 @@ type restTool struct {
 	bodySchema *argcheck.Schema
 	op         *openapi.Operation // the route's operation in Config.OpenAPI, or nil
 	arguments  string             // for the report: which argument goes where
-	template   *replay.Template   // set by the builder, for a route with path parameters
+	template   *dispatch.Template // set by the builder, for a route with path parameters
 }
 
 // restOptions returns the detector's REST options for the config and the
 // OpenAPI document, or nil for the tool-route convention.
-func restOptions(cfg *Config, doc *openapi.Document) *detector.RESTOptions {
+func restOptions(cfg *Config, doc *openapi.Document) *detect.RESTOptions {
 	r := cfg.MCP.REST
 	if r == nil {
 		return nil
 	}
-	o := &detector.RESTOptions{Methods: r.Methods, Names: make(map[string]string, len(r.Names))}
+	o := &detect.RESTOptions{Methods: r.Methods, Names: make(map[string]string, len(r.Names))}
 	for k, v := range r.Names {
 		// An http.ServeMux pattern's {$} is the end of its path (Wrap).
 		o.Names[strings.Replace(k, "{$}", "", 1)] = v
@@ -97,9 +97,9 @@ func restOperation(doc *openapi.Document, method, p string) *openapi.Operation {
 }
 
 // restServed reports whether a route of rep serves op (see restOperation).
-func restServed(rep *detector.Report, op *openapi.Operation) bool {
+func restServed(rep *detect.Report, op *openapi.Operation) bool {
 	key := pattern.Key(op.Path)
-	return slices.ContainsFunc(rep.Routes, func(rt detector.Route) bool {
+	return slices.ContainsFunc(rep.Routes, func(rt detect.Route) bool {
 		return (rt.Method == op.Method || rt.Method == "ANY") && pattern.Key(rt.Pattern) == key
 	})
 }
@@ -115,8 +115,8 @@ func sendsBody(method string) bool {
 // with the annotations the method implies last. A tool whose arguments
 // cannot be one object (a body member named like a path parameter) gets
 // the refusal, reported if the tool is kept.
-func harvestREST(rt *detector.Route, declared map[string]Declaration, doc *openapi.Document) Tool {
-	t := Tool{
+func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document) toolSpec {
+	t := toolSpec{
 		Name:    rt.Name,
 		Route:   rt.Method + " " + rt.Pattern,
 		Verdict: rt.Verdict,
@@ -136,13 +136,13 @@ func harvestREST(rt *detector.Route, declared map[string]Declaration, doc *opena
 	var bodyFrom string
 	switch {
 	case typed != nil:
-		body, bodyFrom, t.SchemaSource = typed.input, "the typed handler's input", SourceTyped
+		body, bodyFrom, t.SchemaSource = typed.input, "the typed handler's input", sourceTyped
 	case op != nil && op.HasBody && op.Input != nil:
-		body, bodyFrom, t.SchemaSource = op.Input, "the OpenAPI request body", SourceOpenAPI
+		body, bodyFrom, t.SchemaSource = op.Input, "the OpenAPI request body", sourceOpenAPI
 	case op != nil:
-		t.SchemaSource = SourceOpenAPI
+		t.SchemaSource = sourceOpenAPI
 	default:
-		t.SchemaSource = SourcePermissive
+		t.SchemaSource = sourcePermissive
 	}
 	if op != nil && op.HasBody && op.Input == nil && typed == nil {
 		t.note = "openapi: " + op.NoInput
@@ -183,7 +183,7 @@ func harvestREST(rt *detector.Route, declared map[string]Declaration, doc *opena
 		// The declaration is the whole input; the path parameters it leaves
 		// out are added.
 		input = rootClone(d.Input)
-		t.SchemaSource = SourceDeclared
+		t.SchemaSource = sourceDeclared
 		for _, name := range rest.params {
 			if _, ok := input.Properties[name]; !ok {
 				setProperty(input, name, pathSchemas[name])
@@ -250,7 +250,7 @@ func harvestREST(rt *detector.Route, declared map[string]Declaration, doc *opena
 	rest.split = len(rest.params) > 0 || len(rest.query) > 0 || !rest.body
 	rest.arguments = restArguments(rest, input, body)
 	if len(clashes) > 0 {
-		t.refusal = &detector.RefusedError{
+		t.refusal = &detect.RefusedError{
 			Route:  t.Route,
 			Reason: strings.Join(clashes, "; ") + ": a tool's arguments are one object, which cannot hold both",
 			Fix:    fmt.Sprintf("rename one of them, or keep the tool off MCP with mcp.exclude: [%s]", t.Name),
@@ -285,8 +285,8 @@ func harvestREST(rt *detector.Route, declared map[string]Declaration, doc *opena
 }
 
 // hintAnnotations are the annotations a method implies, or nil for none.
-func hintAnnotations(h detector.Hints) *mcp.ToolAnnotations {
-	if h == (detector.Hints{}) {
+func hintAnnotations(h detect.Hints) *mcp.ToolAnnotations {
+	if h == (detect.Hints{}) {
 		return nil
 	}
 	a := &mcp.ToolAnnotations{ReadOnlyHint: h.ReadOnly, IdempotentHint: h.Idempotent}

@@ -1,6 +1,7 @@
 package autoexpose_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log"
@@ -9,8 +10,10 @@ import (
 	"os"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/detector"
 )
 
 // With an mcp.rest block, every route of a REST-shaped router is a tool:
@@ -46,9 +49,22 @@ mcp:
 	if err != nil {
 		log.Fatal(err)
 	}
-	door.WriteReport(os.Stdout)
-	for _, t := range door.Tools() {
-		if t.Name == "update_note" {
+	detector.WriteTable(os.Stdout, door.Report())
+
+	// update_note's input schema, as an MCP client lists it (through a
+	// client of the door's server in memory).
+	ctx := context.Background()
+	clientEnd, serverEnd := mcp.NewInMemoryTransports()
+	if _, err := door.Server().Connect(ctx, serverEnd, nil); err != nil {
+		log.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "1"}, nil).Connect(ctx, clientEnd, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+	for t, err := range cs.Tools(ctx, nil) {
+		if err == nil && t.Name == "update_note" {
 			schema, _ := json.Marshal(t.InputSchema)
 			fmt.Printf("%s: %s\n", t.Name, schema)
 		}
@@ -62,5 +78,5 @@ mcp:
 	// update_note   PATCH /api/notes/{id:[0-9]+}         direct   permissive  id (path); any (body)
 	// -             GET /api/notes/                      skipped  -           -                       GET routes are tools only when GET is among mcp.rest.methods, or the route is named in mcp.rest.names
 	// -             GET /metrics                         skipped  -           -                       GET routes are tools only when GET is among mcp.rest.methods, or the route is named in mcp.rest.names
-	// update_note: {"type":"object","properties":{"id":{"type":"string","minLength":1,"pattern":"^[0-9]+$"}},"required":["id"]}
+	// update_note: {"properties":{"id":{"minLength":1,"pattern":"^[0-9]+$","type":"string"}},"required":["id"],"type":"object"}
 }

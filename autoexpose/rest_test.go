@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -164,7 +165,7 @@ func callJSON(t testing.TB, d *Door, name, args string) string {
 // argument goes where.
 func TestRESTReport(t *testing.T) {
 	var b bytes.Buffer
-	restDoor(t, nil).WriteReport(&b)
+	detector.WriteTable(&b, restDoor(t, nil).Report())
 	want := `TOOL                    ROUTE                                          VERDICT  SCHEMA      ARGUMENTS                            REASON
 archive_note            POST /api/notes/{id:[0-9]+}/archive            direct   permissive  id (path); any (body)
 copy_note               POST /api/notes/{id:[0-9]+}/copy               direct   permissive  id (path); any (body)

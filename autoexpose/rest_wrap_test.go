@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/mcpdoor/mcpdoor/detector"
 )
 
 // muxNotes is a REST API on Go's http.ServeMux: method patterns with
@@ -46,7 +47,7 @@ func TestWrapREST(t *testing.T) {
 		t.Fatal(err)
 	}
 	var report bytes.Buffer
-	d.WriteReport(&report)
+	detector.WriteTable(&report, d.Report())
 	want := `TOOL          ROUTE               VERDICT  SCHEMA      ARGUMENTS               REASON
 delete_note   DELETE /notes/{id}  replay   permissive  id (path); any (query)  a wrapped handler: every call replays through it
 get_note      GET /notes/{id}     replay   permissive  id (path); any (query)  a wrapped handler: every call replays through it
@@ -140,7 +141,7 @@ func TestWrapRESTChi(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := d.Tools()[0].Route; got != "GET /notes/{id:[0-9]+}" {
+	if got := exposed(d)[0].Route; got != "GET /notes/{id:[0-9]+}" {
 		t.Errorf("route: %s", got)
 	}
 	if got := callJSON(t, d, "get_note", `{"id":"7"}`); got != `{"content":[{"type":"text","text":"note 7"}]}` {

@@ -12,15 +12,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/detector"
-	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/internal/detect"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 )
 
 // input is a call's arguments as its route's request: the body, and for a
 // REST tool, the request its arguments fill in.
 type input struct {
-	body []byte       // nil: no body (a REST route that takes none)
-	call *replay.Call // a REST tool's request: its method and URI; nil for a tool route
+	body []byte         // nil: no body (a REST route that takes none)
+	call *dispatch.Call // a REST tool's request: its method and URI; nil for a tool route
 }
 
 // restInput takes a REST tool's arguments apart (see rest.go): the path
@@ -29,12 +29,12 @@ type input struct {
 // body is the arguments as they came when no member is taken out of them,
 // and otherwise the members left, each as the client wrote it, in a new
 // object. It returns the isError result of a path parameter's value that
-// the route cannot be sent (see replay.Template): the route is then not
+// the route cannot be sent (see dispatch.Template): the route is then not
 // called.
 func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 	r := t.rest
 	if !r.split {
-		return input{body: args, call: &replay.Call{Method: r.method, Path: t.path}}, nil
+		return input{body: args, call: &dispatch.Call{Method: r.method, Path: t.path}}, nil
 	}
 	var values map[string]string
 	if len(r.params) > 0 {
@@ -85,11 +85,11 @@ func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 	if !ok { // the arguments were validated as an object: not reached
 		const msg = "the arguments are not a JSON object"
 		return input{}, t.fail(fmt.Sprintf("Invalid arguments for %s (%s was not called): %s", t.Name, t.request, msg),
-			ErrorInfo{Code: CodeInvalidArguments, Message: msg, Status: http.StatusUnprocessableEntity, Effect: EffectNotApplied})
+			errorInfo{Code: codeInvalidArguments, Message: msg, Status: http.StatusUnprocessableEntity, Effect: effectNotApplied})
 	}
-	in := input{call: &replay.Call{Method: r.method, Path: t.path}}
+	in := input{call: &dispatch.Call{Method: r.method, Path: t.path}}
 	switch {
-	case r.template != nil && t.Verdict == detector.Direct:
+	case r.template != nil && t.Verdict == detect.Direct:
 		// Direct dispatch takes the route context Fill's routing found.
 		if err := r.template.Fill(in.call, values, query); err != nil {
 			return input{}, t.pathRefused(err)
@@ -116,10 +116,10 @@ func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 }
 
 // pathRefused is the isError result of path parameters the route's
-// template refuses (a *replay.ParamError says which).
+// template refuses (a *dispatch.ParamError says which).
 func (t *tool) pathRefused(err error) *mcp.CallToolResult {
-	info := ErrorInfo{Code: CodeInvalidArguments, Message: err.Error(), Status: http.StatusUnprocessableEntity, Effect: EffectNotApplied}
-	var pe *replay.ParamError
+	info := errorInfo{Code: codeInvalidArguments, Message: err.Error(), Status: http.StatusUnprocessableEntity, Effect: effectNotApplied}
+	var pe *dispatch.ParamError
 	if errors.As(err, &pe) {
 		info.Fields = []string{pe.Param}
 	}
@@ -212,7 +212,7 @@ func addQuery(query url.Values, key string, v []byte) {
 // Location) and, for a tool without an output schema, the structured
 // content {"status": 204} ({"status": 201, "location": "/notes/7"}); with
 // a body, the body's result and a last text block "Location: /notes/7".
-func (t *tool) restResult(resp *replay.Response) *mcp.CallToolResult {
+func (t *tool) restResult(resp *dispatch.Response) *mcp.CallToolResult {
 	loc := resp.Header.Get("Location")
 	if len(resp.Body) > 0 {
 		plain := *resp

@@ -11,9 +11,10 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/detect"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/pattern"
-	"github.com/mcpdoor/mcpdoor/replay"
 )
 
 // wrapREST returns the REST tools of a wrapped handler h, which has no
@@ -23,7 +24,7 @@ import (
 // the tools' names, parameters and hints. When h is an *http.ServeMux or a
 // chi router, each route mcp.rest.names names must be one it serves, and
 // the tools' templates check each path against h itself (see pathRouter).
-func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []string) ([]Tool, chi.Router) {
+func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []string) ([]toolSpec, chi.Router) {
 	routes := map[string]bool{} // "METHOD pattern" → whether r has the route
 	for key := range b.cfg.MCP.REST.Names {
 		method, p, _ := pattern.SplitKey(key)
@@ -31,7 +32,7 @@ func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []stri
 	}
 	if doc != nil {
 		for _, op := range doc.Operations {
-			if !op.Exclude && slices.Contains(detector.RESTMethods(), op.Method) {
+			if !op.Exclude && slices.Contains(detect.RESTMethods(), op.Method) {
 				routes[op.Method+" "+op.Path] = true
 			}
 		}
@@ -72,22 +73,22 @@ func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []stri
 			b.errs = append(b.errs, err)
 		}
 	}
-	rep, err := detector.Inspect(r, &detector.Options{MCPPath: b.cfg.MCP.path(), Reserved: b.reserved, REST: opts})
+	rep, err := detect.Inspect(r, &detect.Options{MCPPath: b.cfg.MCP.path(), Reserved: b.reserved, REST: opts})
 	if err != nil {
-		b.errs = append(b.errs, err)
+		b.errs = append(b.errs, fmt.Errorf("mcpdoor: %w", err))
 		return nil, r
 	}
 	b.errs = append(b.errs, rep.Problems...)
-	var tools []Tool
+	var tools []toolSpec
 	for i := range rep.Routes {
 		rt := &rep.Routes[i]
-		if rt.Kind != detector.Tool {
-			b.report = append(b.report, ReportRow{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")})
+		if rt.Kind != detect.Tool {
+			b.report = append(b.report, detector.Row{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")})
 			continue
 		}
 		rt.Endpoint = h
-		if rt.Verdict != detector.Refused {
-			rt.Verdict, rt.Reasons = detector.Replay, reasons
+		if rt.Verdict != detect.Refused {
+			rt.Verdict, rt.Reasons = detect.Replay, reasons
 		}
 		tools = append(tools, harvestREST(rt, b.cfg.Declared, doc))
 	}
@@ -102,7 +103,7 @@ func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []stri
 // route table when it is an *http.ServeMux. Any other handler has no route
 // table to ask; its tools' paths are checked against the declared routes
 // alone (nil), and a warning names the tools that have path parameters.
-func (b *builder) pathRouter(h http.Handler, tools []Tool) replay.Router {
+func (b *builder) pathRouter(h http.Handler, tools []toolSpec) dispatch.Router {
 	switch h := h.(type) {
 	case *http.ServeMux:
 		return muxRouter{h}
@@ -142,7 +143,7 @@ func chiServes(own map[string]string, key string) error {
 	if _, ok := own[method+" "+pattern.Key(p)]; ok {
 		return nil
 	}
-	return &detector.RefusedError{
+	return &detect.RefusedError{
 		Route:  method + " " + p,
 		Reason: "mcp.rest.names names a route the wrapped chi router does not serve",
 		Fix:    "name a route as the router's pattern has it (the startup report of Install lists them)",
@@ -187,7 +188,7 @@ const muxSample = "mcpdoor_sample"
 // "/notes/{$}"), to r, served by h; or returns why it cannot be a tool.
 func muxRoute(r chi.Router, method, p string, h http.Handler) (err error) {
 	refuse := func(why string) error {
-		return &detector.RefusedError{Route: method + " " + p, Reason: why, Fix: "name a route with a fixed path, its wildcards whole segments"}
+		return &detect.RefusedError{Route: method + " " + p, Reason: why, Fix: "name a route with a fixed path, its wildcards whole segments"}
 	}
 	switch {
 	case strings.Contains(p, "...}"):
@@ -229,7 +230,7 @@ func muxServes(mux *http.ServeMux, key string) error {
 	if got != "" {
 		serves = "with " + got
 	}
-	return &detector.RefusedError{
+	return &detect.RefusedError{
 		Route:  method + " " + p,
 		Reason: fmt.Sprintf("mcp.rest.names names a route the wrapped http.ServeMux does not serve (it serves %s %s %s)", method, path.String(), serves),
 		Fix:    "name a route as the ServeMux's pattern has it",

@@ -10,16 +10,16 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 )
 
 // result maps a dispatched route's response to the MCP result a client gets
 // (see the package documentation, "Results").
-func (t *tool) result(resp *replay.Response) *mcp.CallToolResult {
+func (t *tool) result(resp *dispatch.Response) *mcp.CallToolResult {
 	if resp.Truncated {
 		return t.fail(
 			fmt.Sprintf("Response from %s exceeds the %d-byte limit (mcp.max_body_bytes).", t.request, len(resp.Body)),
-			ErrorInfo{Code: CodeResponseTooLarge, Message: fmt.Sprintf("the response exceeds %d bytes", len(resp.Body)), Status: resp.Status, Effect: EffectUnknown})
+			errorInfo{Code: codeResponseTooLarge, Message: fmt.Sprintf("the response exceeds %d bytes", len(resp.Body)), Status: resp.Status, Effect: effectUnknown})
 	}
 	if t.rest != nil && resp.Status >= 200 && resp.Status <= 299 && (len(resp.Body) == 0 || resp.Header.Get("Location") != "") {
 		return t.restResult(resp)
@@ -30,13 +30,13 @@ func (t *tool) result(resp *replay.Response) *mcp.CallToolResult {
 		if text == "" {
 			text = http.StatusText(resp.Status)
 		}
-		effect := EffectUnknown
+		effect := effectUnknown
 		if resp.Status < 500 || t.readOnly() {
-			effect = EffectNotApplied
+			effect = effectNotApplied
 		}
 		return t.fail(
 			fmt.Sprintf("HTTP %d from %s: %s", resp.Status, t.request, text),
-			ErrorInfo{Code: statusCode(resp.Status), Message: bodyMessage(text), Status: resp.Status, Effect: effect})
+			errorInfo{Code: statusCode(resp.Status), Message: bodyMessage(text), Status: resp.Status, Effect: effect})
 	}
 	mediaType := resp.Header.Get("Content-Type")
 	if mediaType != "application/json" { // what mime.ParseMediaType returns it as
@@ -117,7 +117,7 @@ func (t *tool) audioResult(mediaType string, body []byte, status int) *mcp.CallT
 	if why := checkAudio(mediaType, body); why != "" {
 		return t.fail(
 			fmt.Sprintf("Response from %s is not valid %s audio: %s.", t.request, mediaType, why),
-			ErrorInfo{Code: CodeBadResponse, Message: why, Status: status, Effect: EffectUnknown})
+			errorInfo{Code: codeBadResponse, Message: why, Status: status, Effect: effectUnknown})
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: body, MIMEType: mediaType}}}
 }

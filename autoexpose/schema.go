@@ -11,20 +11,13 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/typeschema"
 )
 
-// A SchemaSource says where a tool's input schema came from, as the
-// startup report shows it.
-type SchemaSource string
-
+// Where a tool's input schema came from, as the startup report's Schema
+// column shows it (detector.Row.Schema).
 const (
-	// SourceDeclared: Config.Declared or Config.CatchAll.
-	SourceDeclared SchemaSource = "declared"
-	// SourceTyped: the route's typed handler (Handler).
-	SourceTyped SchemaSource = "typed"
-	// SourceOpenAPI: the route's operation in Config.OpenAPI.
-	SourceOpenAPI SchemaSource = "openapi"
-	// SourcePermissive: nothing described the tool's input; any JSON
-	// object is accepted, and the route checks it.
-	SourcePermissive SchemaSource = "permissive"
+	sourceDeclared   = "declared"   // Config.Declared or Config.CatchAll
+	sourceTyped      = "typed"      // the route's typed handler (Handler)
+	sourceOpenAPI    = "openapi"    // the route's operation in Config.OpenAPI
+	sourcePermissive = "permissive" // nothing: any JSON object, which the route checks
 )
 
 // SchemaFor returns the JSON schema of the arguments a T is decoded from,

@@ -5,23 +5,46 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mcpdoor/mcpdoor/internal/keyring"
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/session"
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
-// UseSessions makes the session manager for the config's secret, stores it
-// in c.Sessions (so Install dispatches tool calls into its sessions) and
+// UseSessions makes the session manager for the config's secret, keeps it
+// in c (so that Install dispatches tool calls into its sessions) and
 // returns it, for the router's middleware:
 //
 //	sessions, err := cfg.UseSessions()
 //	...
 //	r.Use(sessions.Middleware)
 //
-// It returns the existing manager when c.Sessions is already set.
+// It returns the manager it made before when called again on c, or on a
+// copy of c made after the first call.
 func (c *Config) UseSessions() (*session.Manager, error) {
-	if c.Sessions != nil {
-		return c.Sessions, nil
+	if c.sessions == nil {
+		ds, err := c.newSessions()
+		if err != nil {
+			return nil, err
+		}
+		c.sessions = ds
 	}
+	return c.sessions.manager, nil
+}
+
+// doorSessions are one config's sessions: the session.Manager a router's
+// middleware uses, and the door's own Manager over the same keys and
+// cookie, which reads a cookie without setting one, starts a session for
+// /seed_session, and signs the rollout's tokens with the same keys. The
+// two sign and read the same cookies: they are made together, from the
+// same key ring and the default options.
+type doorSessions struct {
+	manager *session.Manager
+	door    *sessions.Manager
+}
+
+// newSessions makes the config's sessions, warning of a random secret.
+func (c *Config) newSessions() (*doorSessions, error) {
 	keys, random, err := c.MCP.keys()
 	if err != nil {
 		return nil, err
@@ -29,8 +52,7 @@ func (c *Config) UseSessions() (*session.Manager, error) {
 	if random {
 		c.logger().Warn("mcpdoor: no session secret configured (mcp.session_secret or mcp.session_secret_env); using a random per-process secret: sessions and tokens do not survive a restart or cross replicas")
 	}
-	c.Sessions = session.New(keys, nil)
-	return c.Sessions, nil
+	return &doorSessions{manager: session.New(keys, nil), door: sessions.New(keys, nil)}, nil
 }
 
 // keys returns the key ring from session_secret or session_secret_env, or a
@@ -47,13 +69,13 @@ func (m *MCPConfig) keys() (keys token.Keys, random bool, err error) {
 		secrets = strings.Split(v, ",")
 	}
 	if len(secrets) == 0 {
-		return token.RandomKeys(), true, nil
+		return keyring.Random(), true, nil
 	}
 	raw := make([][]byte, len(secrets))
 	for i, s := range secrets {
 		raw[i] = []byte(strings.TrimSpace(s))
 	}
-	keys, err = token.NewKeys(raw...)
+	keys, err = keyring.New(raw...)
 	if err != nil {
 		return token.Keys{}, false, fmt.Errorf("mcpdoor: config: %s: %w", key, err)
 	}
@@ -62,10 +84,13 @@ func (m *MCPConfig) keys() (keys token.Keys, random bool, err error) {
 
 // sessionManager is the Door's session manager: the config's, or one of its
 // own for a server without sessions, so that tokens still name a session.
-func sessionManager(cfg *Config) (*session.Manager, error) {
-	if cfg.Sessions != nil {
-		return cfg.Sessions, nil
+func sessionManager(cfg *Config) (*sessions.Manager, error) {
+	if cfg.sessions != nil {
+		return cfg.sessions.door, nil
 	}
-	c := *cfg
-	return c.UseSessions()
+	ds, err := cfg.newSessions()
+	if err != nil {
+		return nil, err
+	}
+	return ds.door, nil
 }

@@ -6,44 +6,44 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/argcheck"
-	"github.com/mcpdoor/mcpdoor/replay"
+	"github.com/mcpdoor/mcpdoor/internal/detect"
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 )
 
-// A Tool is one MCP tool as mcpdoor serves it: what tools/list advertises,
-// the route a call is dispatched to, and how, for the operator. Its JSON
-// has the keys of an MCP tool (name, description, inputSchema,
-// outputSchema, annotations), then mcpdoor's own (route, dispatch, reasons,
-// schema); the catalog a client reads shows less (see CatalogTool).
-type Tool struct {
-	Name         string             `json:"name"`
-	Description  string             `json:"description,omitempty"`
-	InputSchema  *jsonschema.Schema `json:"inputSchema"`
-	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
+// A toolSpec is one MCP tool as the harvest finds it: what tools/list
+// advertises, the route a call is dispatched to, and how, for the
+// operator's report; the catalog a client reads shows less (see
+// catalogTool).
+type toolSpec struct {
+	Name         string
+	Description  string
+	InputSchema  *jsonschema.Schema
+	OutputSchema *jsonschema.Schema
 	// Annotations are the MCP tool annotations (readOnlyHint, ...); a
 	// read-only tool's failures have effect not_applied.
-	Annotations *mcp.ToolAnnotations `json:"annotations,omitempty"`
+	Annotations *mcp.ToolAnnotations
 	// Route is the route that serves the tool, e.g. "POST /get_weather".
-	Route string `json:"route"`
+	Route string
 	// Verdict and Reasons say how calls reach the route (see package
-	// detector): "direct" or "replay" in JSON.
-	Verdict detector.Verdict `json:"dispatch"`
-	Reasons []string         `json:"reasons,omitempty"`
-	// SchemaSource says where the input schema came from.
-	SchemaSource SchemaSource `json:"schema"`
+	// internal/detect).
+	Verdict detect.Verdict
+	Reasons []string
+	// SchemaSource says where the input schema came from: one of the
+	// source constants (schema.go), the report's Schema column.
+	SchemaSource string
 
-	route *detector.Route // the route that serves the tool
-	note  string          // why the schema is what it is, for the report
-	rest  *restTool       // a REST tool's request plan (see rest.go); nil for a tool route
+	route *detect.Route // the route that serves the tool
+	note  string        // why the schema is what it is, for the report
+	rest  *restTool     // a REST tool's request plan (see rest.go); nil for a tool route
 	// refusal is why the tool cannot be served as it stands (a REST tool
 	// whose arguments cannot be one object); reported if the tool is kept.
 	refusal error
 }
 
-// tool is a Tool ready to serve.
+// tool is a toolSpec ready to serve.
 type tool struct {
-	Tool
+	toolSpec
 	path     string // the request path, "/<name>"; a REST tool's pattern
 	request  string // the method and path that texts name: "POST /<name>", "GET /api/notes/{id}/"
 	resolved *argcheck.Schema
@@ -51,7 +51,7 @@ type tool struct {
 	// against, when the door's own check of the arguments covers it (see
 	// withChecked); nil when it does not.
 	checked    *argcheck.Schema
-	dispatcher replay.Dispatcher
+	dispatcher dispatch.Dispatcher
 	// fast reports whether the fast path may serve the tool's calls: not
 	// when its input schema binds arguments to headers (x-mcp-header),
 	// which the go-sdk checks.

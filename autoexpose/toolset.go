@@ -9,13 +9,14 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 )
 
 // A dispatcher is the router's catch-all route, POST /{param}, which serves
 // the tools of Config.CatchAll by name; for Wrap, the wrapped handler.
 type dispatcher struct {
-	route *detector.Route
+	route *detect.Route
 	// router is the router the dispatcher is a route of (nil for Wrap):
 	// where Install looks for other routes a tool name would shadow.
 	router chi.Routes
@@ -28,7 +29,7 @@ type dispatcher struct {
 // served, and every entry of Config.Declared, Config.CatchAll,
 // mcp.include, mcp.exclude and mcp.annotations that names no tool: a typo
 // must not leave a tool exposed, or silently hide one.
-func (b *builder) toolset(harvested []Tool, disp *dispatcher, doc *openapi.Document) []Tool {
+func (b *builder) toolset(harvested []toolSpec, disp *dispatcher, doc *openapi.Document) []toolSpec {
 	cfg, m := b.cfg, &b.cfg.MCP
 	tools := slices.Clone(harvested)
 	switch {
@@ -43,7 +44,7 @@ func (b *builder) toolset(harvested []Tool, disp *dispatcher, doc *openapi.Docum
 		if len(cfg.CatchAll) == 1 {
 			them = "it"
 		}
-		b.errs = append(b.errs, &detector.RefusedError{
+		b.errs = append(b.errs, &detect.RefusedError{
 			Reason: fmt.Sprintf("Config.CatchAll declares %s, but the router has no catch-all dispatcher (a POST /{tool} route) to serve %s",
 				quoted(slices.Sorted(maps.Keys(cfg.CatchAll))), them),
 			Fix: "add the dispatcher route, or serve each tool at a route of its own (POST /<name>) and describe it in Config.Declared",
@@ -51,15 +52,15 @@ func (b *builder) toolset(harvested []Tool, disp *dispatcher, doc *openapi.Docum
 	}
 	b.unknownNames(harvested, tools)
 
-	var kept []Tool
+	var kept []toolSpec
 	for _, t := range tools {
 		switch {
 		case slices.ContainsFunc(m.Exclude, func(e string) bool { return matches(t.Name, e) }):
-			b.report = append(b.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "mcp.exclude"})
+			b.report = append(b.report, detector.Row{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "mcp.exclude"})
 		case excludedByOpenAPI(doc, t):
-			b.report = append(b.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "x-mcp-exclude"})
+			b.report = append(b.report, detector.Row{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "x-mcp-exclude"})
 		case len(m.Include) > 0 && !slices.ContainsFunc(m.Include, func(e string) bool { return matches(t.Name, e) }):
-			b.report = append(b.report, ReportRow{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "not in mcp.include"})
+			b.report = append(b.report, detector.Row{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "not in mcp.include"})
 		default:
 			if a, ok := m.Annotations[t.Name]; ok {
 				t.Annotations = a.apply(t.Annotations)
@@ -75,8 +76,8 @@ func (b *builder) toolset(harvested []Tool, disp *dispatcher, doc *openapi.Docum
 // mcp.annotations (any tool). Config.CatchAll's names are the catch-all
 // tools themselves. Install fails before it logs the startup report, so
 // the error names the likely tool, or lists them.
-func (b *builder) unknownNames(harvested, all []Tool) {
-	names := func(ts []Tool) []string {
+func (b *builder) unknownNames(harvested, all []toolSpec) {
+	names := func(ts []toolSpec) []string {
 		out := make([]string, len(ts))
 		for i, t := range ts {
 			out[i] = t.Name
@@ -97,15 +98,15 @@ func (b *builder) unknownNames(harvested, all []Tool) {
 		default:
 			reason += fmt.Sprintf(" (its %ss are %s)", kind, listed(known))
 		}
-		b.errs = append(b.errs, &detector.RefusedError{Reason: reason, Fix: fix})
+		b.errs = append(b.errs, &detect.RefusedError{Reason: reason, Fix: fix})
 	}
 	cfg, m := b.cfg, &b.cfg.MCP
 	for _, name := range slices.Sorted(maps.Keys(cfg.Declared)) {
 		if slices.Contains(routeTools, name) {
 			continue
 		}
-		if i := slices.IndexFunc(all, func(t Tool) bool { return t.Name == name }); i >= 0 {
-			b.errs = append(b.errs, &detector.RefusedError{
+		if i := slices.IndexFunc(all, func(t toolSpec) bool { return t.Name == name }); i >= 0 {
+			b.errs = append(b.errs, &detect.RefusedError{
 				Reason: fmt.Sprintf("Config.Declared names %q, a tool of the catch-all dispatcher %s, not a route of its own", name, all[i].Route),
 				Fix:    "describe it in Config.CatchAll alone",
 			})
@@ -138,29 +139,29 @@ func (b *builder) unknownNames(harvested, all []Tool) {
 // detector, outside the name rule, reserved, duplicated, or a catch-all
 // tool whose name another route serves (or the MCP endpoint's). It returns
 // the others.
-func (b *builder) check(tools []Tool, disp *dispatcher) (ok []Tool) {
+func (b *builder) check(tools []toolSpec, disp *dispatcher) (ok []toolSpec) {
 	seen := make(map[string]string)
-	refused := make(map[*detector.Route]bool) // report a refused route once
+	refused := make(map[*detect.Route]bool) // report a refused route once
 	mcpPath := b.cfg.MCP.path()
 	for _, t := range tools {
 		refuse := func(reason, fix string) {
-			b.errs = append(b.errs, &detector.RefusedError{Route: t.Route, Reason: reason, Fix: fix})
+			b.errs = append(b.errs, &detect.RefusedError{Route: t.Route, Reason: reason, Fix: fix})
 		}
-		byCatchAll := t.route.Kind == detector.CatchAll
+		byCatchAll := t.route.Kind == detect.CatchAll
 		var shadowed []string // other routes at /<name>
-		if byCatchAll && disp != nil && disp.router != nil && detector.ValidName(t.Name) == nil {
-			shadowed = detector.RoutesAt(disp.router, "/"+t.Name)
+		if byCatchAll && disp != nil && disp.router != nil && detect.ValidName(t.Name) == nil {
+			shadowed = detect.RoutesAt(disp.router, "/"+t.Name)
 		}
 		switch first, dup := seen[t.Name]; {
 		case t.refusal != nil:
 			b.errs = append(b.errs, t.refusal)
-		case t.route.Verdict == detector.Refused:
+		case t.route.Verdict == detect.Refused:
 			if !refused[t.route] {
 				b.errs = append(b.errs, t.route.Refusal())
 			}
 			refused[t.route] = true
-		case detector.ValidName(t.Name) != nil:
-			refuse(detector.ValidName(t.Name).Error(), "name the tool with letters, digits, '_' and '-' only, at most 64 characters")
+		case detect.ValidName(t.Name) != nil:
+			refuse(detect.ValidName(t.Name).Error(), "name the tool with letters, digits, '_' and '-' only, at most 64 characters")
 		case byCatchAll && "/"+t.Name == mcpPath:
 			refuse(fmt.Sprintf("tool name %q is the MCP endpoint's path (mcp.path: %s)", t.Name, mcpPath),
 				"give the tool another name, or set mcp.path to another path")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -150,7 +151,7 @@ func TestExcludedRouteNotChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	door.WriteReport(&b)
+	detector.WriteTable(&b, door.Report())
 	if !strings.Contains(b.String(), "admin/reset  POST /admin/reset   excluded  -           mcp.exclude") {
 		t.Errorf("report:\n%s", b.String())
 	}

@@ -8,8 +8,9 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
+	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
 
 // Wrap serves any http.Handler — an http.ServeMux, a framework without a
@@ -38,10 +39,12 @@ import (
 // to ask: a path value is then checked against the declared routes alone,
 // may reach a route h serves beside them, and Wrap logs a warning naming
 // the tools with path parameters; wrap the ServeMux or router itself to
-// close that. Every call is replayed through h (through Config.Outer, when
-// set, which stands around h), so every check h makes still runs. The Door
-// serves the MCP endpoint itself and passes every other request to h
-// (Config.Outer) unchanged; serve the Door outermost (see Door.ServeHTTP).
+// close that. Every call is replayed through h, so every check h makes
+// still runs. The Door serves the MCP endpoint itself and passes every
+// other request to h unchanged, all of it — the endpoint, /seed_session,
+// /verify, the replayed calls — through Config.Outer when set, so that a
+// check Outer makes holds on each; serve the Door outermost (see
+// Door.ServeHTTP).
 //
 // The rollout contract is on when h serves POST /seed_session and POST
 // /verify: a chi router's or an http.ServeMux's routes say so, as does the
@@ -50,17 +53,18 @@ import (
 // request (see Door.ServeHTTP).
 //
 // With expose_tools_over_mcp false, Wrap returns a Door that passes every
-// request to h (Config.Outer). Install and Wrap share the tool model, the
-// result mapping and the gating of calls.
+// request to h (inside Config.Outer), and logs that it serves no MCP.
+// Install and Wrap share the tool model, the result mapping and the gating
+// of calls.
 func Wrap(h http.Handler, cfg Config) (*Door, error) {
 	if !cfg.ExposeToolsOverMCP {
-		warnDisabled(&cfg)
-		return &Door{wrapped: &wrapped{inner: replayTarget(&cfg, h)}}, nil
+		logDisabled(&cfg)
+		return &Door{serves: around(&cfg, h)}, nil
 	}
 	d, err := wrap(h, &cfg)
 	if err != nil {
 		if degrade(&cfg, err) {
-			return &Door{degraded: err, wrapped: &wrapped{inner: replayTarget(&cfg, h)}}, nil
+			return &Door{degraded: err, serves: around(&cfg, h)}, nil
 		}
 		return nil, err
 	}
@@ -68,13 +72,30 @@ func Wrap(h http.Handler, cfg Config) (*Door, error) {
 	return d, nil
 }
 
-// wrapped is what a Door made by Wrap serves besides its endpoint: the
-// wrapped handler (Config.Outer when set), and its /seed_session and
-// /verify with the rollout contract's wraps (nil while it is off).
-type wrapped struct {
-	inner  http.Handler
-	seed   http.Handler
-	verify http.Handler
+// A wrapMux is what a Door made by Wrap serves inside Config.Outer: its MCP
+// endpoint at its path (and path + "/"), POST /seed_session and POST
+// /verify through the rollout contract's wraps (while it is on), and every
+// other request through the wrapped handler, as Install's router serves
+// the endpoint among its routes.
+type wrapMux struct {
+	path     string
+	endpoint http.Handler
+	inner    http.Handler
+	seed     http.Handler // nil while the rollout contract is off
+	verify   http.Handler
+}
+
+func (m *wrapMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch p := r.URL.Path; {
+	case p == m.path || p == m.path+"/":
+		m.endpoint.ServeHTTP(w, r)
+	case r.Method == http.MethodPost && p == rollout.SeedPath && m.seed != nil:
+		m.seed.ServeHTTP(w, r)
+	case r.Method == http.MethodPost && p == rollout.VerifyPath && m.verify != nil:
+		m.verify.ServeHTTP(w, r)
+	default:
+		m.inner.ServeHTTP(w, r)
+	}
 }
 
 // wrap builds the Door that serves h.
@@ -94,13 +115,13 @@ func wrap(h http.Handler, cfg *Config) (*Door, error) {
 	if cfg.Outer != nil {
 		replayReasons = append(replayReasons, outerReason)
 	}
-	disp := &dispatcher{route: &detector.Route{
+	disp := &dispatcher{route: &detect.Route{
 		Method:   http.MethodPost,
 		Pattern:  "/{tool}",
-		Kind:     detector.CatchAll,
+		Kind:     detect.CatchAll,
 		Param:    "tool",
 		Endpoint: h,
-		Verdict:  detector.Replay,
+		Verdict:  detect.Replay,
 		Reasons:  replayReasons,
 	}}
 	if cfg.MCP.REST != nil {
@@ -114,17 +135,17 @@ func wrap(h http.Handler, cfg *Config) (*Door, error) {
 	harvested := documentTools(doc)
 	for i := range harvested {
 		t := &harvested[i]
-		t.route = &detector.Route{
+		t.route = &detect.Route{
 			Method:   http.MethodPost,
 			Pattern:  "/" + t.Name,
-			Kind:     detector.Tool,
+			Kind:     detect.Tool,
 			Name:     t.Name,
 			Endpoint: h,
-			Verdict:  detector.Replay,
+			Verdict:  detect.Replay,
 			Reasons:  replayReasons,
 		}
-		if err := detector.ValidName(t.Name); err != nil {
-			t.route.Verdict = detector.Refused
+		if err := detect.ValidName(t.Name); err != nil {
+			t.route.Verdict = detect.Refused
 			t.route.Reasons = []string{err.Error()}
 			t.route.Fix = fmt.Sprintf("mark the operation x-mcp-exclude: true, or keep it off MCP with mcp.exclude: [%q]", t.Name)
 		} else if t.Reasons == nil {
@@ -135,19 +156,21 @@ func wrap(h http.Handler, cfg *Config) (*Door, error) {
 }
 
 // wrapDoor makes the Door that serves tools through h; routes, when not
-// nil, are the routes the tools' paths are checked against.
-func (b *builder) wrapDoor(h http.Handler, cfg *Config, tools []Tool, routes chi.Routes) (*Door, error) {
-	d, err := b.door(tools, replayTarget(cfg, h), routes)
+// nil, are the routes the tools' paths are checked against. The Door
+// serves Config.Outer around its wrapMux, and replays calls through the
+// same handler (the mux passes a tool's path on to h), so that every check
+// Outer makes holds on the endpoint, the rollout routes and the tools
+// alike, in one instance of Outer.
+func (b *builder) wrapDoor(h http.Handler, cfg *Config, tools []toolSpec, routes chi.Routes) (*Door, error) {
+	mux := &wrapMux{path: cfg.MCP.path(), inner: h}
+	d, err := b.door(tools, around(cfg, mux), routes)
 	if err != nil {
 		return nil, err
 	}
 	d.handler = d.endpoint(&cfg.MCP)
-	// Config.Outer stands around h: every request it serves goes through it,
-	// as every replayed call does.
-	inner := replayTarget(cfg, h)
-	d.wrapped = &wrapped{inner: inner}
+	mux.endpoint = d.handler
 	if c := d.calls.contract; c != nil {
-		d.wrapped.seed, d.wrapped.verify = c.Seed(inner), c.Verify(inner)
+		mux.seed, mux.verify = c.Seed(h), c.Verify(h)
 	}
 	return d, nil
 }

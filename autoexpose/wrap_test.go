@@ -43,7 +43,7 @@ func TestWrap(t *testing.T) {
 	mux := muxFor(t)
 	t.Run("flag off passes every request to the handler", func(t *testing.T) {
 		door, err := Wrap(mux, Config{})
-		if err != nil || door.Enabled() {
+		if err != nil || door.serving() {
 			t.Fatalf("got %v %v", door, err)
 		}
 		for _, path := range []string{"/health", "/mcp"} {
@@ -61,7 +61,7 @@ func TestWrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := door
-	if got := door.Tools()[0]; got.Route != "POST /{tool}" || got.Verdict.String() != "replay" || got.SchemaSource != SourceDeclared {
+	if got := exposed(door)[0]; got.Route != "POST /{tool}" || got.Verdict.String() != "replay" || got.SchemaSource != sourceDeclared {
 		t.Errorf("tool %+v", got)
 	}
 	t.Run("other requests pass through", func(t *testing.T) {
@@ -138,8 +138,8 @@ func TestWrapOpenAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := h.Tools()
-	if len(tools) != 1 || tools[0].Name != "add_book" || tools[0].SchemaSource != SourceOpenAPI || tools[0].Description != "Add a book." ||
+	tools := exposed(h)
+	if len(tools) != 1 || tools[0].Name != "add_book" || tools[0].SchemaSource != sourceOpenAPI || tools[0].Description != "Add a book." ||
 		!tools[0].Annotations.IdempotentHint || tools[0].InputSchema.Required[0] != "title" {
 		t.Fatalf("tools %+v", tools)
 	}

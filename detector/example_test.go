@@ -23,8 +23,7 @@ func requireToken(next http.Handler) http.Handler {
 	})
 }
 
-// Print the verdict table of any chi router: what mcpdoor would serve over
-// MCP, and how.
+// Print what mcpdoor would serve of a chi router over MCP, and how.
 func ExampleInspect() {
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
 
@@ -33,56 +32,18 @@ func ExampleInspect() {
 	r.Post("/get_weather", handler)
 	r.With(requireToken).Post("/book_flight", handler)
 	r.Post("/{tool}", handler)
-	r.Post("/seed_session", handler)
+	r.Post("/seed_session", handler) // NeMo Gym's rollout routes: never tools
+	r.Post("/verify", handler)
 
-	// seed_session is a route of NeMo Gym's rollout contract, never a tool.
-	rep, err := detector.Inspect(r, &detector.Options{Reserved: []string{"seed_session"}})
-	if err != nil {
-		panic(err)
-	}
-	rep.WriteTable(os.Stdout)
+	rows, err := detector.Inspect(r, nil)
+	detector.WriteTable(os.Stdout, rows)
+	fmt.Println(err)
 	// Output:
-	// TOOL          ROUTE               KIND       VERDICT  REASON
-	// book_flight   POST /book_flight   tool       replay   middleware github.com/mcpdoor/mcpdoor/detector_test.requireToken must run
-	// get_weather   POST /get_weather   tool       direct
-	// seed_session  POST /seed_session  reserved   -
-	// -             POST /{tool}        catch-all  direct
-}
-
-// Read a REST server: routes of any method and depth become tools, named
-// by a rule that reads well, with the annotations their methods imply.
-func ExampleInspect_rest() {
-	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
-
-	r := chi.NewRouter()
-	r.Use(middleware.Recoverer)
-	r.Get("/metrics", handler)
-	r.Route("/api/v1/notes", func(r chi.Router) {
-		r.Get("/", handler)
-		r.Post("/", handler)
-		r.Get("/{id}", handler)
-		r.Delete("/{id}", handler)
-		r.With(requireToken).Post("/{id}/archive", handler)
-	})
-
-	// GET is not among the methods: the server's GET routes stay HTTP-only,
-	// but for the one named.
-	rep, err := detector.Inspect(r, &detector.Options{REST: &detector.RESTOptions{
-		Names: map[string]string{"GET /api/v1/notes/{id}": "read_note"},
-	}})
-	if err != nil {
-		panic(err)
-	}
-	rep.WriteTable(os.Stdout)
-	del := rep.Lookup(http.MethodDelete, "/api/v1/notes/{id}")
-	fmt.Printf("%s: params %v, hints %+v\n", del.Name, del.Params, del.Hints)
-	// Output:
-	// TOOL          ROUTE                            KIND     VERDICT  REASON
-	// archive_note  POST /api/v1/notes/{id}/archive  tool     replay   middleware github.com/mcpdoor/mcpdoor/detector_test.requireToken must run
-	// create_note   POST /api/v1/notes/              tool     direct
-	// delete_note   DELETE /api/v1/notes/{id}        tool     direct
-	// read_note     GET /api/v1/notes/{id}           tool     direct
-	// -             GET /api/v1/notes/               skipped  -        GET routes are tools only when GET is among mcp.rest.methods, or the route is named in mcp.rest.names
-	// -             GET /metrics                     skipped  -        GET routes are tools only when GET is among mcp.rest.methods, or the route is named in mcp.rest.names
-	// delete_note: params [{id }], hints {ReadOnly:false Destructive:true Idempotent:true}
+	// TOOL         ROUTE               VERDICT    SCHEMA  REASON
+	// book_flight  POST /book_flight   replay     -       middleware github.com/mcpdoor/mcpdoor/detector_test.requireToken must run
+	// get_weather  POST /get_weather   direct     -
+	// -            POST /seed_session  reserved   -
+	// -            POST /verify        reserved   -
+	// -            POST /{tool}        catch-all  -
+	// <nil>
 }

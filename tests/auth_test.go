@@ -40,9 +40,9 @@ func TestReplayRunsAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := door.Tools()[0]; got.Verdict.String() != "replay" || len(got.Reasons) != 1 ||
-		got.Reasons[0] != "middleware github.com/mcpdoor/mcpdoor/tests.requireBearer must run" {
-		t.Fatalf("verdict %v, reasons %q", got.Verdict, got.Reasons)
+	if got := door.Report()[0]; got.Tool != "secret" || got.Verdict != "replay" ||
+		got.Reason != "middleware github.com/mcpdoor/mcpdoor/tests.requireBearer must run" {
+		t.Fatalf("report row %+v", got)
 	}
 	s := serve(t, r)
 

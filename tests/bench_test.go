@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
-	"github.com/mcpdoor/mcpdoor/rollout"
 	"github.com/mcpdoor/mcpdoor/session"
 )
 
@@ -40,7 +39,7 @@ func BenchmarkToolsCall(b *testing.B) {
 
 	// The auto-exposed server: a chi route with mcpdoor installed.
 	cfg := fixtureConfig(b)
-	cfg.MCP.Rollout = rollout.Config{} // a plain API
+	cfg.MCP.Rollout = autoexpose.Rollout{} // a plain API
 	sessions, _ := cfg.UseSessions()
 	r := chi.NewRouter()
 	r.Use(sessions.Middleware)

@@ -64,8 +64,10 @@ func TestCatchAllDispatch(t *testing.T) {
 		t.Run(fmt.Sprintf("replay=%v", guard), func(t *testing.T) {
 			h, door := catchAllRouter(t, guard)
 			verdicts := map[string]string{}
-			for _, tl := range door.Tools() {
-				verdicts[tl.Name] = tl.Verdict.String()
+			for _, row := range door.Report() {
+				if row.Tool != "" {
+					verdicts[row.Tool] = row.Verdict
+				}
 			}
 			want := map[string]string{"list_inbox": "direct", "send_email": "direct", "static": "direct"}
 			if guard {

@@ -80,7 +80,7 @@ func askRouter(t *testing.T, dispatch string, stateful bool) (http.Handler, *ato
 		json.NewEncoder(w).Encode(res)
 	})
 	cfg := autoexpose.Config{Name: "ask", ExposeToolsOverMCP: true, Logger: slog.New(slog.DiscardHandler)}
-	cfg.MCP.Dispatch, cfg.MCP.Stateful = dispatch, stateful
+	cfg.MCP.Dispatch, cfg.MCP.Stateful = autoexpose.Dispatch(dispatch), stateful
 	if _, err := autoexpose.Install(r, cfg); err != nil {
 		t.Fatal(err)
 	}

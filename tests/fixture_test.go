@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"sync"
 	"testing"
@@ -279,7 +280,20 @@ func newFixture(t testing.TB, cfg autoexpose.Config) (http.Handler, *autoexpose.
 	return r, door, f
 }
 
-// fixtureSessions reads the fixture's session cookies.
-func fixtureSessions(t testing.TB) *session.Manager {
-	return session.New(testKeys(t), nil)
+// cookieSID returns the session a session cookie names ("name=value", or a
+// Set-Cookie line), as the fixture's session middleware reads it; or an
+// error for a cookie the middleware refuses, and would replace with a new
+// session's.
+func cookieSID(t testing.TB, cookie string) (string, error) {
+	t.Helper()
+	const fresh = "(a new session)"
+	m := session.New(testKeys(t), &session.Options{NewID: func() string { return fresh }})
+	var sid string
+	req := httptest.NewRequest(http.MethodPost, "/", nil)
+	req.Header.Set("Cookie", cookie)
+	m.Middleware(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { sid = session.ID(r) })).ServeHTTP(httptest.NewRecorder(), req)
+	if sid == fresh {
+		return "", errors.New("not a session cookie of the fixture's secret")
+	}
+	return sid, nil
 }

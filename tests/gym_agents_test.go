@@ -17,7 +17,6 @@ import (
 	weather "github.com/mcpdoor/mcpdoor/examples/weather/server"
 	"github.com/mcpdoor/mcpdoor/examples/workplace/env"
 	workplace "github.com/mcpdoor/mcpdoor/examples/workplace/server"
-	"github.com/mcpdoor/mcpdoor/rollout"
 )
 
 // These tests drive the examples the way NeMo Gym's own agents drive a
@@ -165,7 +164,7 @@ func mcpAgentRollout(t *testing.T, a *gymAgent, mcpBase, protocol string, seed m
 	}
 	seedCookies := a.cookies
 	var seeded struct {
-		MCP rollout.Metadata `json:"mcp"`
+		MCP seedMetadata `json:"mcp"`
 	}
 	if err := json.Unmarshal(body, &seeded); err != nil || seeded.MCP.URLPath == "" {
 		t.Fatalf("seed_session: no mcp metadata: %s", body)
@@ -369,7 +368,7 @@ func TestGymWeatherState(t *testing.T) {
 			web.post("/seed_session", map[string]any{})
 			status, body := agent.post("/seed_session", map[string]any{})
 			var seeded struct {
-				MCP rollout.Metadata `json:"mcp"`
+				MCP seedMetadata `json:"mcp"`
 			}
 			if err := json.Unmarshal(body, &seeded); status != http.StatusOK || err != nil {
 				t.Fatalf("seed: %d %s", status, body)

@@ -106,7 +106,7 @@ func TestCloseDisabled(t *testing.T) {
 	r := chi.NewRouter()
 	r.Post("/a/b", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok")) })
 	cfg := fixtureConfig(t)
-	cfg.MCP.Degrade = "http-only"
+	cfg.MCP.Degrade = autoexpose.DegradeHTTPOnly
 	degraded, err := autoexpose.Install(r, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +127,7 @@ func TestCloseDisabled(t *testing.T) {
 func TestDegradeServesHTTP(t *testing.T) {
 	var logs bytes.Buffer
 	cfg := fixtureConfig(t)
-	cfg.MCP.Degrade = "http-only"
+	cfg.MCP.Degrade = autoexpose.DegradeHTTPOnly
 	cfg.Logger = newLogger(&logs)
 	sessions, _ := cfg.UseSessions()
 	f := &fixture{sessions: sessions, state: make(map[string][]string)}
@@ -135,8 +135,8 @@ func TestDegradeServesHTTP(t *testing.T) {
 	f.routes(r)
 	r.Post("/reports/daily", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("daily")) })
 	door, err := autoexpose.Install(r, cfg)
-	if err != nil || door.Enabled() || door.Degraded() == nil {
-		t.Fatalf("Install: door enabled %v, degraded %v, err %v", door.Enabled(), door.Degraded(), err)
+	if err != nil || len(door.Report()) != 0 || door.Degraded() == nil {
+		t.Fatalf("Install: door reports %d routes, degraded %v, err %v", len(door.Report()), door.Degraded(), err)
 	}
 	s := serve(t, door)
 	if got := s.post("/weather", `{"city":"Paris"}`); got.Status != 200 || compactJSON(t, got.Body) != `{"weather":"The weather in Paris is sunny and 72 F."}` {

@@ -79,7 +79,7 @@ func TestMountedWrapperAuth(t *testing.T) {
 
 	cfg = fixtureConfig(t)
 	cfg.MCP.REST = &autoexpose.REST{Names: map[string]string{"POST /api/report": "report"}}
-	cfg.MCP.Dispatch = "strict"
+	cfg.MCP.Dispatch = autoexpose.DispatchStrict
 	_, err = autoexpose.Install(mountedWrapperRouter(cfg), cfg)
 	if err == nil || !strings.Contains(err.Error(), "mcpdoor: POST /api/report: "+mounted+", and a direct call would skip it; fix: mount the *chi.Mux itself") {
 		t.Errorf("strict: %v", err)

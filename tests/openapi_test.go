@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/detector"
 	bookstore "github.com/mcpdoor/mcpdoor/examples/openapi/server"
 )
 
@@ -121,7 +122,7 @@ func TestOpenAPIExampleTools(t *testing.T) {
 	sameJSON(t, res.Tools, json.RawMessage(bookstoreTools))
 
 	var report strings.Builder
-	door.WriteReport(&report)
+	detector.WriteTable(&report, door.Report())
 	want := `TOOL              ROUTE                   VERDICT   SCHEMA   REASON
 add_book          POST /add_book          direct    openapi
 find_books        POST /find_books        direct    openapi

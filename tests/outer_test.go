@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
@@ -31,7 +32,7 @@ func adminOnly(next http.Handler) http.Handler {
 // serves it), or else adminOnly(r) itself.
 func outerServer(t *testing.T, outer bool, dispatch string) (*server, *autoexpose.Door) {
 	cfg := fixtureConfig(t)
-	cfg.MCP.Dispatch = dispatch
+	cfg.MCP.Dispatch = autoexpose.Dispatch(dispatch)
 	sessions, _ := cfg.UseSessions()
 	r := chi.NewRouter()
 	r.Use(sessions.Middleware)
@@ -40,9 +41,8 @@ func outerServer(t *testing.T, outer bool, dispatch string) (*server, *autoexpos
 	}))
 	r.Post("/seed_session", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
 	r.Post("/verify", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
-	served := adminOnly(r)
 	if outer {
-		cfg.Outer = served
+		cfg.Outer = adminOnly
 	}
 	door, err := autoexpose.Install(r, cfg)
 	if err != nil {
@@ -51,7 +51,7 @@ func outerServer(t *testing.T, outer bool, dispatch string) (*server, *autoexpos
 	if outer {
 		return serve(t, door), door
 	}
-	return serve(t, served), door
+	return serve(t, adminOnly(r)), door
 }
 
 // TestOuterHandler: with Config.Outer naming the handler the server serves,
@@ -69,12 +69,12 @@ func TestOuterHandler(t *testing.T) {
 	} {
 		t.Run("dispatch "+c.dispatch, func(t *testing.T) {
 			s, door := outerServer(t, true, c.dispatch)
-			got := door.Tools()[0]
-			if got.Verdict.String() != "replay" {
-				t.Errorf("verdict %v, want replay", got.Verdict)
+			got := door.Report()[0]
+			if got.Tool != "delete_all" || got.Verdict != "replay" {
+				t.Errorf("report row %+v, want delete_all replayed", got)
 			}
-			if diff := cmp.Diff(c.reasons, got.Reasons); diff != "" {
-				t.Errorf("reasons (-want +got):\n%s", diff)
+			if diff := cmp.Diff(strings.Join(c.reasons, "; "), got.Reason); diff != "" {
+				t.Errorf("reason (-want +got):\n%s", diff)
 			}
 			t.Run("without the credential", func(t *testing.T) {
 				hr := s.post("/delete_all", `{}`)

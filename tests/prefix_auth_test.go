@@ -12,7 +12,6 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
-	"github.com/mcpdoor/mcpdoor/rollout"
 )
 
 // A gate is a path-based check a server makes: it answers 403 to every
@@ -101,7 +100,7 @@ func gatedServer(t *testing.T, where string, guards func(string) bool, ran *atom
 		routes(r)
 	}
 	if where == "outer" {
-		cfg.Outer = gate(guards)(r)
+		cfg.Outer = gate(guards)
 	}
 	door, err := autoexpose.Install(r, cfg)
 	if err != nil {
@@ -202,13 +201,13 @@ func TestWrapPrefixKeepsOuter(t *testing.T) {
 			mux.HandleFunc("POST /seed_session", handler)
 			mux.HandleFunc("POST /verify", handler)
 			cfg.CatchAll = map[string]autoexpose.Declaration{"admin_reset": {Description: "Reset."}}
-			cfg.Outer = gate(g.guards)(mux)
+			cfg.Outer = gate(g.guards)
 			door, err := autoexpose.Wrap(mux, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The Door serves its MCP endpoint itself, in front of Outer:
-			// the MCP target's gate is the one on the tool's route.
+			// Outer stands in front of the MCP endpoint too: the MCP target's
+			// gate holds on /mcp, as on the tool's route.
 			sameUnderPrefix(t, serve(t, door), &ran, prefixTargets)
 		})
 	}
@@ -226,7 +225,7 @@ func whoamiServer(t *testing.T) http.Handler {
 	r.Use(gate(func(path string) bool { return strings.HasPrefix(path, "/admin") }))
 	r.Post("/whoami", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]string{"rollout_id": rollout.ID(r), "path": r.URL.Path, "uri": r.RequestURI})
+		json.NewEncoder(w).Encode(map[string]string{"rollout_id": autoexpose.RolloutID(r), "path": r.URL.Path, "uri": r.RequestURI})
 	})
 	r.Post("/seed_session", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
 	r.Post("/verify", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
@@ -246,7 +245,7 @@ func TestRolloutPrefixAllowed(t *testing.T) {
 		t.Errorf("prefixed HTTP: %s", got)
 	}
 	seed := s.post("/ng-rollout/r1/seed_session", `{}`)
-	var meta struct{ MCP rollout.Metadata }
+	var meta struct{ MCP seedMetadata }
 	if err := json.Unmarshal(seed.Body, &meta); err != nil || meta.MCP.Headers[tokenHeader] == "" {
 		t.Fatalf("seed: %d %s", seed.Status, seed.Body)
 	}
@@ -261,7 +260,7 @@ func TestRolloutPrefixAllowed(t *testing.T) {
 func seedAt(t *testing.T, s *server, path string) string {
 	t.Helper()
 	seed := s.post(path, `{}`)
-	var meta struct{ MCP rollout.Metadata }
+	var meta struct{ MCP seedMetadata }
 	if err := json.Unmarshal(seed.Body, &meta); err != nil || meta.MCP.Headers[tokenHeader] == "" {
 		t.Fatalf("seed at %s: %d %s", path, seed.Status, seed.Body)
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 	weather "github.com/mcpdoor/mcpdoor/examples/weather/server"
-	"github.com/mcpdoor/mcpdoor/rollout"
 )
 
 var (
@@ -89,7 +88,7 @@ func TestRolloutPrefixWeather(t *testing.T) {
 				r httpResponse
 				o *mcpOptions
 			}{{a, &plainMCP}, {b, &prefixedMCP}} {
-				var seed struct{ MCP rollout.Metadata }
+				var seed struct{ MCP seedMetadata }
 				if err := json.Unmarshal(o.r.Body, &seed); err != nil || seed.MCP.Headers[tokenHeader] == "" {
 					t.Fatalf("seed: %d %s", o.r.Status, o.r.Body)
 				}
@@ -148,7 +147,7 @@ func TestRolloutIDSeen(t *testing.T) {
 	whoami := func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]string{
-			"rollout_id": rollout.ID(r),
+			"rollout_id": autoexpose.RolloutID(r),
 			"path":       r.URL.Path,
 			"uri":        r.RequestURI,
 			"pattern":    chi.RouteContext(r.Context()).RoutePattern(),
@@ -171,7 +170,7 @@ func TestRolloutIDSeen(t *testing.T) {
 		t.Errorf("unprefixed HTTP: %s", got)
 	}
 	seed := s.post("/ng-rollout/r-2/seed_session", `{}`)
-	var meta struct{ MCP rollout.Metadata }
+	var meta struct{ MCP seedMetadata }
 	json.Unmarshal(seed.Body, &meta)
 	cs := s.connect(mcpOptions{path: "/ng-rollout/r-2/mcp", header: http.Header{
 		tokenHeader:     {meta.MCP.Headers[tokenHeader]},

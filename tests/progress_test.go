@@ -105,9 +105,9 @@ func TestProgressAndLog(t *testing.T) {
 		} {
 			t.Run(dispatch+"/"+tc.name, func(t *testing.T) {
 				cfg := fixtureConfig(t)
-				cfg.MCP.Dispatch, cfg.MCP.Stateful = dispatch, tc.stateful
+				cfg.MCP.Dispatch, cfg.MCP.Stateful = autoexpose.Dispatch(dispatch), tc.stateful
 				h, door, _ := newFixture(t, cfg)
-				if got := door.Tools()[0].Verdict.String(); dispatch == "replay" && got != "replay" {
+				if got := door.Report()[0].Verdict; dispatch == "replay" && got != "replay" {
 					t.Fatalf("verdict %s, want replay", got)
 				}
 				s := serve(t, h)

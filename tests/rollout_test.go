@@ -13,19 +13,27 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
-	"github.com/mcpdoor/mcpdoor/rollout"
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
 const tokenHeader = "X-NeMo-Gym-Session-Token"
 
+// seedMetadata is the "mcp" key of a /seed_session response, as NeMo Gym's
+// agents read it.
+type seedMetadata struct {
+	ServerName string            `json:"server_name"`
+	URLPath    string            `json:"url_path"`
+	Transport  string            `json:"transport"`
+	Headers    map[string]string `json:"headers"`
+}
+
 // seedSession posts body to /seed_session and returns the response and the
 // "mcp" metadata it carries.
-func (s *server) seedSession(body string) (httpResponse, rollout.Metadata) {
+func (s *server) seedSession(body string) (httpResponse, seedMetadata) {
 	s.t.Helper()
 	r := s.post("/seed_session", body)
 	var resp struct {
-		MCP rollout.Metadata `json:"mcp"`
+		MCP seedMetadata `json:"mcp"`
 	}
 	json.Unmarshal(r.Body, &resp)
 	return r, resp.MCP
@@ -140,8 +148,7 @@ func TestSeedSession(t *testing.T) {
 func cookieSession(t *testing.T, c *server, r httpResponse) (string, error) {
 	t.Helper()
 	for _, sc := range r.Header.Values("Set-Cookie") {
-		req := &http.Request{Header: http.Header{"Cookie": {strings.SplitN(sc, ";", 2)[0]}}}
-		return fixtureSessions(t).Read(req)
+		return cookieSID(t, strings.SplitN(sc, ";", 2)[0])
 	}
 	return "", errors.New("no Set-Cookie")
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
-	"github.com/mcpdoor/mcpdoor/rollout"
 	"github.com/mcpdoor/mcpdoor/session"
 )
 
@@ -303,7 +302,7 @@ func TestDetachedCall(t *testing.T) {
 			y := s.newClient()
 			y.post("/weather", `{"city":"Y0"}`)
 			cookie := y.cookies()[0]
-			sid, err := fixtureSessions(t).Decode(cookie.Value)
+			sid, err := cookieSID(t, cookie.Name+"="+cookie.Value)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -401,7 +400,7 @@ func TestGymAgents(t *testing.T) {
 				g.post("/seed_session", json.RawMessage(`{}`)) // an earlier request of the same client
 				status, body := g.post("/seed_session", json.RawMessage(`{}`))
 				var seed struct {
-					MCP rollout.Metadata `json:"mcp"`
+					MCP seedMetadata `json:"mcp"`
 				}
 				if err := json.Unmarshal(body, &seed); err != nil || status != http.StatusOK {
 					t.Fatalf("seed: %d %s", status, body)
@@ -492,8 +491,8 @@ func TestSeedSessionCookie(t *testing.T) {
 				var names []string
 				for _, c := range g.cookies {
 					names = append(names, c.Name)
-					if c.Name == sessions.CookieName() {
-						if sid, err := sessions.Decode(c.Value); sid != body.SID || err != nil {
+					if c.Name == session.DefaultCookieName {
+						if sid, err := cookieSID(t, c.Name+"="+c.Value); sid != body.SID || err != nil {
 							t.Errorf("seed %d: the cookie names session %q (%v), the handler ran in %q", i+1, sid, err, body.SID)
 						}
 					}

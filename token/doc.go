@@ -1,6 +1,7 @@
-// Package token signs what mcpdoor hands to clients: the per-rollout session
-// token {sid, tools, rid} carried in the X-NeMo-Gym-Session-Token header,
-// and the key ring that the session cookie is signed with.
+// Package token mints and verifies what mcpdoor hands to clients: the
+// per-rollout session token {sid, tools, rid} carried in the
+// X-NeMo-Gym-Session-Token header, for harness code that makes or reads
+// one; and the key ring that tokens and session cookies are signed with.
 //
 // Both come from one Keys value, so one secret (or one list of secrets, for
 // rotation) owns everything the server signs:
@@ -9,7 +10,8 @@
 //	if err != nil {
 //		log.Fatal(err)
 //	}
-//	codecs := keys.Codecs("session", 0)
+//	codec := token.NewCodec("weather", keys, 0) // the server's name binds its tokens
+//	tok, err := codec.Mint(token.Payload{SID: "s1", Tools: []string{"get_weather"}})
 //
 // Values are signed with HMAC-SHA256 (gorilla/securecookie), not encrypted:
 // a token's payload is readable by whoever holds it, and unforgeable.

@@ -1,86 +1,35 @@
 package token
 
 import (
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"errors"
 	"fmt"
-	"time"
 
-	"github.com/gorilla/securecookie"
+	"github.com/mcpdoor/mcpdoor/internal/keyring"
 )
 
 // MinSecretLen is the shortest secret NewKeys accepts: 32 bytes, the size of
 // an HMAC-SHA256 key. Shorter secrets can be guessed offline from one token.
-const MinSecretLen = 32
+const MinSecretLen = keyring.MinSecretLen
 
-// ErrShortSecret is returned by NewKeys for a secret under MinSecretLen bytes.
-var ErrShortSecret = errors.New("secret is shorter than 32 bytes")
-
-// ErrNoSecret is returned by NewKeys when it is given no secret at all.
-var ErrNoSecret = errors.New("no secret given")
-
-// maxEncodedLen bounds what a codec will decode. An allow-list of a few
-// hundred tool names fits; a megabyte of header does not get HMAC'd.
-const maxEncodedLen = 64 << 10
+// ErrShortSecret is wrapped by NewKeys's error for a secret under
+// MinSecretLen bytes.
+var ErrShortSecret = keyring.ErrShortSecret
 
 // Keys is a key ring derived from one or more secrets: the first secret
 // signs, every secret verifies, so a new secret can be rolled out in front
-// of the old one without invalidating what the old one signed.
+// of the old one without invalidating what the old one signed. One Keys
+// signs a server's session cookies (session.New) and its session tokens
+// (NewCodec), each under a key of its own derived from the secrets.
 //
-// The zero Keys signs nothing; make one with NewKeys or RandomKeys. Keys is
-// immutable and safe for concurrent use.
-type Keys struct {
-	secrets [][]byte
-}
+// The zero Keys signs nothing; make one with NewKeys. Keys is immutable and
+// safe for concurrent use.
+type Keys = keyring.Keys
 
 // NewKeys returns a key ring over secrets, the signing one first. Each
-// secret must be at least MinSecretLen bytes.
+// secret must be at least MinSecretLen bytes; there must be one at least.
 func NewKeys(secrets ...[]byte) (Keys, error) {
-	if len(secrets) == 0 {
-		return Keys{}, ErrNoSecret
-	}
-	k := Keys{secrets: make([][]byte, len(secrets))}
-	for i, s := range secrets {
-		if len(s) < MinSecretLen {
-			return Keys{}, fmt.Errorf("secret %d of %d: %w (it has %d)", i+1, len(secrets), ErrShortSecret, len(s))
-		}
-		k.secrets[i] = append([]byte(nil), s...)
+	k, err := keyring.New(secrets...)
+	if err != nil {
+		return Keys{}, fmt.Errorf("mcpdoor: %w", err)
 	}
 	return k, nil
-}
-
-// RandomKeys returns a key ring over one fresh random secret. What it signs
-// does not survive the process, nor verify on another replica.
-func RandomKeys() Keys {
-	return Keys{secrets: [][]byte{[]byte(rand.Text() + rand.Text())}}
-}
-
-// IsZero reports whether k holds no secret.
-func (k Keys) IsZero() bool { return len(k.secrets) == 0 }
-
-// Codecs returns securecookie codecs for one purpose ("session", "token",
-// ...), the signing one first, for securecookie.EncodeMulti/DecodeMulti.
-// Each purpose gets its own HMAC-SHA256 key derived from each secret, so a
-// value signed for one purpose never verifies as another.
-//
-// The codecs serialize with JSON, refuse encoded values over 64 KiB, and
-// refuse values signed more than maxAge ago (in whole seconds, at least one;
-// 0 means no limit).
-func (k Keys) Codecs(purpose string, maxAge time.Duration) []securecookie.Codec {
-	if maxAge > 0 && maxAge < time.Second {
-		maxAge = time.Second // securecookie counts whole seconds; 0 would mean no limit
-	}
-	codecs := make([]securecookie.Codec, len(k.secrets))
-	for i, secret := range k.secrets {
-		mac := hmac.New(sha256.New, secret)
-		mac.Write([]byte("mcpdoor/" + purpose))
-		sc := securecookie.New(mac.Sum(nil), nil)
-		sc.SetSerializer(securecookie.JSONEncoder{})
-		sc.MaxAge(int(maxAge / time.Second))
-		sc.MaxLength(maxEncodedLen)
-		codecs[i] = sc
-	}
-	return codecs
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/gorilla/securecookie"
+
+	"github.com/mcpdoor/mcpdoor/internal/keyring"
 )
 
 // Payload is what a session token carries: the rollout's session id, the
@@ -39,7 +41,8 @@ func (p Payload) Allows(tool string) bool {
 }
 
 // Errors from Verify. Every refusal wraps ErrInvalid; an expired token also
-// wraps ErrExpired.
+// wraps ErrExpired. (The errors Verify returns start with "mcpdoor: ", as
+// every error of mcpdoor does.)
 var (
 	ErrInvalid = errors.New("invalid session token")
 	ErrExpired = errors.New("session token expired")
@@ -81,28 +84,28 @@ type signed struct {
 // NewCodec panics if keys is the zero Keys or ttl is negative, setup
 // mistakes.
 func NewCodec(server string, keys Keys, ttl time.Duration) *Codec {
-	if keys.IsZero() {
-		panic("token: NewCodec with zero Keys")
+	if keyring.IsZero(keys) {
+		panic("mcpdoor: token.NewCodec with zero Keys")
 	}
 	if ttl < 0 {
-		panic(fmt.Sprintf("token: NewCodec with a negative ttl (%v); 0 means untimed", ttl))
+		panic(fmt.Sprintf("mcpdoor: token.NewCodec with a negative ttl (%v); 0 means untimed", ttl))
 	}
 	secs := int64(ttl / time.Second)
 	if ttl > 0 && secs == 0 {
 		secs = 1
 	}
 	// securecookie's own age check stays off (maxAge 0): Verify checks IssuedAt.
-	return &Codec{name: "mcpdoor-token/" + server, codecs: keys.Codecs(purpose, 0), ttl: secs, now: time.Now}
+	return &Codec{name: "mcpdoor-token/" + server, codecs: keyring.Codecs(keys, purpose, 0), ttl: secs, now: time.Now}
 }
 
 // Mint returns a signed token carrying p and the time it was minted.
 func (c *Codec) Mint(p Payload) (string, error) {
 	if p.SID == "" {
-		return "", errors.New("token: mint: empty session id")
+		return "", errors.New("mcpdoor: minting a session token: empty session id")
 	}
 	tok, err := securecookie.EncodeMulti(c.name, signed{SID: p.SID, Tools: p.Tools, Rollout: p.Rollout, IssuedAt: c.now().Unix()}, c.codecs...)
 	if err != nil {
-		return "", fmt.Errorf("token: mint: %w", err)
+		return "", fmt.Errorf("mcpdoor: minting a session token: %w", err)
 	}
 	return tok, nil
 }
@@ -114,20 +117,20 @@ func (c *Codec) Mint(p Payload) (string, error) {
 // replica's clock runs ahead) is not refused for it.
 func (c *Codec) Verify(tok string) (Payload, error) {
 	if tok == "" {
-		return Payload{}, fmt.Errorf("%w: empty", ErrInvalid)
+		return Payload{}, fmt.Errorf("mcpdoor: %w: empty", ErrInvalid)
 	}
 	var s signed
 	if err := securecookie.DecodeMulti(c.name, tok, &s, c.codecs...); err != nil {
-		return Payload{}, fmt.Errorf("%w: %v", ErrInvalid, err)
+		return Payload{}, fmt.Errorf("mcpdoor: %w: %v", ErrInvalid, err)
 	}
 	if s.SID == "" {
-		return Payload{}, fmt.Errorf("%w: no session id", ErrInvalid)
+		return Payload{}, fmt.Errorf("mcpdoor: %w: no session id", ErrInvalid)
 	}
 	if s.IssuedAt <= 0 {
-		return Payload{}, fmt.Errorf("%w: no issue time", ErrInvalid)
+		return Payload{}, fmt.Errorf("mcpdoor: %w: no issue time", ErrInvalid)
 	}
 	if c.ttl > 0 && c.now().Unix()-s.IssuedAt > c.ttl {
-		return Payload{}, fmt.Errorf("%w: %w", ErrInvalid, ErrExpired)
+		return Payload{}, fmt.Errorf("mcpdoor: %w: %w", ErrInvalid, ErrExpired)
 	}
 	return Payload{SID: s.SID, Tools: s.Tools, Rollout: s.Rollout}, nil
 }

@@ -211,7 +211,7 @@ func TestExpiry(t *testing.T) {
 				if !errors.Is(err, ErrInvalid) || !errors.Is(err, ErrExpired) || p.SID != "" {
 					t.Fatalf("Verify = %+v, %v; want ErrInvalid wrapping ErrExpired", p, err)
 				}
-				if err.Error() != "invalid session token: session token expired" {
+				if err.Error() != "mcpdoor: invalid session token: session token expired" {
 					t.Errorf("error text %q", err)
 				}
 			} else if err != nil || p.SID != "s1" || len(p.Tools) != 1 || p.Tools[0] != "get_weather" {
@@ -249,7 +249,7 @@ func TestExpiryRealClock(t *testing.T) {
 
 func TestNewCodecNegativeTTL(t *testing.T) {
 	defer func() {
-		if r := recover(); r != "token: NewCodec with a negative ttl (-1s); 0 means untimed" {
+		if r := recover(); r != "mcpdoor: token.NewCodec with a negative ttl (-1s); 0 means untimed" {
 			t.Errorf("panic %v", r)
 		}
 	}()

@@ -38,7 +38,7 @@ type Emitted map[string][]string
 // not an object, is returned unchanged with a nil error.
 func RewriteRequest(body []byte, server string) (out []byte, emitted Emitted, changed bool, err error) {
 	if !json.Valid(body) {
-		return body, nil, false, fmt.Errorf("verifywrap: request body: %w", ErrInvalidJSON)
+		return body, nil, false, fmt.Errorf("mcpdoor: request body: %w", ErrInvalidJSON)
 	}
 	doc := scan(body)
 	origins := parseProvenance(body[doc.provenance.start:doc.provenance.end])
@@ -74,12 +74,12 @@ func RewriteRequest(body []byte, server string) (out []byte, emitted Emitted, ch
 // and body is returned unchanged.
 func RestoreResponse(body []byte, emitted Emitted) ([]byte, error) {
 	if !json.Valid(body) {
-		return body, fmt.Errorf("verifywrap: response body: %w", ErrInvalidJSON)
+		return body, fmt.Errorf("mcpdoor: response body: %w", ErrInvalidJSON)
 	}
 	for _, names := range emitted {
 		for _, lit := range names {
 			if !isStringLiteral(lit) {
-				return body, errors.New("verifywrap: emitted name is not a JSON string literal")
+				return body, errors.New("mcpdoor: an emitted name is not a JSON string literal")
 			}
 		}
 	}

@@ -176,7 +176,7 @@ func TestRewriteRequestInvalidJSON(t *testing.T) {
 			if !errors.Is(err, ErrInvalidJSON) {
 				t.Errorf("err = %v, want ErrInvalidJSON", err)
 			}
-			if got, want := err.Error(), "verifywrap: request body: invalid JSON"; got != want {
+			if got, want := err.Error(), "mcpdoor: request body: invalid JSON"; got != want {
 				t.Errorf("err = %q, want %q", got, want)
 			}
 			if changed || emitted != nil || !sameBytes(out, body) {
@@ -275,11 +275,11 @@ func TestRestoreResponseErrors(t *testing.T) {
 		is       error
 		msg      string
 	}{
-		{"not JSON", "Internal Server Error\n", Emitted{"c1": {`"x"`}}, ErrInvalidJSON, "verifywrap: response body: invalid JSON"},
-		{"truncated", valid[:40], Emitted{"c1": {`"x"`}}, ErrInvalidJSON, "verifywrap: response body: invalid JSON"},
-		{"emitted name unquoted", valid, Emitted{"c1": {`x`}}, nil, "verifywrap: emitted name is not a JSON string literal"},
-		{"emitted name not a string", valid, Emitted{"c1": {`["x"]`}}, nil, "verifywrap: emitted name is not a JSON string literal"},
-		{"emitted names run together", valid, Emitted{"c1": {`"x""y"`}}, nil, "verifywrap: emitted name is not a JSON string literal"},
+		{"not JSON", "Internal Server Error\n", Emitted{"c1": {`"x"`}}, ErrInvalidJSON, "mcpdoor: response body: invalid JSON"},
+		{"truncated", valid[:40], Emitted{"c1": {`"x"`}}, ErrInvalidJSON, "mcpdoor: response body: invalid JSON"},
+		{"emitted name unquoted", valid, Emitted{"c1": {`x`}}, nil, "mcpdoor: an emitted name is not a JSON string literal"},
+		{"emitted name not a string", valid, Emitted{"c1": {`["x"]`}}, nil, "mcpdoor: an emitted name is not a JSON string literal"},
+		{"emitted names run together", valid, Emitted{"c1": {`"x""y"`}}, nil, "mcpdoor: an emitted name is not a JSON string literal"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

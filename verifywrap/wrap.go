@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // DefaultMaxBodyBytes is the request body limit Wrap applies unless
@@ -67,17 +68,21 @@ func Wrap(next http.Handler, server string, opts *Options) http.Handler {
 	}
 	tooLargeText := fmt.Sprintf("request body exceeds the %d-byte limit%s", limit, limitName)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fail := func(err error) { logf("%s %s: %v", r.Method, r.URL.EscapedPath(), err) }
+		// The line names the request; the error's own "mcpdoor: " goes, as
+		// Logf's writer adds its own prefix.
+		fail := func(err error) {
+			logf("%s %s: %s", r.Method, r.URL.EscapedPath(), strings.TrimPrefix(err.Error(), "mcpdoor: "))
+		}
 
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 		var tooLarge *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooLarge):
-			fail(fmt.Errorf("verifywrap: request body over %d bytes", limit))
+			fail(fmt.Errorf("request body over %d bytes", limit))
 			http.Error(w, tooLargeText, http.StatusRequestEntityTooLarge)
 			return
 		case err != nil:
-			fail(fmt.Errorf("verifywrap: reading request body: %w", err))
+			fail(fmt.Errorf("reading request body: %w", err))
 			http.Error(w, "cannot read request body", http.StatusBadRequest)
 			return
 		}

@@ -185,9 +185,9 @@ func TestWrapPassThrough(t *testing.T) {
 		name, body string
 		logged     []string
 	}{
-		{"form", "city=Paris&tool=mcp__weather__get_weather", []string{"POST /verify: verifywrap: request body: invalid JSON"}},
-		{"truncated JSON", trajectory[:100], []string{"POST /verify: verifywrap: request body: invalid JSON"}},
-		{"empty", "", []string{"POST /verify: verifywrap: request body: invalid JSON"}},
+		{"form", "city=Paris&tool=mcp__weather__get_weather", []string{"POST /verify: request body: invalid JSON"}},
+		{"truncated JSON", trajectory[:100], []string{"POST /verify: request body: invalid JSON"}},
+		{"empty", "", []string{"POST /verify: request body: invalid JSON"}},
 		{"array", `[{"type": "function_call", "call_id": "c1", "name": "mcp__weather__x"}]`, nil},
 		{"no names to change", strings.ReplaceAll(trajectory, "mcp__weather__", "mcp__maps__"), nil},
 	}
@@ -224,11 +224,11 @@ func TestWrapBodyLimit(t *testing.T) {
 		logged    []string
 	}{
 		// A body of spaces is not JSON: it reaches the verifier, and Logf hears of it.
-		{"at limit", 64, "", 64, http.StatusOK, "", []string{"POST /verify: verifywrap: request body: invalid JSON"}},
-		{"over limit", 64, "", 65, http.StatusRequestEntityTooLarge, "request body exceeds the 64-byte limit\n", []string{"POST /verify: verifywrap: request body over 64 bytes"}},
-		{"over limit, named", 64, "mcp.rollout.max_verify_bytes", 65, http.StatusRequestEntityTooLarge, "request body exceeds the 64-byte limit (mcp.rollout.max_verify_bytes)\n", []string{"POST /verify: verifywrap: request body over 64 bytes"}},
-		{"default at limit", 0, "", DefaultMaxBodyBytes, http.StatusOK, "", []string{"POST /verify: verifywrap: request body: invalid JSON"}},
-		{"default over limit", -1, "", DefaultMaxBodyBytes + 1, http.StatusRequestEntityTooLarge, "request body exceeds the 67108864-byte limit\n", []string{"POST /verify: verifywrap: request body over 67108864 bytes"}},
+		{"at limit", 64, "", 64, http.StatusOK, "", []string{"POST /verify: request body: invalid JSON"}},
+		{"over limit", 64, "", 65, http.StatusRequestEntityTooLarge, "request body exceeds the 64-byte limit\n", []string{"POST /verify: request body over 64 bytes"}},
+		{"over limit, named", 64, "mcp.rollout.max_verify_bytes", 65, http.StatusRequestEntityTooLarge, "request body exceeds the 64-byte limit (mcp.rollout.max_verify_bytes)\n", []string{"POST /verify: request body over 64 bytes"}},
+		{"default at limit", 0, "", DefaultMaxBodyBytes, http.StatusOK, "", []string{"POST /verify: request body: invalid JSON"}},
+		{"default over limit", -1, "", DefaultMaxBodyBytes + 1, http.StatusRequestEntityTooLarge, "request body exceeds the 67108864-byte limit\n", []string{"POST /verify: request body over 67108864 bytes"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -296,7 +296,7 @@ func TestWrapResponses(t *testing.T) {
 			},
 			status: http.StatusInternalServerError,
 			body:   "scoring failed: get_weather\n",
-			logged: []string{"POST /verify: verifywrap: response body: invalid JSON"},
+			logged: []string{"POST /verify: response body: invalid JSON"},
 		},
 	}
 	for _, tt := range tests {

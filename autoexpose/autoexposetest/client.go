@@ -9,17 +9,23 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
 
 // A Seed is what /seed_session answered: the rollout's session token and
-// the metadata an agent reads to reach the MCP endpoint.
+// what an agent reads of the response's "mcp" key to reach the MCP
+// endpoint.
 type Seed struct {
 	// Response is the /seed_session response, its body with the "mcp" key.
 	Response
-	// Metadata is the value of that key.
-	Metadata rollout.Metadata
-	// Token is the rollout's session token, sent in Metadata's header.
+	// ServerName and URLPath are the MCP server's name and its endpoint's
+	// path: the mcp__<server_name>__ prefix of the agent's tool names, and
+	// where it connects.
+	ServerName, URLPath string
+	// Headers are the headers the agent sends with every MCP request: the
+	// session token's.
+	Headers map[string]string
+	// Token is the rollout's session token, sent in its header.
 	Token string
 }
 
@@ -47,7 +53,7 @@ func (c *Client) Seed(t testing.TB, body string) *Seed {
 	for k, v := range meta.Headers {
 		c.header.Set(k, v)
 	}
-	return &Seed{Response: *resp, Metadata: meta, Token: meta.Headers[c.srv.link.TokenHeader]}
+	return &Seed{Response: *resp, ServerName: meta.ServerName, URLPath: meta.URLPath, Headers: meta.Headers, Token: meta.Headers[c.srv.link.TokenHeader]}
 }
 
 // Verify posts body (a trajectory, JSON) to /verify in the client's

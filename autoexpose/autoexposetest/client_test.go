@@ -52,11 +52,10 @@ func TestRollout(t *testing.T) {
 				c := ts.Client()
 
 				seed := c.Seed(t, `{}`)
-				if seed.Token == "" || seed.Metadata.Headers["X-NeMo-Gym-Session-Token"] != seed.Token {
-					t.Errorf("seed: token %q, metadata %+v", seed.Token, seed.Metadata)
+				if seed.Token == "" || seed.Headers["X-NeMo-Gym-Session-Token"] != seed.Token || len(seed.Headers) != 1 {
+					t.Errorf("seed: token %q, headers %v", seed.Token, seed.Headers)
 				}
-				seed.Metadata.Headers = nil
-				if got, want := fmt.Sprintf("%d %s %+v", seed.Status, seed.Body[:14], seed.Metadata), `200 {"ready":true, {ServerName:shop URLPath:/mcp Transport:http Headers:map[]}`; got != want {
+				if got, want := fmt.Sprintf("%d %s %s %s", seed.Status, seed.Body[:14], seed.ServerName, seed.URLPath), `200 {"ready":true, shop /mcp`; got != want {
 					t.Errorf("seed: %s, want %s", got, want)
 				}
 

@@ -14,7 +14,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/autoexpose"
 	"github.com/mcpdoor/mcpdoor/internal/kitlink"
 )
 
@@ -54,10 +53,11 @@ type Call struct {
 // alone cannot say are meaningful. The tools that no call names are logged.
 func (s *Server) Parity(t testing.TB, calls ...Call) {
 	t.Helper()
-	tools := s.door.Tools()
-	names := make([]string, len(tools))
-	for i, tl := range tools {
-		names[i] = tl.Name
+	var names []string // the tools the door serves, by name
+	for _, row := range s.door.Report() {
+		if row.Tool != "" && row.Verdict != "excluded" {
+			names = append(names, row.Tool)
+		}
 	}
 	switch {
 	case len(calls) == 0 && len(names) == 0:
@@ -121,7 +121,7 @@ func (s *Server) compare(cs *mcp.ClientSession, web *Client, c Call) string {
 		return fmt.Sprintf("the MCP door gave no result: %v\n  HTTP door: %s", err, describeHTTP(hr))
 	}
 	got := normalize(res)
-	if errorCode(got) == string(autoexpose.CodeInvalidArguments) {
+	if errorCode(got) == "invalid_arguments" {
 		if hr.Status == http.StatusUnprocessableEntity {
 			return ""
 		}

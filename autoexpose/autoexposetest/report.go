@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/detector"
 )
 
 // Verdicts checks the door's startup report ([autoexpose.Door.Report]), so
@@ -53,7 +54,7 @@ func Verdicts(t testing.TB, door *autoexpose.Door, want map[string]string) {
 }
 
 // verdict writes a row's verdict with its reason.
-func verdict(row autoexpose.ReportRow) string {
+func verdict(row detector.Row) string {
 	if row.Reason == "" {
 		return row.Verdict
 	}

@@ -86,12 +86,12 @@ func NewServer(t testing.TB, h http.Handler, door *autoexpose.Door) *Server {
 func (s *Server) Client() *Client {
 	jar, err := cookiejar.New(nil)
 	if err != nil {
-		panic("autoexposetest: " + err.Error())
+		panic("mcpdoor: autoexposetest: " + err.Error())
 	}
 	base, _ := url.Parse(s.URL)
 	cookie, err := s.link.Sessions.Cookie(rand.Text())
 	if err != nil {
-		panic("autoexposetest: a session cookie: " + err.Error())
+		panic("mcpdoor: autoexposetest: a session cookie: " + err.Error())
 	}
 	jar.SetCookies(base, []*http.Cookie{cookie})
 	tr := &transport{host: s.host, remote: fmt.Sprintf("127.0.0.1:%d", 40000+s.ports.Add(1))}

@@ -14,7 +14,7 @@ import (
 )
 
 // errClosed is what a client gets once the Server has been closed.
-var errClosed = errors.New("autoexposetest: server closed")
+var errClosed = errors.New("mcpdoor: autoexposetest: server closed")
 
 // A host serves one handler in process, to every client of a Server, and
 // keeps track of the requests it is serving so that the Server can end them
@@ -139,9 +139,9 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			case p == nil:
 				w.finish(nil)
 			case p == http.ErrAbortHandler:
-				w.finish(fmt.Errorf("autoexposetest: %s %s: the handler aborted the response", req.Method, req.URL.Path))
+				w.finish(fmt.Errorf("mcpdoor: autoexposetest: %s %s: the handler aborted the response", req.Method, req.URL.Path))
 			default:
-				w.finish(fmt.Errorf("autoexposetest: %s %s: the handler panicked: %v\n%s", req.Method, req.URL.Path, p, debug.Stack()))
+				w.finish(fmt.Errorf("mcpdoor: autoexposetest: %s %s: the handler panicked: %v\n%s", req.Method, req.URL.Path, p, debug.Stack()))
 			}
 		}()
 		tr.host.h.ServeHTTP(w, in)

@@ -115,7 +115,7 @@ func TestTransportFailures(t *testing.T) {
 			r.Get("/boom", func(http.ResponseWriter, *http.Request) { panic("boom") })
 		})
 		_, err := ts.Client().HTTP.Get(ts.URL + "/boom")
-		if err == nil || !strings.HasPrefix(err.Error(), `Get "http://127.0.0.1/boom": autoexposetest: GET /boom: the handler panicked: boom`) {
+		if err == nil || !strings.HasPrefix(err.Error(), `Get "http://127.0.0.1/boom": mcpdoor: autoexposetest: GET /boom: the handler panicked: boom`) {
 			t.Errorf("got %v, want the handler's panic", err)
 		}
 	})

@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/session"
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 )
 
 // ErrorMetaKey is the _meta key of a tool's error envelope when the tool
@@ -25,7 +25,7 @@ type Door struct {
 	Rollout     bool
 	TokenHeader string
 	// Sessions is the session manager the Door dispatches calls into.
-	Sessions *session.Manager
+	Sessions *sessions.Manager
 	// Result maps a response of the route of tool, as the HTTP door
 	// answered it, to the tool result the MCP door gives for it; ok is false
 	// for a tool the Door does not serve.

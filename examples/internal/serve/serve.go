@@ -93,7 +93,7 @@ func (e Example) serveHTTP(ctx context.Context, addr string, cfg autoexpose.Conf
 		// the MCP sessions' open streams, so that they can.
 		srv.RegisterOnShutdown(func() { door.Close() })
 	}
-	if door.Enabled() {
+	if cfg.ExposeToolsOverMCP && door != nil && door.Degraded() == nil {
 		path := cfg.MCP.Path
 		if path == "" {
 			path = "/mcp"

@@ -28,7 +28,8 @@ func Serve(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
 }
 
 // Router returns the notes API alone: New with cfg's session middleware.
-// It sets cfg.Sessions and, when unset, cfg.Declared.
+// It makes cfg's sessions (cfg.UseSessions) and, when unset, sets
+// cfg.Declared.
 func Router(cfg *autoexpose.Config) (chi.Router, error) {
 	sessions, err := cfg.UseSessions()
 	if err != nil {

@@ -4,43 +4,49 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/go-chi/chi/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/autoexpose"
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/examples/rest/server"
-	"github.com/mcpdoor/mcpdoor/replay"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
-// restOptions is how the example is read: every method, GET included, and
-// two routes named in the config (see server.yaml).
-var restOptions = &detector.RESTOptions{
-	Methods: []string{"POST", "PUT", "PATCH", "DELETE", "GET"},
-	Names: map[string]string{
-		"GET /api/notes/search": "search_notes",
-		"GET /api/admin/stats":  "admin_stats",
-	},
+// door serves the example as its main does: server.yaml's config, the
+// declarations, the door over the router.
+func door(t *testing.T) (http.Handler, *autoexpose.Door) {
+	t.Helper()
+	cfg, err := autoexpose.LoadConfig(filepath.Join("..", "server.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MCP.SessionSecret = []string{"the rest example's test secret, 32 bytes or more"}
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	h, d, err := server.Serve(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return h, d
 }
 
 // TestTools: the REST reading of the example, unchanged: each route a
 // tool with a readable name, replayed through the auth middlewares.
 func TestTools(t *testing.T) {
-	rep, err := detector.Inspect(server.New(server.Config{}), &detector.Options{REST: restOptions})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, d := door(t)
 	var buf bytes.Buffer
-	if err := rep.WriteTable(&buf); err != nil {
+	if err := detector.WriteTable(&buf, d.Report()); err != nil {
 		t.Fatal(err)
 	}
 	golden := filepath.Join("testdata", "tools.golden")
@@ -56,9 +62,6 @@ func TestTools(t *testing.T) {
 	if got := buf.String(); got != string(want) {
 		t.Errorf("the report is\n%s\nwant (%s)\n%s", got, golden, want)
 	}
-	if len(rep.Problems) > 0 {
-		t.Errorf("problems: %v", rep.Problems)
-	}
 }
 
 // hostileValues are path parameter values that try to reach another
@@ -69,60 +72,73 @@ var hostileValues = []string{
 	"*", "{id}", "-1", "01", "1.0", "ann", "ANN", "ann/notes",
 }
 
-// TestHostileValues: for each route with path parameters, every hostile
-// value is either refused before any request is made (a *ParamError, which
-// the MCP door answers with isError), or reaches that very route with that
-// very value and gets the route's own answer: for a note, its 404 naming
-// the value; for the admin purge, its count. None reaches another route.
+// TestHostileValues: for each tool with a path parameter, every hostile
+// value, sent over MCP, is either refused before any request is made
+// (isError, code invalid_arguments: the input schema or the route's
+// pattern refuses it), or reaches that very route with that very value
+// and gets the route's own answer: for a note, its 404 naming the value;
+// for the admin purge, its count. None reaches another route.
 func TestHostileValues(t *testing.T) {
-	r := server.New(server.Config{})
-	rep, err := detector.Inspect(r, &detector.Options{REST: restOptions})
-	if err != nil {
-		t.Fatal(err)
+	h, d := door(t)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	ctx := context.Background()
+	connect := func(token string) *mcp.ClientSession {
+		t.Helper()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "hostile", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+			Endpoint:             srv.URL + "/mcp",
+			DisableStandaloneSSE: true,
+			HTTPClient:           &http.Client{Transport: bearer(token)},
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
 	}
-	var routes int
-	for _, rt := range rep.Tools() {
-		if len(rt.Params) == 0 {
+	user, admin := connect("demo-token"), connect("admin-token")
+
+	var tools int
+	for _, row := range d.Report() {
+		param, isPath := strings.CutSuffix(strings.Split(row.Arguments, ";")[0], " (path)")
+		if row.Tool == "" || !isPath {
 			continue
 		}
-		routes++
-		t.Run(rt.Name, func(t *testing.T) {
-			tpl, err := replay.NewTemplate(rt.Method, rt.Pattern, r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := dispatcher(rt, r)
-			token := "demo-token"
-			if strings.HasPrefix(rt.Pattern, "/api/admin/") {
-				token = "admin-token"
+		tools++
+		t.Run(row.Tool, func(t *testing.T) {
+			cs := user
+			if strings.HasPrefix(row.Route, "DELETE /api/admin/") {
+				cs = admin
 			}
 			var sent, refused int
 			for _, v := range hostileValues {
-				uri, err := tpl.Expand(map[string]string{rt.Params[0].Name: v}, nil)
-				var pe *replay.ParamError
-				if errors.As(err, &pe) {
-					refused++
-					continue
+				args := map[string]any{param: v}
+				if strings.HasPrefix(row.Route, "PATCH ") {
+					args["text"] = "x"
 				}
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: row.Tool, Arguments: args})
 				if err != nil {
-					t.Fatalf("Expand(%q): %v", v, err)
+					t.Fatalf("%q: %v", v, err)
 				}
-				sent++
-				body := []byte(nil)
-				if rt.Method == http.MethodPatch {
-					body = []byte(`{"text":"x"}`)
+				var got struct {
+					Error struct {
+						Code    string `json:"code"`
+						Message string `json:"message"`
+						Status  int    `json:"status"`
+					} `json:"error"`
+					Deleted *int `json:"deleted"`
 				}
-				resp := d.Dispatch(context.Background(), &replay.Call{
-					Method: rt.Method, Path: uri, Body: body,
-					Header: http.Header{"Authorization": {"Bearer " + token}},
-				})
-				want := fmt.Sprintf(`{"error":%s}`+"\n", quote(fmt.Sprintf("no note %q", v)))
-				status := http.StatusNotFound
-				if rt.Name == "delete_admin_user_notes" {
-					want, status = `{"deleted":0}`+"\n", http.StatusOK
-				}
-				if resp.Status != status || string(resp.Body) != want {
-					t.Errorf("%s %s (%q as %s): %d %s\nwant the route's own %d %s", rt.Method, rt.Pattern, v, uri, resp.Status, resp.Body, status, want)
+				b, _ := json.Marshal(res.StructuredContent)
+				json.Unmarshal(b, &got)
+				switch {
+				case res.IsError && got.Error.Code == "invalid_arguments":
+					refused++
+				case row.Tool == "delete_admin_user_notes" && !res.IsError && got.Deleted != nil && *got.Deleted == 0:
+					sent++
+				case res.IsError && got.Error.Status == http.StatusNotFound && got.Error.Message == fmt.Sprintf("no note %q", v):
+					sent++
+				default:
+					t.Errorf("%s (%q): %s\nwant it refused (invalid_arguments) or the route's own answer", row.Route, v, b)
 				}
 			}
 			if sent == 0 || refused == 0 {
@@ -130,21 +146,16 @@ func TestHostileValues(t *testing.T) {
 			}
 		})
 	}
-	if routes != 5 {
-		t.Errorf("%d routes with parameters, want 5", routes)
+	if tools != 5 {
+		t.Errorf("%d tools with path parameters, want 5", tools)
 	}
 }
 
-// dispatcher is the dispatcher the route's verdict calls for.
-func dispatcher(rt detector.Route, r chi.Router) replay.Dispatcher {
-	if rt.Verdict == detector.Direct {
-		return replay.NewDirect(rt.Endpoint, rt.Pattern, r, 0)
-	}
-	return replay.NewReplay(r, 0)
-}
+// bearer is a client transport that sends a bearer token on every request.
+type bearer string
 
-// quote is s as a JSON string, as encoding/json writes it.
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
 }

@@ -71,9 +71,10 @@ func New(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
 	return door, door, nil
 }
 
-// Router builds the router alone, for autoexpose.ServeStdio. It sets
-// cfg.Sessions (the router's session middleware) and, when unset,
-// cfg.MCP.Rollout.AllowedTools, so that cfg serves the router's sessions.
+// Router builds the router alone, for autoexpose.ServeStdio. It makes
+// cfg's sessions (cfg.UseSessions: the router's session middleware) and,
+// when unset, sets cfg.MCP.Rollout.AllowedTools, so that cfg serves the
+// router's sessions.
 func Router(cfg *autoexpose.Config) (chi.Router, error) {
 	sessions, err := cfg.UseSessions()
 	if err != nil {

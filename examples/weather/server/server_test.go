@@ -67,8 +67,8 @@ func TestRollout(t *testing.T) {
 	ts, _ := newServer(t, "../server.yaml")
 	c := ts.Client()
 	seed := c.Seed(t, `{"allowed_tools":["get_weather"]}`)
-	if seed.Metadata.ServerName != "example_mcp_weather" || seed.Metadata.URLPath != "/mcp" {
-		t.Errorf("seed metadata: %+v", seed.Metadata)
+	if seed.ServerName != "example_mcp_weather" || seed.URLPath != "/mcp" {
+		t.Errorf("seed: server %q at %q", seed.ServerName, seed.URLPath)
 	}
 	cs := c.Connect(t, nil)
 

@@ -19,7 +19,7 @@ import (
 // installs it.
 func newServer(t *testing.T) (*httptest.Server, *Env) {
 	t.Helper()
-	sessions := session.New(token.RandomKeys(), nil)
+	sessions := session.New(testKeys(t), nil)
 	r := chi.NewRouter()
 	r.Use(sessions.Middleware)
 	e := New()
@@ -27,6 +27,16 @@ func newServer(t *testing.T) (*httptest.Server, *Env) {
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
 	return srv, e
+}
+
+// testKeys is the key ring of a test's sessions.
+func testKeys(t testing.TB) token.Keys {
+	t.Helper()
+	keys, err := token.NewKeys([]byte("the workplace tests' secret, 32 bytes or more"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
 }
 
 // A client is one session: its own cookie jar.

@@ -1,0 +1,225 @@
+// Package sessions is the implementation of package session: the signed
+// session cookie and the session id in a request's context. Package session
+// exports what a server uses (New, the middleware, ID); mcpdoor's own
+// packages reach the rest here: reading a cookie without setting one
+// (Read), starting a session (Ensure), dropping a response's session cookie
+// (DropCookie), the key ring that also signs tokens (Keys).
+package sessions
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/gorilla/securecookie"
+
+	"github.com/mcpdoor/mcpdoor/internal/keyring"
+)
+
+// DefaultCookieName is the cookie that carries the session id unless
+// Options.CookieName says otherwise (session.DefaultCookieName).
+const DefaultCookieName = "mcpdoor_session"
+
+// purpose separates the session cookie's signing key from every other key
+// derived from the same secrets.
+const purpose = "session"
+
+// Options configures a Manager, as session.Options documents them. A nil
+// *Options means the defaults.
+type Options struct {
+	CookieName string        // default DefaultCookieName
+	Secure     bool          // mark the cookie Secure
+	NewID      func() string // default crypto/rand.Text
+}
+
+// A Manager reads, makes and signs session cookies. It is safe for
+// concurrent use.
+type Manager struct {
+	keys   keyring.Keys
+	codecs []securecookie.Codec
+	name   string
+	secure bool
+	newID  func() string
+
+	// signed keeps recent ids' signed values: the middleware sets a
+	// session's cookie on every response, and a value, having no maximum
+	// age, stays valid for as long as the keys do.
+	mu     sync.Mutex
+	signed map[string]string
+}
+
+// maxSigned bounds Manager.signed; past it the cache starts over.
+const maxSigned = 4096
+
+// New returns a Manager that signs cookies with keys (the first key signs,
+// every key verifies). It panics if keys is the zero Keys, a setup mistake.
+func New(keys keyring.Keys, opts *Options) *Manager {
+	if keyring.IsZero(keys) {
+		panic("mcpdoor: session.New with zero token.Keys")
+	}
+	m := &Manager{
+		keys:   keys,
+		codecs: keyring.Codecs(keys, purpose, 0),
+		name:   DefaultCookieName,
+		newID:  rand.Text,
+	}
+	if opts != nil {
+		if opts.CookieName != "" {
+			m.name = opts.CookieName
+		}
+		if opts.NewID != nil {
+			m.newID = opts.NewID
+		}
+		m.secure = opts.Secure
+	}
+	return m
+}
+
+// Keys returns the key ring the Manager signs with, so that other signed
+// values (tokens) can share one secret.
+func (m *Manager) Keys() keyring.Keys { return m.keys }
+
+// CookieName returns the name of the session cookie.
+func (m *Manager) CookieName() string { return m.name }
+
+// Middleware puts the request's session id in its context (see Ensure):
+// the session of its valid session cookie, or a new one. The response sets
+// the session's cookie every time, so a client that keeps only the cookies
+// of the last response it got stays in its session.
+func (m *Manager) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, r = m.Ensure(w, r)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Ensure returns the request's session id and a request whose context
+// carries it.
+//
+// A request whose context already has an id keeps it, whatever cookie it
+// carries, and nothing is set on w: the layer that put the id there (an
+// outer middleware, or mcpdoor dispatching a tool call into the session its
+// token names) answers for the cookie. Otherwise the id is that of a valid
+// session cookie, or a new session is made, and either way the session's
+// cookie is set on w. Setting it on every response, not only the first,
+// is what keeps in its session a client that replaces its cookies with
+// those of each response (NeMo Gym's agents do).
+func (m *Manager) Ensure(w http.ResponseWriter, r *http.Request) (string, *http.Request) {
+	if id, ok := FromContext(r.Context()); ok {
+		return id, r
+	}
+	id, err := m.Read(r)
+	if err != nil {
+		id = m.newID()
+	}
+	// Signing a short string with a valid key does not fail; if it ever
+	// did, a new session would last for this request alone.
+	if c, err := m.Cookie(id); err == nil {
+		http.SetCookie(w, c)
+	}
+	return id, r.WithContext(NewContext(r.Context(), id))
+}
+
+// ErrNoCookie is returned by Read when the request carries no session cookie.
+var ErrNoCookie = errors.New("mcpdoor: no session cookie")
+
+// Read returns the session id from the request's cookie, verified.
+func (m *Manager) Read(r *http.Request) (string, error) {
+	c, err := r.Cookie(m.name)
+	if err != nil {
+		return "", ErrNoCookie
+	}
+	return m.Decode(c.Value)
+}
+
+// Decode verifies a session cookie value and returns the id it carries.
+func (m *Manager) Decode(value string) (string, error) {
+	var id string
+	if err := securecookie.DecodeMulti(m.name, value, &id, m.codecs...); err != nil {
+		return "", fmt.Errorf("mcpdoor: session cookie: %w", err)
+	}
+	if id == "" {
+		return "", errors.New("mcpdoor: session cookie: empty id")
+	}
+	return id, nil
+}
+
+// Cookie returns the signed session cookie for id, as the middleware sets it.
+func (m *Manager) Cookie(id string) (*http.Cookie, error) {
+	v, err := m.sign(id)
+	if err != nil {
+		return nil, err
+	}
+	return &http.Cookie{
+		Name:     m.name,
+		Value:    v,
+		Path:     "/",
+		HttpOnly: true,
+		Secure:   m.secure,
+		SameSite: http.SameSiteLaxMode,
+	}, nil
+}
+
+// DropCookie removes from a response header the Set-Cookie lines of the
+// session cookie, for a layer that must not hand a session out: a response
+// that sets it no more leaves the client's cookie as it was.
+func (m *Manager) DropCookie(h http.Header) {
+	lines := h.Values("Set-Cookie")
+	if len(lines) == 0 {
+		return
+	}
+	kept := lines[:0:0]
+	for _, line := range lines {
+		if c, err := http.ParseSetCookie(line); err != nil || c.Name != m.name {
+			kept = append(kept, line)
+		}
+	}
+	if len(kept) == 0 {
+		h.Del("Set-Cookie")
+		return
+	}
+	h["Set-Cookie"] = kept
+}
+
+// sign returns id's signed cookie value, from the cache when it has one.
+func (m *Manager) sign(id string) (string, error) {
+	m.mu.Lock()
+	v, ok := m.signed[id]
+	m.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	v, err := securecookie.EncodeMulti(m.name, id, m.codecs...)
+	if err != nil {
+		return "", fmt.Errorf("mcpdoor: session cookie: %w", err)
+	}
+	m.mu.Lock()
+	if m.signed == nil || len(m.signed) >= maxSigned {
+		m.signed = make(map[string]string)
+	}
+	m.signed[id] = v
+	m.mu.Unlock()
+	return v, nil
+}
+
+type contextKey struct{}
+
+// NewContext returns a context that carries session id.
+func NewContext(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, contextKey{}, id)
+}
+
+// FromContext returns the session id ctx carries.
+func FromContext(ctx context.Context) (string, bool) {
+	id, ok := ctx.Value(contextKey{}).(string)
+	return id, ok && id != ""
+}
+
+// ID returns the session id of r, or "" when no session middleware ran for it.
+func ID(r *http.Request) string {
+	id, _ := FromContext(r.Context())
+	return id
+}
