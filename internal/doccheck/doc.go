@@ -4,6 +4,7 @@
 // compiles; TestConfigKeys, that docs/config.md names every YAML key of
 // autoexpose.Config and no other; TestTransparentListed, that
 // docs/tools.md names every middleware a direct call skips; TestLinks,
-// that every relative link leads to a file and heading that exist; and
-// TestREADMESize, that the README stays a quick start.
+// that every relative link leads to a file and heading that exist;
+// TestREADMESize, that the README stays a quick start; and
+// TestREADMEGoVersion, that its minimum Go version is go.mod's.
 package doccheck

@@ -403,3 +403,23 @@ func TestREADMESize(t *testing.T) {
 		t.Errorf("README.md is %d bytes, over %d: move reference to docs/", len(b), maxREADME)
 	}
 }
+
+// TestREADMEGoVersion: the README's minimum Go version is go.mod's go line.
+func TestREADMEGoVersion(t *testing.T) {
+	dir := root(t)
+	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^go (\S+)$`).FindSubmatch(mod)
+	if m == nil {
+		t.Fatal("go.mod has no go line")
+	}
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Go " + string(m[1]) + " or later"; !bytes.Contains(readme, []byte(want)) {
+		t.Errorf("README.md does not say %q, as go.mod's go line does", want)
+	}
+}
