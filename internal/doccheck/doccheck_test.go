@@ -340,6 +340,18 @@ func TestLinks(t *testing.T) {
 	}
 }
 
+// TestIndex: docs/README.md links every page of docs/.
+func TestIndex(t *testing.T) {
+	all := docs(t, root(t))
+	index := all["docs/README.md"]
+	for name := range all {
+		page, ok := strings.CutPrefix(name, "docs/")
+		if ok && page != "README.md" && !strings.Contains(index, "]("+page+")") {
+			t.Errorf("docs/README.md does not link %s", page)
+		}
+	}
+}
+
 // stripCode returns text without its fenced code blocks, whose brackets
 // are code, not links.
 func stripCode(text string) string {
