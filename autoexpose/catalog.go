@@ -15,7 +15,7 @@ import (
 // reader may call, with its schemas, annotations and route, and the
 // server's session policy and limits. A client lists it with resources/list
 // and reads it with resources/read, as one application/json text, this
-// type's JSON (README, "The catalog", shows it):
+// type's JSON (docs/catalog.md shows it):
 //
 //	{"server": "weather", "path": "/mcp",
 //	 "sessions": {"policy": "stateless", "idle_timeout_ms": 0, "rollout": true,

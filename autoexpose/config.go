@@ -43,8 +43,8 @@ type Config struct {
 	// Declared describes route tools in code, by tool name, where a route's
 	// handler says nothing of its tool (a plain http.HandlerFunc): a
 	// description, schemas, annotations. Every name must be a tool the
-	// router serves; see the package documentation for what wins when
-	// several sources describe one tool.
+	// router serves; docs/tools.md says what wins when several sources
+	// describe one tool.
 	Declared map[string]Declaration `yaml:"-"`
 	// CatchAll declares, by name, the tools that the router's catch-all
 	// dispatcher serves: its one POST /{param} route, called as POST
@@ -154,35 +154,35 @@ type MCPConfig struct {
 	RateLimit RateLimit `yaml:"rate_limit"`
 	// CallTimeout bounds one tool call. Default 0: none.
 	CallTimeout time.Duration `yaml:"call_timeout"`
-	// MaxBodyBytes caps an MCP request body, a call's arguments, and the
-	// response captured from a dispatched handler. Default 4 MiB.
+	// MaxBodyBytes caps an MCP request body, a call's arguments, the
+	// response captured from a dispatched handler, and a /seed_session
+	// body. Default 4 MiB.
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
 	// DisableFastPath hands every request to the go-sdk's Streamable HTTP
 	// handler. By default a stateless endpoint serves a POST that carries one
 	// tools/call request for one of its tools itself, on a fast path that
 	// answers with the same bytes the go-sdk would, at a fraction of the
 	// go-sdk's cost per request; every other request goes to the go-sdk.
-	// Set it to compare the two. A stateful endpoint has no fast path.
+	// Set it to compare the two. A stateful endpoint has no fast path, so
+	// setting it there is an error.
 	DisableFastPath bool `yaml:"disable_fast_path"`
 	// Degrade is what Install does when the tools cannot be served:
 	// DegradeFail (the default, ""), or DegradeHTTPOnly.
 	Degrade Degrade `yaml:"degrade"`
-	// DisableCatalog serves no catalog resource (see the package
-	// documentation, "The catalog"). Default
-	// false: the catalog is served.
+	// DisableCatalog serves no catalog resource (docs/catalog.md).
+	// Default false: the catalog is served.
 	DisableCatalog bool `yaml:"disable_catalog"`
 	// Annotations set tools' MCP annotations by tool name, over what any
 	// other source says: {get_weather: {read_only: true}}. Each name must be
 	// a tool.
 	Annotations map[string]Annotations `yaml:"annotations"`
 	// Rollout configures NeMo Gym's rollout contract, which is on when the
-	// router serves POST /seed_session and POST /verify (see the package
-	// documentation, "NeMo Gym's rollout contract").
+	// router serves POST /seed_session and POST /verify (docs/rollout.md).
 	Rollout Rollout `yaml:"rollout"`
 	// REST, when set, reads the router the REST way: routes of any method
 	// and depth are tools, their path parameters, query parameters and JSON
-	// body one input object (see the package documentation, "REST
-	// routes"). In YAML, the mcp.rest block turns it on, even empty. Nil
+	// body one input object (docs/rest.md). In YAML, the mcp.rest block
+	// turns it on, even empty. Nil
 	// keeps the tool-route convention: POST /<name> routes are tools.
 	REST *REST `yaml:"rest"`
 
@@ -190,11 +190,13 @@ type MCPConfig struct {
 	// that would open one more gets HTTP 503, with Retry-After and a
 	// JSON-RPC error naming the key. Each session costs a goroutine and a
 	// few KiB for as long as it lives (IdleTimeout). Default 1000. An
-	// exclusive endpoint has one.
+	// exclusive endpoint has one, and a stateless endpoint none, so setting
+	// it there is an error.
 	MaxSessions int `yaml:"max_sessions"`
 	// UnusedSessionTimeout ends a stateful session that has made no request
 	// since its initialize for this long, so that sessions opened and left
-	// do not hold MaxSessions for IdleTimeout. Default 30s.
+	// do not hold MaxSessions for IdleTimeout. Default 30s. Setting it on
+	// a stateless endpoint, which keeps no session, is an error.
 	UnusedSessionTimeout time.Duration `yaml:"unused_session_timeout"`
 	// MaxBatch caps the messages of one JSON-RPC batch (a POST whose body
 	// is a JSON array, which protocol 2025-03-26 allows): a larger one gets
@@ -219,8 +221,8 @@ type REST struct {
 	// lists routes ("POST /api/notes/{id}/archive": archive_note); a
 	// pattern may leave out chi regexps and a trailing slash. Naming a
 	// route makes it a tool, whatever its method. A name here wins over the
-	// OpenAPI operationId and the default rule (the README's "Tool names"). A
-	// key that names no route is an Install error.
+	// OpenAPI operationId and the default rule (docs/rest.md, "Tool
+	// names"). A key that names no route is an Install error.
 	Names map[string]string `yaml:"names"`
 }
 
@@ -231,9 +233,10 @@ type RateLimit struct {
 	// 0 is off.
 	PerSession float64 `yaml:"per_session"`
 	// Burst is the number of calls allowed at once. Default: PerSession
-	// rounded up.
+	// rounded up. Setting it without PerSession is an error.
 	Burst int `yaml:"burst"`
-	// By is what has a bucket of its own. Default RateBySession.
+	// By is what has a bucket of its own. Default RateBySession. Setting
+	// it without PerSession is an error.
 	//
 	// A session is cheap to get: a tokenless caller gets a new one with
 	// each fresh cookie, and on a rollout server anyone who may post to

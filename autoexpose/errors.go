@@ -16,8 +16,8 @@ import (
 // tool advertises no output schema, and otherwise in its _meta, under the
 // key "mcpdoor/error" (a client checks structuredContent against the output
 // schema, even in an error). The result's one text block says the same for
-// a model. Its JSON is documented for clients (README, "Results and
-// errors"):
+// a model. Its JSON is documented for clients (docs/results.md,
+// "Errors"):
 //
 //	{"code": "invalid_arguments", "message": "...", "fields": ["city"],
 //	 "status": 422, "effect": "not_applied", "retry_after_ms": 250}

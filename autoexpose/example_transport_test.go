@@ -53,7 +53,7 @@ mcp:
 		log.Fatal(err)
 	}
 
-	srv := &http.Server{Addr: "127.0.0.1:8080", Handler: r}
+	srv := &http.Server{Addr: "127.0.0.1:8080", Handler: door}
 	srv.RegisterOnShutdown(func() { door.Close() })
 	go func() {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

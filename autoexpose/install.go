@@ -14,9 +14,9 @@ import (
 
 // Install serves r's POST tool routes over MCP at cfg's path (/mcp and /mcp/,
 // no redirect), with zero handler changes; under mcp.rest, its REST routes
-// of any method and depth, URL and query parameters included (see the
-// package documentation, "REST routes"). Call it after every route is
-// registered and before serving.
+// of any method and depth, URL and query parameters included
+// (docs/rest.md). Call it after every route is registered and before
+// serving.
 //
 // Serve the Door it returns, in place of the router (and of Config.Outer
 // around it): http.ListenAndServe(addr, door). The Door passes every request
@@ -26,8 +26,7 @@ import (
 // With expose_tools_over_mcp false it changes nothing and returns a Door
 // that serves the router (inside Config.Outer) unchanged, and logs that it
 // serves no MCP. Otherwise it reads the
-// router (see package detector and the package documentation for what
-// becomes a tool), and refuses to start, returning an error that names
+// router (docs/tools.md says what becomes a tool), and refuses to start, returning an error that names
 // each route or config key and its fix, when a route cannot be served as a
 // tool, the config names a tool that does not exist, or the router already
 // serves the MCP path. With mcp.degrade: http-only, such an error is logged

@@ -14,7 +14,7 @@ import (
 )
 
 // result maps a dispatched route's response to the MCP result a client gets
-// (see the package documentation, "Results").
+// (docs/results.md).
 func (t *tool) result(resp *dispatch.Response) *mcp.CallToolResult {
 	if resp.Truncated {
 		return t.fail(

@@ -14,7 +14,8 @@ type Rollout struct {
 	// Disable keeps the contract off even though the router serves
 	// POST /seed_session and POST /verify: they are then plain routes (and
 	// tools). Default false: the contract is on exactly when the router
-	// serves both routes.
+	// serves both routes. Setting it beside another field is an Install
+	// error: they would do nothing.
 	Disable bool `yaml:"disable"`
 	// AllowTokenless lets a tool call without a session token through, for
 	// local use (Claude Code after "claude mcp add"): it runs in the

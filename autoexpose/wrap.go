@@ -19,7 +19,7 @@ import (
 //	mux := http.NewServeMux()
 //	mux.HandleFunc("POST /get_time", getTime)
 //	cfg.CatchAll = map[string]autoexpose.Declaration{
-//		"get_time": {Description: "The current time.", Input: timeSchema},
+//		"get_time": {Description: "The current time.", Input: autoexpose.SchemaFor[TimeRequest]()},
 //	}
 //	door, err := autoexpose.Wrap(mux, cfg)
 //	...
@@ -30,10 +30,10 @@ import (
 // the dispatcher: each is served as POST /<name> through h. Under mcp.rest,
 // they are the routes mcp.rest.names names — method patterns with path
 // wildcards, as an http.ServeMux has them ("GET /notes/{id}") — and the
-// document's operations, as REST tools (see the package documentation,
-// "REST routes"). When h is an *http.ServeMux or a chi router, each named
-// route must be one it serves, and a path value is refused unless h routes
-// the filled-in path to the tool's own route (ServeMux.Handler's pattern,
+// document's operations, as REST tools (docs/rest.md, docs/nethttp.md).
+// When h is an *http.ServeMux or a chi router, each named route must be
+// one it serves, and a path value is refused unless h routes the
+// filled-in path to the tool's own route (ServeMux.Handler's pattern,
 // chi's Find), so that get_note's {id} = "export_all" cannot reach an
 // undeclared GET /notes/export_all. Any other handler has no route table
 // to ask: a path value is then checked against the declared routes alone,

@@ -17,5 +17,7 @@
 //
 // mcpdoor runs each MCP tool call with the caller's session id in the
 // request's context, so a handler sees the same session id over the HTTP
-// door and over the MCP door.
+// door and over the MCP door. A server that mcpdoor serves gets its
+// Manager from autoexpose's Config.UseSessions, so that the router's
+// middleware and the door sign and read the same cookies.
 package session

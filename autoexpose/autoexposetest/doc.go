@@ -5,7 +5,7 @@
 // and to the go-sdk's MCP client.
 //
 //	func TestWeather(t *testing.T) {
-//		h, door, err := server.New(cfg)
+//		h, door, err := newServer(cfg) // the server's routes, then autoexpose.Install
 //		if err != nil {
 //			t.Fatal(err)
 //		}

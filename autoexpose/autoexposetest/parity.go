@@ -35,7 +35,7 @@ type Call struct {
 // session sends the token it gets.
 //
 // The answers are compared by the Door's own mapping of a route's response
-// to a tool result (see the autoexpose package documentation, "Results"):
+// to a tool result (docs/results.md):
 // the HTTP answer is mapped as the Door would map it, and the result must be
 // the MCP door's, field for field: isError and the status, the content (the
 // error text "HTTP <status> from POST /<tool>: <body>", the body as text),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log"
 	"net/http"
 
@@ -14,22 +15,16 @@ import (
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 )
 
-// These examples are the README's code, word for word (a test checks it),
-// so that the README's snippets compile.
+// These examples are the code of the README and docs/, word for word (a
+// test of internal/doccheck checks it), so that their snippets compile.
 
-// A server's routes, served over MCP too: the README's "Add it to your
-// server".
+// The quick start: a chi router's routes, served over MCP too.
 func Example() {
 	cfg, err := autoexpose.LoadConfig("server.yaml") // name: weather, expose_tools_over_mcp: true
 	if err != nil {
 		log.Fatal(err)
 	}
-	sessions, err := cfg.UseSessions() // optional: per-session state, shared by both doors
-	if err != nil {
-		log.Fatal(err)
-	}
 	r := chi.NewRouter()
-	r.Use(sessions.Middleware)
 	r.Method(http.MethodPost, "/get_weather", autoexpose.Handler(getWeather)) // or any http.Handler
 	door, err := autoexpose.Install(r, cfg)                                   // after the routes, before serving
 	if err != nil {
@@ -69,8 +64,8 @@ func ExampleLog() {
 	r.Post("/forecast", func(w http.ResponseWriter, r *http.Request) {
 		city, days := "Paris", 5
 		for day := 1; day <= days; day++ {
-			autoexpose.Progress(r.Context(), float64(day), float64(days), "day 2 of 5") // notifications/progress, if the client sent a progress token
-			autoexpose.Log(r.Context(), "info", map[string]any{"city": city})           // notifications/message, at the client's log level
+			autoexpose.Progress(r.Context(), float64(day), float64(days), fmt.Sprintf("day %d of %d", day, days)) // notifications/progress, if the client sent a progress token
+			autoexpose.Log(r.Context(), "info", map[string]any{"city": city, "day": day})                         // notifications/message, at the client's log level
 		}
 		w.Write([]byte(`{}`))
 	})

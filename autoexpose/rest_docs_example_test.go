@@ -9,7 +9,8 @@ import (
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 )
 
-// The README's REST examples, word for word (a test checks it).
+// The REST examples of the README and docs/rest.md, word for word (a test
+// of internal/doccheck checks it).
 
 func requireUser(next http.Handler) http.Handler { return next }
 
