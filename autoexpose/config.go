@@ -111,7 +111,11 @@ type MCPConfig struct {
 	// report prints them) that a direct call may skip.
 	TransparentMiddleware []string `yaml:"transparent_middleware"`
 	// ForwardHeaders are copied from the MCP request to every dispatched
-	// request. Default [Authorization]; an explicit empty list forwards none.
+	// request. Default [Authorization, User-Agent]: the client's
+	// credentials, and its name, which a route may record (a session's
+	// label, an audit log) as it does over HTTP. An explicit empty list
+	// forwards none; a list replaces the default, so name both to keep
+	// them.
 	ForwardHeaders []string `yaml:"forward_headers"`
 	// SessionSecret signs session cookies and tokens: one secret, or a list
 	// whose first entry signs and whose every entry verifies (rotation).
@@ -464,7 +468,7 @@ func (m *MCPConfig) path() string {
 
 func (m *MCPConfig) forwardHeaders() []string {
 	if m.ForwardHeaders == nil {
-		return []string{"Authorization"}
+		return []string{"Authorization", "User-Agent"}
 	}
 	out := make([]string, len(m.ForwardHeaders))
 	for i, h := range m.ForwardHeaders {
