@@ -366,7 +366,7 @@ paths:
 		{"collision", func(r chi.Router) {
 			r.Put("/v1/notes/{id}", look)
 			r.Put("/v2/notes/{id}", look)
-		}, REST{}, nil, []string{
+		}, REST{Names: map[string]string{"PUT /v1/notes/{id}": "replace_note", "PUT /v2/notes/{id}": "replace_note"}}, nil, []string{
 			`mcpdoor: PUT /v1/notes/{id}: tool name "replace_note" is also the name of PUT /v2/notes/{id}; fix: give one of them another name in mcp.rest.names, e.g. "PUT /v1/notes/{id}": replace_v1_note`,
 			`mcpdoor: PUT /v2/notes/{id}: tool name "replace_note" is also the name of PUT /v1/notes/{id}; fix: give one of them another name in mcp.rest.names, e.g. "PUT /v2/notes/{id}": replace_v2_note`,
 		}},

@@ -128,7 +128,9 @@ func readREST(all []Route, o Options, methods []string) ([]Route, []error) {
 		classifyREST(&rt, o, methods, names, opIDs)
 		out = append(out, rt)
 	}
+	aliases(out)
 	collisions(out)
+	suggest(out)
 	return out, names.unused(out)
 }
 
@@ -212,49 +214,13 @@ func classifyREST(rt *Route, o Options, methods []string, names, opIDs *keyed) {
 		bad += " (the OpenAPI operationId)"
 	}
 	rt.Verdict, rt.Reasons = Refused, []string{bad}
-	rt.Fix = fmt.Sprintf("name the route in mcp.rest.names, e.g. %q: %s", key, suggestName(rt.Name+"_tool"))
+	rt.Fix, rt.suggest = fmt.Sprintf("name the route in mcp.rest.names, e.g. %q: %s", key, suggested), suggestName(rt.Name+"_tool")
 }
 
 // asked reports whether the route method p is to be a tool: its method is
 // among methods, or it is one of the REST methods and names names it.
 func asked(method, p string, methods []string, names *keyed) bool {
 	return slices.Contains(methods, method) || slices.Contains(restMethods, method) && names.has(method, p)
-}
-
-// collisions refuses every tool whose name another tool has, naming the
-// others.
-func collisions(routes []Route) {
-	byName := map[string][]int{}
-	for i, rt := range routes {
-		if rt.Kind == Tool {
-			byName[rt.Name] = append(byName[rt.Name], i)
-		}
-	}
-	for name, idx := range byName {
-		if len(idx) < 2 {
-			continue
-		}
-		for _, i := range idx {
-			rt := &routes[i]
-			var others []string
-			for _, j := range idx {
-				if j != i {
-					others = append(others, routes[j].Method+" "+routes[j].Pattern)
-				}
-			}
-			slices.Sort(others)
-			alt := restName(rt.Method, rt.Pattern, false)
-			if alt == name || alt == "" {
-				alt = suggestName(name + "_" + strings.ToLower(rt.Method) + "_2")
-			}
-			if rt.Verdict != Refused {
-				rt.Reasons = nil // the name is the refusal; how the route would dispatch is moot
-			}
-			rt.Verdict = Refused
-			rt.Reasons = append(rt.Reasons, fmt.Sprintf("tool name %q is also the name of %s", name, strings.Join(others, ", ")))
-			rt.Fix = fmt.Sprintf("give one of them another name in mcp.rest.names, e.g. %q: %s", rt.Method+" "+rt.Pattern, alt)
-		}
-	}
 }
 
 // keyed holds a map by "METHOD /pattern" and finds a route's entry in it,

@@ -73,6 +73,9 @@ type Route struct {
 	Fix     string
 
 	mounts []opaqueMount // the opaque mounts above the route (mount.go), outermost first
+	// suggest is the name a REST refusal's Fix suggests, where the Fix
+	// says suggested; suggest makes it one no other tool has.
+	suggest string
 }
 
 // Refusal returns the route's refusal as an error naming the route, the
@@ -319,16 +322,19 @@ func classify(rt *Route, o Options) {
 		}
 		rt.Reasons = []string{reason}
 		exclude := fmt.Sprintf("keep the route off MCP with mcp.exclude: [%q]", rt.Name)
-		nested := strings.Contains(strings.TrimSuffix(rt.Name, "/"), "/")
+		deep := strings.Contains(rt.Name, "/") // nested, or a trailing slash
 		rest := RESTName(rt.Method, p)
 		switch params := paramNames(p); {
-		case nested && rest != "" && len(params) > 0:
-			// A top-level path would lose the parameters.
-			rt.Fix = fmt.Sprintf("read routes of any depth with an mcp.rest block (this one would be the tool %s, %s one of its arguments), or %s",
-				rest, strings.Join(params, ", "), exclude)
-		case nested && rest != "":
-			rt.Fix = fmt.Sprintf("serve the tool at a top-level path such as /%s, read routes of any depth with an mcp.rest block (this one would be the tool %s), or %s",
-				suggestName(rt.Name), rest, exclude)
+		case deep && rest != "":
+			// The REST reading serves the route as it stands: no route
+			// changes, which a top-level path would be.
+			fix := "set mcp.rest to read routes of any depth (an empty block, rest: {}, will do), where this one would be the tool " + rest
+			if len(params) > 0 {
+				// A top-level path would lose the parameters.
+				rt.Fix = fmt.Sprintf("%s, with %s among its arguments; or %s", fix, strings.Join(params, ", "), exclude)
+			} else {
+				rt.Fix = fmt.Sprintf("%s; or serve the tool at a top-level path such as /%s; or %s", fix, suggestName(rt.Name), exclude)
+			}
 		default:
 			rt.Fix = fmt.Sprintf("serve the tool at a top-level path such as /%s, or %s", suggestName(rt.Name), exclude)
 		}
