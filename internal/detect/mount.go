@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/mcpdoor/mcpdoor/internal/pattern"
 )
 
 // A mounted handler whose routes chi can read is not always the router
@@ -55,7 +57,7 @@ func walkFrom(r chi.Routes, fn walkFunc, parent string, parentMws []func(http.Ha
 			}
 			inner := mounts
 			if _, isMux := route.SubRoutes.(*chi.Mux); !isMux {
-				path := strings.TrimSuffix(strings.ReplaceAll(parent+route.Pattern, "/*/", "/"), "/*")
+				path := strings.TrimSuffix(pattern.Join(parent, route.Pattern), "/*")
 				if path == "" {
 					path = "/"
 				}
@@ -66,7 +68,7 @@ func walkFrom(r chi.Routes, fn walkFunc, parent string, parentMws []func(http.Ha
 			}
 			continue
 		}
-		full := strings.ReplaceAll(parent+route.Pattern, "/*/", "/")
+		full := pattern.Join(parent, route.Pattern)
 		for method, h := range route.Handlers {
 			if method == "*" {
 				continue // chi lists every method of a Handle or Mount besides

@@ -236,6 +236,7 @@ func newKeyed(m map[string]string) *keyed {
 	k := &keyed{exact: map[string]string{}, loose: map[string]string{}, keys: map[string]string{}, used: map[string]bool{}}
 	for _, key := range slices.Sorted(maps.Keys(m)) {
 		method, p, _ := pattern.SplitKey(key)
+		p = pattern.Join("", p) // a pattern as chi.Walk gives it, "/api/*/avatar"
 		k.exact[method+" "+p] = m[key]
 		l := method + " " + pattern.Key(p)
 		k.loose[l], k.keys[l] = m[key], key

@@ -157,6 +157,19 @@ func Key(p string) string {
 	return s
 }
 
+// Join returns the pattern a router serves for a route's pattern under its
+// mounts' (parent ends in "/*" for each mount, as chi.Walk joins them):
+// each "/*/" of a mount is the "/" it stands for, also for a Mount("/")
+// nested in a Route, which chi.Walk leaves as "/api/*/avatar" (the
+// replacement of one "/*/" makes the next).
+func Join(parent, p string) string {
+	s := parent + p
+	for strings.Contains(s, "/*/") {
+		s = strings.ReplaceAll(s, "/*/", "/")
+	}
+	return s
+}
+
 // SplitKey splits a route key as a config writes it, a method, a space and
 // a pattern ("GET /notes/{id}", "get /notes/{id}"), into the method,
 // upper-cased, and the pattern, spaces trimmed; ok is false when the key
