@@ -58,15 +58,28 @@
 // and path (POST /api/notes/{id}/archive is archive_note; the README's
 // "Tool names" gives the rule). The config wins over the document so that a bad or
 // colliding operationId can be fixed without editing a generated document.
-// Two routes of one name, an invalid name and a name for a route the
-// router does not have are Install errors naming the routes and the fix;
-// the routes that are not tools are in the report, with the reason.
+// Routes the rule gives one name are told apart, the parameter first
+// (get_article_by_slug), then the prefixes (list_v1_users), then a number;
+// one handler on several paths of one name is one tool. Two names the
+// config or the document gives alike, an invalid name and a name for a
+// route the router does not have are Install errors naming the routes and
+// the fix; the routes that are not tools are in the report, with the
+// reason.
+//
+// Routes for a browser are left off: a server-rendered UI's pages and
+// forms are no API. With Config.OpenAPI, a route the document does not
+// describe, or describes as reading a form or answering text/html only, is
+// no tool; nor is a route behind a CSRF middleware. A typed handler, a
+// Config.Declared entry or a name in mcp.rest.names makes such a route a
+// tool all the same, and a tool whose route answers a page is warned about
+// at its first call.
 //
 // A REST tool's arguments are one JSON object: its path parameters
 // (required; strings, with a chi regexp as their pattern, unless the
 // document or a declaration types them), its query parameters (the
 // document's, or a declaration's), and its JSON body's members, side by
-// side. A member named like a path parameter fills it in, a query
+// side (a body that is a JSON array, a bulk route's, is the one argument
+// "body"). A member named like a path parameter fills it in, a query
 // parameter's goes into the query (an array as the key repeated), and every
 // other member is the body's, when the route takes a body (a typed
 // handler's, the document's request body, else POST, PUT and PATCH), or a

@@ -459,7 +459,7 @@ paths:
 	r := chi.NewRouter()
 	r.Get("/notes/{id:[0-9]+}", look)
 	r.Delete("/notes/{id:[0-9]+}", look)
-	r.Post("/notes/", look)
+	r.Route("/notes", func(r chi.Router) { r.Post("/", look) }) // served at /notes, which the document describes
 	r.Method(http.MethodPut, "/notes/{id:[0-9]+}", Handler(createNote))
 	r.Get("/tags", look)
 	cfg := enabled(MCPConfig{REST: &REST{

@@ -29,17 +29,19 @@ type RESTOptions struct {
 	// the methods Methods may list is a tool when it is named, whether or
 	// not its method is listed. A key that names no such route is a problem.
 	Names map[string]string
-	// OperationIDs are the OpenAPI document's operationIds, keyed as Names.
-	// One wins over the default name. Keys for routes the router does not
-	// have are ignored.
-	OperationIDs map[string]string
+	// Document, when set, says what the OpenAPI document says of a route
+	// that may be a tool: its operation's operationId, which wins over the
+	// default name, or ""; and why the route is left off by default (the
+	// document does not describe it, or describes a page's form), or "". A
+	// route named in Names is a tool whatever it says.
+	Document func(rt *Route) (operationID, leave string)
 }
 
 // Where a REST tool's name comes from: Route.NameFrom.
 const (
 	NameFromPath        = "path"        // the tool-route convention: POST /<name>
 	NameFromRule        = "rule"        // RESTName
-	NameFromOperationID = "operationId" // RESTOptions.OperationIDs
+	NameFromOperationID = "operationId" // RESTOptions.Document
 	NameFromConfig      = "config"      // RESTOptions.Names
 )
 
@@ -107,7 +109,6 @@ func readREST(all []Route, o Options, methods []string) ([]Route, []error) {
 		byPattern[rt.Pattern] = append(byPattern[rt.Pattern], rt.Method)
 	}
 	names := newKeyed(o.REST.Names)
-	opIDs := newKeyed(o.REST.OperationIDs)
 	var out []Route
 	for _, p := range slices.Sorted(maps.Keys(byPattern)) {
 		if everyMethod(byPattern[p]) {
@@ -125,7 +126,7 @@ func readREST(all []Route, o Options, methods []string) ([]Route, []error) {
 		if everyMethod(byPattern[rt.Pattern]) && (rt.Method != http.MethodPost || strings.Contains(rt.Pattern, "*") || !asked(rt.Method, rt.Pattern, methods, names)) {
 			continue // the ANY row speaks for it
 		}
-		classifyREST(&rt, o, methods, names, opIDs)
+		classifyREST(&rt, o, methods, names)
 		out = append(out, rt)
 	}
 	aliases(out)
@@ -141,7 +142,7 @@ func everyMethod(methods []string) bool {
 }
 
 // classifyREST sets rt's Kind, Name and the rest, for the REST reading.
-func classifyREST(rt *Route, o Options, methods []string, names, opIDs *keyed) {
+func classifyREST(rt *Route, o Options, methods []string, names *keyed) {
 	p := rt.Pattern
 	if strings.Contains(p, "*") {
 		rt.Kind, rt.Reasons = Skipped, []string{"a wildcard route serves every path under its prefix; it has no fixed path to call"}
@@ -180,11 +181,16 @@ func classifyREST(rt *Route, o Options, methods []string, names, opIDs *keyed) {
 	}
 	rt.Hints = hintsFor(rt.Method)
 	key := rt.Method + " " + p
+	var opID, leave string
+	if o.REST.Document != nil {
+		opID, leave = o.REST.Document(rt)
+	}
 	switch {
 	case names.lookup(rt.Method, p) != "":
 		rt.Name, rt.NameFrom = names.lookup(rt.Method, p), NameFromConfig
-	case opIDs.lookup(rt.Method, p) != "":
-		rt.Name, rt.NameFrom = opIDs.lookup(rt.Method, p), NameFromOperationID
+		leave = ""
+	case opID != "":
+		rt.Name, rt.NameFrom = opID, NameFromOperationID
 	default:
 		rt.Name, rt.NameFrom = RESTName(rt.Method, p), NameFromRule
 		if rt.Name != "" && rt.Method == http.MethodPost && rt.Name == strings.TrimPrefix(p, "/") {
@@ -197,6 +203,10 @@ func classifyREST(rt *Route, o Options, methods []string, names, opIDs *keyed) {
 			what = "the root route has no words"
 		}
 		rt.Kind, rt.Reasons = Skipped, []string{what + " to name a tool after; name it in mcp.rest.names to make it a tool"}
+		return
+	}
+	if leave != "" {
+		rt.Kind, rt.Reasons = Skipped, []string{leave}
 		return
 	}
 	rt.Kind = Tool

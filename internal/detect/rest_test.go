@@ -14,6 +14,8 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpdoor/mcpdoor/internal/pattern"
 )
 
 // notesRouter is a REST server of every shape the REST reading handles:
@@ -210,12 +212,12 @@ func TestInspectRESTNames(t *testing.T) {
 			"DELETE /nowhere":                 "x",
 			"OPTIONS /notes/":                 "y",
 		},
-		OperationIDs: map[string]string{
+		Document: operationIDs(map[string]string{
 			"POST /notes/{id}/archive": "archiveNote",
 			"DELETE /notes/{id}":       "removeNote",
 			"POST /notes":              "notes.create",
 			"GET /elsewhere":           "ignored",
-		},
+		}),
 	}})
 	for _, tc := range []struct {
 		method, pattern, name, from string
@@ -308,9 +310,9 @@ func TestInspectRESTCollisions(t *testing.T) {
 	r.Post("/api/tasks", ok)
 	r.Get("/api/tasks/{id}", ok)
 	rep := inspect(t, r, &Options{Reserved: gymRoutes, REST: &RESTOptions{
-		Methods:      allMethods,
-		OperationIDs: map[string]string{"POST /api/tasks": "get_note"},
-		Names:        map[string]string{"GET /api/tasks/{id}": "get_note_2"},
+		Methods:  allMethods,
+		Document: operationIDs(map[string]string{"POST /api/tasks": "get_note"}),
+		Names:    map[string]string{"GET /api/tasks/{id}": "get_note_2"},
 	}})
 	want := map[string]string{
 		"GET /articles/{articleID}/":          "get_article",
@@ -412,6 +414,13 @@ func TestInspectRESTKeepsConvention(t *testing.T) {
 			}
 		})
 	}
+}
+
+// operationIDs is a RESTOptions.Document that gives the operationIds of
+// ids, by "METHOD pattern" with chi regexps and trailing slashes left out,
+// and leaves no route off.
+func operationIDs(ids map[string]string) func(rt *Route) (string, string) {
+	return func(rt *Route) (string, string) { return ids[rt.Method+" "+pattern.Key(rt.Pattern)], "" }
 }
 
 // gymRoutes are NeMo Gym's route names, reserved as a server under the

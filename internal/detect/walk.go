@@ -47,7 +47,12 @@ type Route struct {
 	// route that serves every method (Handle, Mount).
 	Method  string
 	Pattern string // the full chi pattern, e.g. "/get_weather" or "/{tool}"
-	Kind    Kind
+	// Bare reports that the router serves the route at Pattern without its
+	// trailing slash too: a sub-router's "/" route, which chi.Walk reports
+	// at "/notes/" and the router serves at /notes and /notes/. A route
+	// registered as "/notes/" is served there only.
+	Bare bool
+	Kind Kind
 	// Name is the tool name: the pattern without its leading slash, or
 	// under Options.REST as NameFrom says. Empty for a catch-all.
 	Name string
@@ -174,7 +179,7 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 	}
 	mcpRoutes := map[string][]string{} // pattern -> methods
 	var all []Route                    // under REST, every route, to classify once all are known
-	err := walk(r, func(method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler, mounts []opaqueMount) error {
+	err := walk(r, func(method, pattern string, bare bool, h http.Handler, mws []func(http.Handler) http.Handler, mounts []opaqueMount) error {
 		if pattern == o.MCPPath || strings.HasPrefix(pattern, o.MCPPath+"/") {
 			mcpRoutes[pattern] = append(mcpRoutes[pattern], method)
 		}
@@ -184,6 +189,7 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 		rt := Route{
 			Method:      method,
 			Pattern:     pattern,
+			Bare:        bare,
 			Endpoint:    h,
 			Middlewares: slices.Clone(mws), // walk reuses the backing array
 			mounts:      mounts,

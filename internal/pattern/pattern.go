@@ -138,19 +138,7 @@ func Segments(parts []Part) []Segment {
 // name the same route in a config or a document that leaves those out (an
 // OpenAPI path). A pattern that does not parse is its own key.
 func Key(p string) string {
-	parts, err := Parse(p)
-	if err != nil {
-		return p
-	}
-	var b strings.Builder
-	for _, pt := range parts {
-		if pt.Name != "" {
-			b.WriteString("{" + pt.Name + "}")
-		} else {
-			b.WriteString(pt.Literal)
-		}
-	}
-	s := b.String()
+	s := Shape(p)
 	if len(s) > 1 {
 		s = strings.TrimSuffix(s, "/")
 	}
@@ -168,6 +156,27 @@ func Join(parent, p string) string {
 		s = strings.ReplaceAll(s, "/*/", "/")
 	}
 	return s
+}
+
+// Shape returns p with chi regexps left out, and its trailing slash kept:
+// "/notes/{id:[0-9]+}/" is "/notes/{id}/". Two patterns of one shape
+// match the same paths, as far as their parameters' regexps allow; a
+// trailing slash makes another route. A pattern that does not parse is
+// its own shape.
+func Shape(p string) string {
+	parts, err := Parse(p)
+	if err != nil {
+		return p
+	}
+	var b strings.Builder
+	for _, pt := range parts {
+		if pt.Name != "" {
+			b.WriteString("{" + pt.Name + "}")
+		} else {
+			b.WriteString(pt.Literal)
+		}
+	}
+	return b.String()
 }
 
 // SplitKey splits a route key as a config writes it, a method, a space and
