@@ -3,10 +3,12 @@ package autoexpose
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -309,5 +311,31 @@ func TestRefusalNamesREST(t *testing.T) {
 		if tl := door.tools[tool]; tl == nil || tl.Route != route {
 			t.Errorf("with mcp.rest, %s is not the tool %s; tools %v", route, tool, door.names)
 		}
+	}
+}
+
+// TestRefusalFixesApart: two nested routes that the REST reading tells
+// apart are named apart in their fixes too, as mcp.rest will serve them.
+func TestRefusalFixesApart(t *testing.T) {
+	r := chi.NewRouter()
+	r.Post("/v1/notes", func(w http.ResponseWriter, r *http.Request) { ok(w, r) })
+	r.Post("/v2/notes", func(w http.ResponseWriter, r *http.Request) { ok(w, r) }) // another handler
+	_, err := Install(r, enabled(MCPConfig{}))
+	var tools []string
+	for _, line := range strings.Split(fmt.Sprint(err), "\n") {
+		_, tool, _ := strings.Cut(line, "would be the tool ")
+		tool, _, _ = strings.Cut(tool, ";")
+		tools = append(tools, tool)
+	}
+	slices.Sort(tools)
+	if want := []string{"create_v1_note", "create_v2_note"}; !slices.Equal(tools, want) {
+		t.Errorf("the fixes name the tools %q, want %q:\n%v", tools, want, err)
+	}
+	door, err := Install(r, enabled(MCPConfig{REST: &REST{}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(door.names, tools) {
+		t.Errorf("with mcp.rest, the tools are %q", door.names)
 	}
 }

@@ -212,6 +212,8 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 		var problems []error
 		rep.Routes, problems = readREST(all, o, methods)
 		rep.Problems = append(rep.Problems, problems...)
+	} else {
+		restFixes(r, rep.Routes, o)
 	}
 	if len(mcpRoutes) > 0 {
 		rep.Problems = append(rep.Problems, &RefusedError{
@@ -334,7 +336,8 @@ func classify(rt *Route, o Options) {
 		case deep && rest != "":
 			// The REST reading serves the route as it stands: no route
 			// changes, which a top-level path would be.
-			fix := "set mcp.rest to read routes of any depth (an empty block, rest: {}, will do), where this one would be the tool " + rest
+			fix := "set mcp.rest to read routes of any depth (an empty block, rest: {}, will do), where this one would be the tool " + suggested
+			rt.suggest = rest // restFixes puts in the name the REST reading gives
 			if len(params) > 0 {
 				// A top-level path would lose the parameters.
 				rt.Fix = fmt.Sprintf("%s, with %s among its arguments; or %s", fix, strings.Join(params, ", "), exclude)
@@ -344,6 +347,31 @@ func classify(rt *Route, o Options) {
 		default:
 			rt.Fix = fmt.Sprintf("serve the tool at a top-level path such as /%s, or %s", suggestName(rt.Name), exclude)
 		}
+	}
+}
+
+// restFixes puts into the fixes of the routes refused for their depth the
+// tool each would be under an empty mcp.rest block: the name the REST
+// reading of the whole router gives it, told apart from the others' (see
+// collide.go), so that two fixes never name one tool.
+func restFixes(r chi.Routes, routes []Route, o Options) {
+	if !slices.ContainsFunc(routes, func(rt Route) bool { return rt.suggest != "" }) {
+		return
+	}
+	o.REST = &RESTOptions{}
+	rest, err := Inspect(r, &o)
+	for i := range routes {
+		rt := &routes[i]
+		if rt.suggest == "" {
+			continue
+		}
+		name := rt.suggest
+		if err == nil {
+			if rr := rest.Lookup(rt.Method, rt.Pattern); rr != nil && rr.Kind == Tool {
+				name = rr.Name
+			}
+		}
+		rt.Fix, rt.suggest = strings.Replace(rt.Fix, suggested, name, 1), ""
 	}
 }
 
