@@ -35,6 +35,7 @@ func TestHarmlessMiddlewareInFront(t *testing.T) {
 		{"Logger", middleware.Logger},
 		{"RequestLogger", quiet},
 		{"RequestID", middleware.RequestID},
+		//lint:ignore SA1019 what RealIP does in front of the MCP endpoint is the point
 		{"RealIP", middleware.RealIP},
 		{"Recoverer", middleware.Recoverer},
 		{"StripSlashes", middleware.StripSlashes},

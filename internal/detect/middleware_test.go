@@ -104,6 +104,7 @@ func TestPackageName(t *testing.T) {
 // front of the MCP endpoint, though a route of them replays, are known by
 // the names FuncName gives them; the others it knows are Transparent.
 func TestHarmlessNamesAreRuntimeNames(t *testing.T) {
+	//lint:ignore SA1019 servers use RealIP, and mcpdoor must know it
 	for _, mw := range []func(http.Handler) http.Handler{middleware.RealIP, middleware.RequestID, middleware.URLFormat, middleware.WithValue("k", 1)} {
 		if name := FuncName(mw); !Harmless(name) || isTransparent(name, nil) {
 			t.Errorf("%s: Harmless %v, transparent %v; want true, false", name, Harmless(name), isTransparent(name, nil))

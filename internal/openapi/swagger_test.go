@@ -32,7 +32,6 @@ func swaggo(t *testing.T) *Document {
 // why.
 func TestLoadSwagger2(t *testing.T) {
 	doc := swaggo(t)
-	type param struct{ Name, In, Schema, Description, NoSchema string }
 	var got []string
 	for _, op := range doc.Operations {
 		line := op.Method + " " + op.Path + " " + op.Summary + "\n  input: "
