@@ -62,6 +62,18 @@ func describes(op *openapi.Operation, rt *detect.Route) bool {
 	return want == got || rt.Bare && want == strings.TrimSuffix(got, "/")
 }
 
+// serves reports whether the route rt of the report serves op: describes
+// it, or is the row of a route that serves every method (Handle, Mount)
+// at its path.
+func serves(rt *detect.Route, op *openapi.Operation) bool {
+	if rt.Method == "ANY" {
+		any := *rt
+		any.Method = op.Method
+		return describes(op, &any)
+	}
+	return describes(op, rt)
+}
+
 // fromOpenAPI sets what an operation says of its tool: the input schema
 // (when the operation has one), the output schema, the description and
 // the annotations.
@@ -130,7 +142,7 @@ func (b *builder) unserved(doc *openapi.Document, rep *detect.Report) {
 			continue
 		}
 		if b.cfg.MCP.REST != nil {
-			if !slices.Contains(detect.RESTMethods(), op.Method) || slices.ContainsFunc(rep.Routes, func(rt detect.Route) bool { return describes(op, &rt) }) {
+			if !slices.Contains(detect.RESTMethods(), op.Method) || slices.ContainsFunc(rep.Routes, func(rt detect.Route) bool { return serves(&rt, op) }) {
 				continue
 			}
 		} else if op.Method != http.MethodPost || rep.Route(op.Path) != nil {

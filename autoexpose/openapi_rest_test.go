@@ -327,3 +327,21 @@ listBooks    GET /api/v1/books              direct   openapi  q, limit, genre (q
 		t.Errorf("get_book: outputSchema %s", got)
 	}
 }
+
+// TestOpenAPIHandleServesEveryMethod: a route that serves every method
+// (Handle) serves the operations of any method at its path: no warning.
+func TestOpenAPIHandleServesEveryMethod(t *testing.T) {
+	r := chi.NewRouter()
+	r.Handle("/api/feed", jsonAnswer(`[]`))
+	r.Post("/api/notes", jsonAnswer(`{}`))
+	var logs bytes.Buffer
+	cfg := enabled(MCPConfig{REST: &REST{}})
+	cfg.OpenAPI = []byte("openapi: 3.1.0\npaths:\n  /api/feed:\n    get: {summary: The feed}\n  /api/notes:\n    post: {summary: Add a note}\n")
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: dropTime}))
+	if _, err := Install(r, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(logs.String(), "no route serves it") {
+		t.Errorf("warned:\n%s", logs.String())
+	}
+}

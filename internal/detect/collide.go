@@ -33,8 +33,9 @@ import (
 //  4. Routes still alike are numbered in the order of their patterns, the
 //     first keeping the name: get_note, get_note_2.
 //
-// A route keeps the plain name only when no other route, or a given name,
-// holds it. The names told apart are never another tool's.
+// When a name from the config or an operationId holds the plain name, no
+// route of the rule keeps it: rules 3 and 4 go on to a prefix or _2. A name
+// told apart is never another tool's.
 
 // suggested stands, in a Fix, for the name Route.suggest holds; suggest
 // puts the name in once it is one no other tool has.
@@ -64,7 +65,7 @@ func aliases(routes []Route) {
 			var same, rest []int
 			same = append(same, idx[0])
 			for _, i := range idx[1:] {
-				if sameHandler(routes[idx[0]].Endpoint, routes[i].Endpoint) && len(routes[i].mounts) == len(routes[idx[0]].mounts) {
+				if sameHandler(routes[idx[0]].Endpoint, routes[i].Endpoint) && sameMounts(routes[idx[0]].mounts, routes[i].mounts) {
 					same = append(same, i)
 				} else {
 					rest = append(rest, i)
@@ -85,6 +86,12 @@ func aliases(routes []Route) {
 			}
 		}
 	}
+}
+
+// sameMounts reports whether two routes are under opaque mounts of the
+// same types, in the same order: the same code runs before each.
+func sameMounts(a, b []opaqueMount) bool {
+	return slices.EqualFunc(a, b, func(x, y opaqueMount) bool { return x.typeName == y.typeName })
 }
 
 // shorter orders patterns by their number of segments, then their length,
