@@ -43,8 +43,11 @@ func (c *calls) arguments(t *tool, raw json.RawMessage) (input, *mcp.CallToolRes
 				Effect:  effectNotApplied,
 			})
 	}
-	if t.rest != nil {
+	switch {
+	case t.rest != nil:
 		return t.restInput(args)
+	case t.bodyArg != "":
+		return input{body: bodyMember(args, t.bodyArg)}, nil
 	}
 	return input{body: args}, nil
 }

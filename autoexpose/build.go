@@ -276,6 +276,9 @@ func (b *builder) middlewareWarnings(rep *detect.Report) {
 		if b.cfg.MCP.stateful() && slices.ContainsFunc(front, func(n string) bool { return strings.Contains(n, "middleware.Timeout") }) {
 			warn += " (middleware.Timeout ends every stateful session's stream when it fires)"
 		}
+		if slices.ContainsFunc(front, func(n string) bool { return strings.Contains(n, "middleware.(*Compressor)") }) {
+			warn += " (middleware.Compress compresses the MCP endpoint's answers for the clients that ask, and its event streams when text/event-stream is among its types)"
+		}
 		b.log.Warn(warn, "middlewares", strings.Join(front, ", "))
 	}
 	for _, name := range b.cfg.MCP.TransparentMiddleware {

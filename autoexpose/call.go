@@ -65,5 +65,6 @@ func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, mc 
 	if res := mc.inputRequired(); res != nil {
 		return res // the handler asked the client; it runs again with the answers
 	}
+	c.pageWarning(t, resp)
 	return t.result(resp)
 }

@@ -52,17 +52,26 @@ type Config struct {
 	// wrapped handler is the dispatcher and serves each as POST /<name>.
 	// A name must not be one the router serves as a route of its own.
 	CatchAll map[string]Declaration `yaml:"-"`
-	// OpenAPI is an OpenAPI 3.0 or 3.1 document describing the router's
-	// routes, JSON or YAML: the bytes a server already embeds or serves
-	// (huma's /openapi.yaml, oapi-codegen's GetSwagger marshaled). A tool
-	// route POST /<name> whose operation it describes takes from it its
-	// input schema (the JSON request body's, $refs resolved), description
+	// OpenAPI is an OpenAPI 3.0 or 3.1 document, or a Swagger 2.0 one (what
+	// swaggo writes), describing the router's routes, JSON or YAML: the
+	// bytes a server already embeds or serves (huma's /openapi.yaml,
+	// oapi-codegen's GetSwagger marshaled, swaggo's swagger.json). An
+	// operation describes the route of its method and full path: the
+	// document's basePath (2.0) or its first server's url path (3.x, "/api"
+	// or "https://host/api"), then the operation's path; chi regexps aside,
+	// and a trailing slash making another route (a sub-router's "/" route
+	// is served with and without). A tool route POST /<name> whose
+	// operation it describes takes from it its input schema (the JSON
+	// request body's, $refs resolved), output schema (the 200 response's
+	// JSON schema, else the 201's, when it is an object's), description
 	// (summary and description) and annotations (x-mcp-read-only,
 	// x-mcp-destructive, x-mcp-idempotent, x-mcp-open-world, x-mcp-title);
 	// an operation marked x-mcp-exclude: true keeps its route off MCP.
-	// Under mcp.rest, an operation describes the route of its method and
-	// path (chi regexps and a trailing slash aside), and also gives the
-	// tool's name (operationId) and its path and query parameters.
+	// Under mcp.rest, an operation also gives the tool's name (operationId)
+	// and its path and query parameters, and the routes the document does
+	// not describe, or describes as a form or a page, are left off (see
+	// the package documentation, "REST routes"). An operation no route
+	// serves is warned about, naming the routes the router has there.
 	// $refs must point into the document. A malformed document fails
 	// Install.
 	OpenAPI []byte `yaml:"-"`
@@ -111,7 +120,11 @@ type MCPConfig struct {
 	// report prints them) that a direct call may skip.
 	TransparentMiddleware []string `yaml:"transparent_middleware"`
 	// ForwardHeaders are copied from the MCP request to every dispatched
-	// request. Default [Authorization]; an explicit empty list forwards none.
+	// request. Default [Authorization, User-Agent]: the client's
+	// credentials, and its name, which a route may record (a session's
+	// label, an audit log) as it does over HTTP. An explicit empty list
+	// forwards none; a list replaces the default, so name both to keep
+	// them.
 	ForwardHeaders []string `yaml:"forward_headers"`
 	// SessionSecret signs session cookies and tokens: one secret, or a list
 	// whose first entry signs and whose every entry verifies (rotation).
@@ -300,7 +313,9 @@ const (
 type Declaration struct {
 	Description string
 	// Input is the tool's input schema; it must have type "object". Use
-	// SchemaFor to derive one from a Go type.
+	// SchemaFor to derive one from a Go type. For a route of
+	// Config.Declared whose body is a JSON array (a bulk route), it may be
+	// the array's schema: the tool's one argument "body" is that array.
 	Input *jsonschema.Schema
 	// Output is the tool's output schema, advertised when it has type
 	// "object".
@@ -421,11 +436,14 @@ func (c *Config) Validate() error {
 		bad("mcp.disable_fast_path", "does nothing on a stateful endpoint (mcp.stateful or mcp.exclusive), which has no fast path; remove it")
 	}
 	m.validateGuard(bad)
-	for key, decls := range map[string]map[string]Declaration{"Config.Declared": c.Declared, "Config.CatchAll": c.CatchAll} {
-		for name, d := range decls {
-			if d.Input != nil && d.Input.Type != "object" {
-				bad(key+"["+name+"].Input", "type is %q; a tool's input schema must have type \"object\"", d.Input.Type)
-			}
+	for name, d := range c.Declared {
+		if d.Input != nil && d.Input.Type != "object" && d.Input.Type != "array" {
+			bad("Config.Declared["+name+"].Input", "type is %q; a tool's input schema must have type \"object\", or \"array\" for a route whose body is a JSON array", d.Input.Type)
+		}
+	}
+	for name, d := range c.CatchAll {
+		if d.Input != nil && d.Input.Type != "object" {
+			bad("Config.CatchAll["+name+"].Input", "type is %q; a tool's input schema must have type \"object\"", d.Input.Type)
 		}
 	}
 	if m.REST != nil {
@@ -467,7 +485,7 @@ func (m *MCPConfig) path() string {
 
 func (m *MCPConfig) forwardHeaders() []string {
 	if m.ForwardHeaders == nil {
-		return []string{"Authorization"}
+		return []string{"Authorization", "User-Agent"}
 	}
 	out := make([]string, len(m.ForwardHeaders))
 	for i, h := range m.ForwardHeaders {

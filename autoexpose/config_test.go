@@ -102,7 +102,7 @@ func TestConfigDefaults(t *testing.T) {
 		if m.path() != "/mcp" || m.maxBodyBytes() != 4<<20 || m.idleTimeout() != 600*time.Second || m.stateful() || !reflect.ValueOf(m.Rollout).IsZero() {
 			t.Errorf("%q: defaults wrong: %+v", doc, m)
 		}
-		if diff := cmp.Diff([]string{"Authorization"}, m.forwardHeaders()); diff != "" {
+		if diff := cmp.Diff([]string{"Authorization", "User-Agent"}, m.forwardHeaders()); diff != "" {
 			t.Errorf("%q: forward headers (-want +got):\n%s", doc, diff)
 		}
 		if m.maxSessions() != 1000 || m.unusedSessionTimeout() != 30*time.Second || m.maxBatch() != 64 || m.maxConcurrentCalls() != 16 {

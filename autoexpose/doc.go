@@ -56,6 +56,24 @@
 // and Sample say there is no one to ask ([ErrNoClient]), and a
 // ContentMediaType body is JSON like any other.
 //
+// # Generated facts
+//
+// mcpdoor gen reads a module's handlers as they are — a function, a method
+// value, a closure a factory returns — and writes into each package that
+// holds some a file, mcpdoor_gen.go, whose init hands Install what it read
+// ([Generated]): each handler's doc comment, the JSON body it decodes, the
+// query and path parameters it reads, and what it encodes on success. No
+// other change to the app's code is needed:
+//
+//	go get -tool github.com/mcpdoor/mcpdoor/cmd/mcpdoor
+//	go tool mcpdoor gen ./...    // or: //go:generate go tool mcpdoor gen ./...
+//
+// Install matches a route's handler to its facts by function identity, and
+// warns of a generated file that no longer describes the handlers as they
+// are, naming the tools and the command to rerun; gen -check fails in CI on
+// any difference. docs/generator.md says what gen reads and what it cannot
+// see.
+//
 // # Reference
 //
 // The repository's docs/ folder is the reference, one page per topic:
@@ -63,6 +81,6 @@
 // replayed dispatch), rest.md, nethttp.md, stdio.md, results.md (results,
 // the error envelope and its codes), sessions.md, rollout.md, config.md
 // (every key and its default), limits.md, security.md, performance.md (the
-// fast path and its fence), catalog.md and testing.md (package
+// fast path and its fence), catalog.md, generator.md and testing.md (package
 // autoexposetest, which tests a server's two doors in process).
 package autoexpose

@@ -75,5 +75,5 @@ func ExampleInstall_refusal() {
 	})
 	fmt.Println(err)
 	// Output:
-	// mcpdoor: POST /users/update: tool name "users/update" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /users_update, read routes of any depth with an mcp.rest block (this one would be the tool update_users), or keep the route off MCP with mcp.exclude: ["users/update"]
+	// mcpdoor: POST /users/update: tool name "users/update" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: set mcp.rest to read routes of any depth (an empty block, rest: {}, will do), where this one would be the tool update_users; or serve the tool at a top-level path such as /users_update; or keep the route off MCP with mcp.exclude: ["users/update"]
 }

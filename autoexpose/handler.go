@@ -35,13 +35,16 @@ import (
 //
 // Install advertises In's schema as the tool's input schema and, when Out is
 // an object, Out's schema as its output schema. Field descriptions come from
-// `jsonschema:"..."` struct tags.
+// `jsonschema:"..."` struct tags. An In that is a slice (a bulk route's
+// JSON array) is the tool's one argument "body", since a tool's arguments
+// are an object.
 //
-// Handler panics if In's schema is not an object schema, a setup mistake.
+// Handler panics if In's schema is neither an object's nor an array's, a
+// setup mistake.
 func Handler[In, Out any](fn func(ctx context.Context, r *http.Request, in In) (Out, error), opts ...HandlerOption) http.Handler {
 	in := SchemaFor[In]()
-	if in.Type != "object" {
-		panic(fmt.Sprintf("mcpdoor: Handler: input type %s has schema type %q; a tool's input must be a JSON object (a struct or a map)", reflect.TypeFor[In](), in.Type))
+	if in.Type != "object" && in.Type != "array" {
+		panic(fmt.Sprintf("mcpdoor: Handler: input type %s has schema type %q; a tool's input must be a JSON object (a struct or a map), or an array (a slice)", reflect.TypeFor[In](), in.Type))
 	}
 	cs, err := compiledInput(reflect.TypeFor[In](), in)
 	if err != nil {

@@ -23,7 +23,10 @@ import (
 //     input schema, no output schema, no annotations.
 //
 // An output schema is advertised only when it describes an object, since
-// structuredContent is always one.
+// structuredContent is always one: the output schema of a route that
+// answers a JSON array (an OpenAPI list operation's) is not advertised,
+// and its calls' results carry the array as text, without
+// structuredContent.
 
 // harvest turns a tool route into a toolSpec (steps 2 to 5 above; toolset
 // applies step 1).
@@ -37,7 +40,7 @@ func harvest(rt *detect.Route, declared map[string]Declaration, doc *openapi.Doc
 		SchemaSource: sourcePermissive,
 		route:        rt,
 	}
-	op := postOperation(doc, rt.Pattern)
+	op := operationOf(doc, rt)
 	if op != nil {
 		fromOpenAPI(&t, op)
 	}
@@ -98,8 +101,12 @@ func declare(t *toolSpec, d Declaration) {
 	}
 }
 
-// finishTool applies the defaults of what nothing gave.
+// finishTool applies the defaults of what nothing gave, and makes a body
+// that is not an object the argument "body" (see bodyInput).
 func finishTool(t *toolSpec) {
+	if t.InputSchema != nil && !objectBody(t.InputSchema) {
+		t.InputSchema, t.bodyArg = bodyInput(t.InputSchema), bodyArgument
+	}
 	if t.OutputSchema != nil && t.OutputSchema.Type != "object" {
 		t.OutputSchema = nil // structuredContent is always an object
 	}

@@ -3,10 +3,12 @@ package autoexpose
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,7 +67,7 @@ func TestInstallRefusals(t *testing.T) {
 		}, MCPConfig{},
 			[]string{"mcpdoor: POST /{name:[a-z]+}, POST /{tool}: more than one parameterized catch-all route; mcpdoor cannot tell which one backs the catch-all tools; fix: keep one POST /{tool} dispatcher"}},
 		{"nested route", func(r chi.Router) { r.Post("/a/b", ok) }, MCPConfig{},
-			[]string{`mcpdoor: POST /a/b: tool name "a/b" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /a_b, read routes of any depth with an mcp.rest block (this one would be the tool b_a), or keep the route off MCP with mcp.exclude: ["a/b"]`}},
+			[]string{`mcpdoor: POST /a/b: tool name "a/b" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: set mcp.rest to read routes of any depth (an empty block, rest: {}, will do), where this one would be the tool b_a; or serve the tool at a top-level path such as /a_b; or keep the route off MCP with mcp.exclude: ["a/b"]`}},
 		{"long name", func(r chi.Router) { r.Post("/"+strings.Repeat("x", 65), ok) }, MCPConfig{},
 			[]string{`tool name "` + strings.Repeat("x", 65) + `" has 65 characters, more than 64`}},
 		{"strict refuses a replay route", func(r chi.Router) { r.With(customMiddleware).Post("/t", ok) }, MCPConfig{Dispatch: "strict"},
@@ -268,4 +270,72 @@ func exposed(d *Door) []toolSpec {
 		out[i] = d.tools[n].toolSpec
 	}
 	return out
+}
+
+// TestRefusalNamesREST: the default mode refuses nested and trailing-slash
+// POST routes with mcp.rest as the fix, naming the tool each one would be,
+// and that fix works: with an empty mcp.rest block, Install serves each
+// route as the tool the refusal named.
+func TestRefusalNamesREST(t *testing.T) {
+	r := chi.NewRouter()
+	r.Route("/articles", func(r chi.Router) {
+		r.Post("/", ok) // chi.Walk reports POST /articles/
+		r.Post("/{articleID}/publish", ok)
+	})
+	r.Post("/users/invite", ok)
+	_, err := Install(r, enabled(MCPConfig{}))
+	if err == nil {
+		t.Fatal("Install served nested and trailing-slash routes in the default mode")
+	}
+	fixes := map[string]string{} // route → the tool the fix names
+	for _, line := range strings.Split(err.Error(), "\n") {
+		route, _, _ := strings.Cut(strings.TrimPrefix(line, "mcpdoor: "), ": ")
+		_, fix, _ := strings.Cut(line, "; fix: ")
+		if !strings.HasPrefix(fix, "set mcp.rest") {
+			t.Errorf("%s: the fix does not start with mcp.rest: %s", route, fix)
+		}
+		_, tool, _ := strings.Cut(fix, "would be the tool ")
+		tool, _, _ = strings.Cut(tool, ",")
+		tool, _, _ = strings.Cut(tool, ";")
+		fixes[route] = tool
+	}
+	want := map[string]string{"POST /articles/": "create_article", "POST /articles/{articleID}/publish": "publish_article", "POST /users/invite": "invite_users"}
+	if diff := cmp.Diff(want, fixes); diff != "" {
+		t.Errorf("the tools the fixes name (-want +got):\n%s\n%v", diff, err)
+	}
+	door, err := Install(r, enabled(MCPConfig{REST: &REST{}}))
+	if err != nil {
+		t.Fatalf("with mcp.rest: %v", err)
+	}
+	for route, tool := range fixes {
+		if tl := door.tools[tool]; tl == nil || tl.Route != route {
+			t.Errorf("with mcp.rest, %s is not the tool %s; tools %v", route, tool, door.names)
+		}
+	}
+}
+
+// TestRefusalFixesApart: two nested routes that the REST reading tells
+// apart are named apart in their fixes too, as mcp.rest will serve them.
+func TestRefusalFixesApart(t *testing.T) {
+	r := chi.NewRouter()
+	r.Post("/v1/notes", func(w http.ResponseWriter, r *http.Request) { ok(w, r) })
+	r.Post("/v2/notes", func(w http.ResponseWriter, r *http.Request) { ok(w, r) }) // another handler
+	_, err := Install(r, enabled(MCPConfig{}))
+	var tools []string
+	for _, line := range strings.Split(fmt.Sprint(err), "\n") {
+		_, tool, _ := strings.Cut(line, "would be the tool ")
+		tool, _, _ = strings.Cut(tool, ";")
+		tools = append(tools, tool)
+	}
+	slices.Sort(tools)
+	if want := []string{"create_v1_note", "create_v2_note"}; !slices.Equal(tools, want) {
+		t.Errorf("the fixes name the tools %q, want %q:\n%v", tools, want, err)
+	}
+	door, err := Install(r, enabled(MCPConfig{REST: &REST{}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(door.names, tools) {
+		t.Errorf("with mcp.rest, the tools are %q", door.names)
+	}
 }

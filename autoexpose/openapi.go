@@ -11,6 +11,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
+	"github.com/mcpdoor/mcpdoor/internal/pattern"
 )
 
 // loadOpenAPI reads Config.OpenAPI. It returns nil without one.
@@ -33,12 +34,57 @@ func postOperation(doc *openapi.Document, path string) *openapi.Operation {
 	return doc.Operation(http.MethodPost, path)
 }
 
-// fromOpenAPI sets what an operation says of its tool: the input schema
-// (when the operation has one), the description and the annotations.
-func fromOpenAPI(t *toolSpec, op *openapi.Operation) {
-	if op.Input != nil {
-		t.InputSchema, t.SchemaSource = op.Input, sourceOpenAPI
+// operationOf returns the document's operation of the route rt (see
+// describes), or nil.
+func operationOf(doc *openapi.Document, rt *detect.Route) *openapi.Operation {
+	if doc == nil {
+		return nil
 	}
+	for _, op := range doc.Operations {
+		if describes(op, rt) {
+			return op
+		}
+	}
+	return nil
+}
+
+// describes reports whether op is the operation of the route rt: the same
+// method, and a full path (the document's base, then its path) that the
+// router serves the route at, chi regexps aside: the route's pattern, or
+// for a sub-router's "/" route (rt.Bare) the pattern without its trailing
+// slash. A trailing slash makes another route: the operation of /summary
+// does not describe GET /summary/.
+func describes(op *openapi.Operation, rt *detect.Route) bool {
+	if op.Method != rt.Method {
+		return false
+	}
+	want, got := pattern.Shape(op.Path), pattern.Shape(rt.Pattern)
+	return want == got || rt.Bare && want == strings.TrimSuffix(got, "/")
+}
+
+// serves reports whether the route rt of the report serves op: describes
+// it, or is the row of a route that serves every method (Handle, Mount)
+// at its path.
+func serves(rt *detect.Route, op *openapi.Operation) bool {
+	if rt.Method == "ANY" {
+		any := *rt
+		any.Method = op.Method
+		return describes(op, &any)
+	}
+	return describes(op, rt)
+}
+
+// fromOpenAPI sets what an operation says of its tool: the input schema
+// (when the operation has one), the output schema, the description and
+// the annotations.
+func fromOpenAPI(t *toolSpec, op *openapi.Operation) {
+	switch {
+	case op.Input != nil:
+		t.InputSchema, t.SchemaSource = op.Input, sourceOpenAPI
+	case op.Body != nil: // an array: finishTool makes it the argument "body"
+		t.InputSchema, t.SchemaSource = op.Body, sourceOpenAPI
+	}
+	t.OutputSchema = op.Output
 	t.Description = operationDescription(op)
 	t.Annotations = operationAnnotations(op)
 }
@@ -80,7 +126,10 @@ func excludedByOpenAPI(doc *openapi.Document, t toolSpec) bool {
 // unserved returns a report row for each POST operation of the document
 // (under mcp.rest, each operation of a REST method) that no route of the
 // router serves, and logs a warning for each (and for each of the
-// document's own warnings): the document and the router disagree.
+// document's own warnings): the document and the router disagree. The
+// warning names the routes the router has at about that path, of another
+// method, with or without a trailing slash, or with other parameter names,
+// which the operation may have meant.
 func (b *builder) unserved(doc *openapi.Document, rep *detect.Report) {
 	if doc == nil {
 		return
@@ -89,17 +138,53 @@ func (b *builder) unserved(doc *openapi.Document, rep *detect.Report) {
 		b.log.Warn("mcpdoor: " + w)
 	}
 	for _, op := range doc.Operations {
+		if op.Exclude {
+			continue
+		}
 		if b.cfg.MCP.REST != nil {
-			if op.Exclude || !slices.Contains(detect.RESTMethods(), op.Method) || restServed(rep, op) {
+			if !slices.Contains(detect.RESTMethods(), op.Method) || slices.ContainsFunc(rep.Routes, func(rt detect.Route) bool { return serves(&rt, op) }) {
 				continue
 			}
-		} else if op.Method != http.MethodPost || op.Exclude || rep.Route(op.Path) != nil {
+		} else if op.Method != http.MethodPost || rep.Route(op.Path) != nil {
 			continue
 		}
 		route := op.Method + " " + op.Path
 		reason := fmt.Sprintf("the OpenAPI document describes it (line %d), but no route serves it", op.Line)
+		if near := nearRoutes(rep, op); len(near) > 0 {
+			reason += "; the router has " + strings.Join(near, ", ") + " (a method, a trailing slash or a parameter's name makes another route)"
+		}
 		b.report = append(b.report, detector.Row{Route: route, Verdict: "unserved", Reason: reason})
 		b.log.Warn("mcpdoor: "+reason, "route", route)
+	}
+}
+
+// nearRoutes returns the routes of rep at op's path but for its method, a
+// trailing slash and the names of its parameters, "METHOD pattern", sorted.
+func nearRoutes(rep *detect.Report, op *openapi.Operation) []string {
+	key := anyParams(pattern.Key(op.Path))
+	var out []string
+	for _, rt := range rep.Routes {
+		if anyParams(pattern.Key(rt.Pattern)) == key {
+			out = append(out, rt.Method+" "+rt.Pattern)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// anyParams returns a pattern key (see pattern.Key) with its parameters'
+// names left out: "/notes/{}".
+func anyParams(key string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(key, '{')
+		j := strings.IndexByte(key[max(i, 0):], '}')
+		if i < 0 || j < 0 {
+			b.WriteString(key)
+			return b.String()
+		}
+		b.WriteString(key[:i] + "{}")
+		key = key[i+j+1:]
 	}
 }
 

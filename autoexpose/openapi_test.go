@@ -218,9 +218,9 @@ func TestOpenAPIErrors(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
-	cfg.OpenAPI = []byte("swagger: '2.0'")
+	cfg.OpenAPI = []byte("swagger: '1.2'")
 	_, err = Install(shopRouter(), cfg)
-	if err == nil || err.Error() != "mcpdoor: Config.OpenAPI: openapi: line 1: #/swagger: Swagger 2.0 is not supported; convert the document to OpenAPI 3" {
+	if err == nil || err.Error() != `mcpdoor: Config.OpenAPI: openapi: line 1: #/swagger: Swagger version "1.2" is not supported; want 2.0 (or openapi 3.0.x or 3.1.x)` {
 		t.Errorf("got %v", err)
 	}
 }

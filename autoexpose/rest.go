@@ -15,7 +15,6 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
-	"github.com/mcpdoor/mcpdoor/internal/pattern"
 )
 
 // A REST tool's arguments are one JSON object: its route's path
@@ -48,6 +47,9 @@ type restTool struct {
 	// split: some members may not be the body's, so that the arguments
 	// must be taken apart; without, they are the body as they are.
 	split bool
+	// bodyArg, when set, is the member that holds the body, which is not
+	// a JSON object (see bodyInput): its value is the body.
+	bodyArg string
 	// bodySchema is the body's own schema when a typed handler checks it
 	// and the input schema says all it says: the door's check then stands
 	// for the handler's.
@@ -69,39 +71,15 @@ func restOptions(cfg *Config, doc *openapi.Document) *detect.RESTOptions {
 		// An http.ServeMux pattern's {$} is the end of its path (Wrap).
 		o.Names[strings.Replace(k, "{$}", "", 1)] = v
 	}
-	if doc != nil {
-		o.OperationIDs = make(map[string]string)
-		for _, op := range doc.Operations {
-			if op.ID != "" {
-				o.OperationIDs[op.Method+" "+op.Path] = op.ID
-			}
+	o.Document = func(rt *detect.Route) (string, string) {
+		op := operationOf(doc, rt)
+		id := ""
+		if op != nil {
+			id = op.ID
 		}
+		return id, leftOff(cfg, doc, op, rt)
 	}
 	return o
-}
-
-// restOperation returns the document's operation for the route method
-// pattern: the same method, and the same path once chi regexps and a
-// trailing slash are left out. Nil without one.
-func restOperation(doc *openapi.Document, method, p string) *openapi.Operation {
-	if doc == nil {
-		return nil
-	}
-	key := pattern.Key(p)
-	for _, op := range doc.Operations {
-		if op.Method == method && pattern.Key(op.Path) == key {
-			return op
-		}
-	}
-	return nil
-}
-
-// restServed reports whether a route of rep serves op (see restOperation).
-func restServed(rep *detect.Report, op *openapi.Operation) bool {
-	key := pattern.Key(op.Path)
-	return slices.ContainsFunc(rep.Routes, func(rt detect.Route) bool {
-		return (rt.Method == op.Method || rt.Method == "ANY") && pattern.Key(rt.Pattern) == key
-	})
 }
 
 // sendsBody reports whether a request of method carries a body when
@@ -123,7 +101,7 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 		Reasons: rt.Reasons,
 		route:   rt,
 	}
-	rest := &restTool{method: rt.Method, op: restOperation(doc, rt.Method, rt.Pattern)}
+	rest := &restTool{method: rt.Method, op: operationOf(doc, rt)}
 	t.rest = rest
 	op := rest.op
 	var typed *typedInfo
@@ -134,20 +112,31 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 	// The body: its schema, and where it comes from.
 	var body *jsonschema.Schema
 	var bodyFrom string
+	decl, isDeclared := declared[rt.Name]
 	switch {
 	case typed != nil:
 		body, bodyFrom, t.SchemaSource = typed.input, "the typed handler's input", sourceTyped
+	case isDeclared && decl.Input != nil && !objectBody(decl.Input):
+		// A declaration of a body that is not an object is the body's
+		// schema, not the whole input.
+		body, bodyFrom, t.SchemaSource = decl.Input, "the declaration", sourceDeclared
+		decl.Input = nil
 	case op != nil && op.HasBody && op.Input != nil:
 		body, bodyFrom, t.SchemaSource = op.Input, "the OpenAPI request body", sourceOpenAPI
+	case op != nil && op.Body != nil: // not an object
+		body, bodyFrom, t.SchemaSource = op.Body, "the OpenAPI request body", sourceOpenAPI
 	case op != nil:
 		t.SchemaSource = sourceOpenAPI
 	default:
 		t.SchemaSource = sourcePermissive
 	}
-	if op != nil && op.HasBody && op.Input == nil && typed == nil {
+	if op != nil && op.HasBody && op.Input == nil && op.Body == nil && typed == nil {
 		t.note = "openapi: " + op.NoInput
 	}
-	rest.body = typed != nil || (op != nil && op.HasBody) || (op == nil && sendsBody(rt.Method))
+	if body != nil && !objectBody(body) {
+		body, rest.bodyArg = bodyInput(body), bodyArgument
+	}
+	rest.body = typed != nil || rest.bodyArg != "" || (op != nil && op.HasBody) || (op == nil && sendsBody(rt.Method))
 	bodyProps := properties(body)
 
 	// The path and query parameters.
@@ -179,10 +168,10 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 			clashes = append(clashes, fmt.Sprintf("the body's field %q (in %s) has the name of the path parameter {%s}", name, bodyFrom, name))
 		}
 	}
-	if d, ok := declared[rt.Name]; ok && d.Input != nil {
+	if isDeclared && decl.Input != nil {
 		// The declaration is the whole input; the path parameters it leaves
 		// out are added.
-		input = rootClone(d.Input)
+		input = rootClone(decl.Input)
 		t.SchemaSource = sourceDeclared
 		for _, name := range rest.params {
 			if _, ok := input.Properties[name]; !ok {
@@ -247,7 +236,7 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 		}
 	}
 	t.InputSchema = input
-	rest.split = len(rest.params) > 0 || len(rest.query) > 0 || !rest.body
+	rest.split = len(rest.params) > 0 || len(rest.query) > 0 || !rest.body || rest.bodyArg != ""
 	rest.arguments = restArguments(rest, input, body)
 	if len(clashes) > 0 {
 		t.refusal = &detect.RefusedError{
@@ -260,6 +249,7 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 	if op != nil {
 		t.Description = operationDescription(op)
 		t.Annotations = operationAnnotations(op)
+		t.OutputSchema = op.Output
 	}
 	if typed != nil {
 		t.OutputSchema = typed.output
@@ -270,9 +260,9 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 			t.Annotations = typed.annotations
 		}
 	}
-	if d, ok := declared[rt.Name]; ok {
-		d.Input = nil // taken above
-		declare(&t, d)
+	if isDeclared {
+		decl.Input = nil // taken above
+		declare(&t, decl)
 	}
 	if t.Annotations == nil {
 		t.Annotations = hintAnnotations(rt.Hints)

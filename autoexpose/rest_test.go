@@ -366,7 +366,7 @@ paths:
 		{"collision", func(r chi.Router) {
 			r.Put("/v1/notes/{id}", look)
 			r.Put("/v2/notes/{id}", look)
-		}, REST{}, nil, []string{
+		}, REST{Names: map[string]string{"PUT /v1/notes/{id}": "replace_note", "PUT /v2/notes/{id}": "replace_note"}}, nil, []string{
 			`mcpdoor: PUT /v1/notes/{id}: tool name "replace_note" is also the name of PUT /v2/notes/{id}; fix: give one of them another name in mcp.rest.names, e.g. "PUT /v1/notes/{id}": replace_v1_note`,
 			`mcpdoor: PUT /v2/notes/{id}: tool name "replace_note" is also the name of PUT /v1/notes/{id}; fix: give one of them another name in mcp.rest.names, e.g. "PUT /v2/notes/{id}": replace_v2_note`,
 		}},
@@ -459,7 +459,7 @@ paths:
 	r := chi.NewRouter()
 	r.Get("/notes/{id:[0-9]+}", look)
 	r.Delete("/notes/{id:[0-9]+}", look)
-	r.Post("/notes/", look)
+	r.Route("/notes", func(r chi.Router) { r.Post("/", look) }) // served at /notes, which the document describes
 	r.Method(http.MethodPut, "/notes/{id:[0-9]+}", Handler(createNote))
 	r.Get("/tags", look)
 	cfg := enabled(MCPConfig{REST: &REST{
@@ -519,5 +519,40 @@ paths:
 	}
 	if got := callJSON(t, d, "replace_note", `{"id":"3","text":"y"}`); got != `{"content":[{"type":"text","text":"{\"id\":7,\"text\":\"y\"}"}],"structuredContent":{"id":7,"text":"y"}}` {
 		t.Errorf("replace_note: %s", got)
+	}
+}
+
+// TestRESTNestedMountRoot: a router mounted at "/" inside a Route serves
+// its routes at the Route's path, and so does the tool: the report shows
+// the path the router serves (not the /api/*/avatar pattern chi.Walk
+// gives), the route is no wildcard, and mcp.rest.names names it by either
+// pattern.
+func TestRESTNestedMountRoot(t *testing.T) {
+	router := func() chi.Router {
+		avatars := chi.NewRouter()
+		avatars.Get("/avatar/{hash}.svg", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "image/svg+xml")
+			fmt.Fprintf(w, `<svg id=%q/>`, chi.URLParam(r, "hash"))
+		})
+		r := chi.NewRouter()
+		r.Route("/api", func(r chi.Router) { r.Mount("/", avatars) })
+		return r
+	}
+	for _, key := range []string{"GET /api/avatar/{hash}.svg", "GET /api/*/avatar/{hash}.svg"} {
+		t.Run(key, func(t *testing.T) {
+			d := restDoorOn(t, router(), func(c *Config) { c.MCP.REST = &REST{Names: map[string]string{key: "avatar"}} })
+			tl := d.tools["avatar"]
+			if tl == nil {
+				t.Fatalf("no tool avatar; report %+v", d.Report())
+			}
+			if tl.Route != "GET /api/avatar/{hash}.svg" {
+				t.Errorf("the tool's route is %s, want GET /api/avatar/{hash}.svg", tl.Route)
+			}
+			res := callResult(t, d, "avatar", `{"hash":"c0ffee"}`, "")
+			if text, _ := res.Content[0].(*mcp.TextContent); res.IsError || text == nil || text.Text != `<svg id="c0ffee"/>` {
+				b, _ := json.Marshal(res)
+				t.Errorf("avatar answered %s", b)
+			}
+		})
 	}
 }

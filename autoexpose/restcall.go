@@ -67,6 +67,11 @@ func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 			}
 			query.Del(name) // a repeated member replaces, as for the schema's check
 			addQuery(query, name, value)
+		case r.bodyArg != "":
+			if unquote(rawKey) == r.bodyArg {
+				body = value // the body itself, as the client wrote it
+			}
+			return true
 		default:
 			if body == nil {
 				body = make([]byte, 1, len(args))
@@ -105,6 +110,8 @@ func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 	}
 	switch {
 	case !r.body:
+	case r.bodyArg != "":
+		in.body = body
 	case !removed:
 		in.body = args
 	case body == nil:

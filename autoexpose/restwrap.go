@@ -130,6 +130,7 @@ func (b *builder) pathRouter(h http.Handler, tools []toolSpec) dispatch.Router {
 func chiPatterns(r chi.Routes) map[string]string {
 	own := map[string]string{}
 	chi.Walk(r, func(method, p string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		p = pattern.Join("", p)
 		own[method+" "+pattern.Key(p)] = p
 		return nil
 	})

@@ -2,6 +2,7 @@ package autoexpose
 
 import (
 	"strings"
+	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,6 +37,9 @@ type toolSpec struct {
 	route *detect.Route // the route that serves the tool
 	note  string        // why the schema is what it is, for the report
 	rest  *restTool     // a REST tool's request plan (see rest.go); nil for a tool route
+	// bodyArg, when set, is the argument that holds the route's body,
+	// which is not a JSON object (see bodyInput).
+	bodyArg string
 	// refusal is why the tool cannot be served as it stands (a REST tool
 	// whose arguments cannot be one object); reported if the tool is kept.
 	refusal error
@@ -59,6 +63,8 @@ type tool struct {
 	// imageBudget is the bytes of pixels an image the route answers may
 	// decode to (see imageBudget).
 	imageBudget int64
+	// pageWarned is set once the route's answer of a page is warned of.
+	pageWarned atomic.Bool
 }
 
 // mcpTool is the tool as tools/list advertises it.

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/mcpdoor/mcpdoor/internal/pattern"
 )
 
 // A mounted handler whose routes chi can read is not always the router
@@ -25,7 +27,9 @@ import (
 // walkFunc is called by walk for each method and route, as chi.WalkFunc
 // is, with the mounts above the route that the route's dispatch must not
 // skip (see opaqueMount).
-type walkFunc func(method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler, mounts []opaqueMount) error
+// bare reports that the router serves the route at pattern without its
+// trailing slash too (see Route.Bare).
+type walkFunc func(method, pattern string, bare bool, h http.Handler, mws []func(http.Handler) http.Handler, mounts []opaqueMount) error
 
 // An opaqueMount is a mounted handler, above a route, that is not a
 // *chi.Mux: code of its own runs before the route's middlewares.
@@ -55,7 +59,7 @@ func walkFrom(r chi.Routes, fn walkFunc, parent string, parentMws []func(http.Ha
 			}
 			inner := mounts
 			if _, isMux := route.SubRoutes.(*chi.Mux); !isMux {
-				path := strings.TrimSuffix(strings.ReplaceAll(parent+route.Pattern, "/*/", "/"), "/*")
+				path := strings.TrimSuffix(pattern.Join(parent, route.Pattern), "/*")
 				if path == "" {
 					path = "/"
 				}
@@ -66,18 +70,21 @@ func walkFrom(r chi.Routes, fn walkFunc, parent string, parentMws []func(http.Ha
 			}
 			continue
 		}
-		full := strings.ReplaceAll(parent+route.Pattern, "/*/", "/")
+		full := pattern.Join(parent, route.Pattern)
+		// A sub-router's "/" route is where its mount's path leads, with a
+		// slash or without (chi's Mount registers both).
+		bare := route.Pattern == "/" && parent != ""
 		for method, h := range route.Handlers {
 			if method == "*" {
 				continue // chi lists every method of a Handle or Mount besides
 			}
 			if chain, ok := h.(*chi.ChainHandler); ok {
-				if err := fn(method, full, chain.Endpoint, slices.Concat(mws, chain.Middlewares), mounts); err != nil {
+				if err := fn(method, full, bare, chain.Endpoint, slices.Concat(mws, chain.Middlewares), mounts); err != nil {
 					return err
 				}
 				continue
 			}
-			if err := fn(method, full, h, mws, mounts); err != nil {
+			if err := fn(method, full, bare, h, mws, mounts); err != nil {
 				return err
 			}
 		}

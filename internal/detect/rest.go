@@ -29,17 +29,19 @@ type RESTOptions struct {
 	// the methods Methods may list is a tool when it is named, whether or
 	// not its method is listed. A key that names no such route is a problem.
 	Names map[string]string
-	// OperationIDs are the OpenAPI document's operationIds, keyed as Names.
-	// One wins over the default name. Keys for routes the router does not
-	// have are ignored.
-	OperationIDs map[string]string
+	// Document, when set, says what the OpenAPI document says of a route
+	// that may be a tool: its operation's operationId, which wins over the
+	// default name, or ""; and why the route is left off by default (the
+	// document does not describe it, or describes a page's form), or "". A
+	// route named in Names is a tool whatever it says.
+	Document func(rt *Route) (operationID, leave string)
 }
 
 // Where a REST tool's name comes from: Route.NameFrom.
 const (
 	NameFromPath        = "path"        // the tool-route convention: POST /<name>
 	NameFromRule        = "rule"        // RESTName
-	NameFromOperationID = "operationId" // RESTOptions.OperationIDs
+	NameFromOperationID = "operationId" // RESTOptions.Document
 	NameFromConfig      = "config"      // RESTOptions.Names
 )
 
@@ -107,7 +109,6 @@ func readREST(all []Route, o Options, methods []string) ([]Route, []error) {
 		byPattern[rt.Pattern] = append(byPattern[rt.Pattern], rt.Method)
 	}
 	names := newKeyed(o.REST.Names)
-	opIDs := newKeyed(o.REST.OperationIDs)
 	var out []Route
 	for _, p := range slices.Sorted(maps.Keys(byPattern)) {
 		if everyMethod(byPattern[p]) {
@@ -125,10 +126,12 @@ func readREST(all []Route, o Options, methods []string) ([]Route, []error) {
 		if everyMethod(byPattern[rt.Pattern]) && (rt.Method != http.MethodPost || strings.Contains(rt.Pattern, "*") || !asked(rt.Method, rt.Pattern, methods, names)) {
 			continue // the ANY row speaks for it
 		}
-		classifyREST(&rt, o, methods, names, opIDs)
+		classifyREST(&rt, o, methods, names)
 		out = append(out, rt)
 	}
+	aliases(out)
 	collisions(out)
+	suggest(out)
 	return out, names.unused(out)
 }
 
@@ -139,7 +142,7 @@ func everyMethod(methods []string) bool {
 }
 
 // classifyREST sets rt's Kind, Name and the rest, for the REST reading.
-func classifyREST(rt *Route, o Options, methods []string, names, opIDs *keyed) {
+func classifyREST(rt *Route, o Options, methods []string, names *keyed) {
 	p := rt.Pattern
 	if strings.Contains(p, "*") {
 		rt.Kind, rt.Reasons = Skipped, []string{"a wildcard route serves every path under its prefix; it has no fixed path to call"}
@@ -178,11 +181,16 @@ func classifyREST(rt *Route, o Options, methods []string, names, opIDs *keyed) {
 	}
 	rt.Hints = hintsFor(rt.Method)
 	key := rt.Method + " " + p
+	var opID, leave string
+	if o.REST.Document != nil {
+		opID, leave = o.REST.Document(rt)
+	}
 	switch {
 	case names.lookup(rt.Method, p) != "":
 		rt.Name, rt.NameFrom = names.lookup(rt.Method, p), NameFromConfig
-	case opIDs.lookup(rt.Method, p) != "":
-		rt.Name, rt.NameFrom = opIDs.lookup(rt.Method, p), NameFromOperationID
+		leave = ""
+	case opID != "":
+		rt.Name, rt.NameFrom = opID, NameFromOperationID
 	default:
 		rt.Name, rt.NameFrom = RESTName(rt.Method, p), NameFromRule
 		if rt.Name != "" && rt.Method == http.MethodPost && rt.Name == strings.TrimPrefix(p, "/") {
@@ -195,6 +203,10 @@ func classifyREST(rt *Route, o Options, methods []string, names, opIDs *keyed) {
 			what = "the root route has no words"
 		}
 		rt.Kind, rt.Reasons = Skipped, []string{what + " to name a tool after; name it in mcp.rest.names to make it a tool"}
+		return
+	}
+	if leave != "" {
+		rt.Kind, rt.Reasons = Skipped, []string{leave}
 		return
 	}
 	rt.Kind = Tool
@@ -212,49 +224,13 @@ func classifyREST(rt *Route, o Options, methods []string, names, opIDs *keyed) {
 		bad += " (the OpenAPI operationId)"
 	}
 	rt.Verdict, rt.Reasons = Refused, []string{bad}
-	rt.Fix = fmt.Sprintf("name the route in mcp.rest.names, e.g. %q: %s", key, suggestName(rt.Name+"_tool"))
+	rt.Fix, rt.suggest = fmt.Sprintf("name the route in mcp.rest.names, e.g. %q: %s", key, suggested), suggestName(rt.Name+"_tool")
 }
 
 // asked reports whether the route method p is to be a tool: its method is
 // among methods, or it is one of the REST methods and names names it.
 func asked(method, p string, methods []string, names *keyed) bool {
 	return slices.Contains(methods, method) || slices.Contains(restMethods, method) && names.has(method, p)
-}
-
-// collisions refuses every tool whose name another tool has, naming the
-// others.
-func collisions(routes []Route) {
-	byName := map[string][]int{}
-	for i, rt := range routes {
-		if rt.Kind == Tool {
-			byName[rt.Name] = append(byName[rt.Name], i)
-		}
-	}
-	for name, idx := range byName {
-		if len(idx) < 2 {
-			continue
-		}
-		for _, i := range idx {
-			rt := &routes[i]
-			var others []string
-			for _, j := range idx {
-				if j != i {
-					others = append(others, routes[j].Method+" "+routes[j].Pattern)
-				}
-			}
-			slices.Sort(others)
-			alt := restName(rt.Method, rt.Pattern, false)
-			if alt == name || alt == "" {
-				alt = suggestName(name + "_" + strings.ToLower(rt.Method) + "_2")
-			}
-			if rt.Verdict != Refused {
-				rt.Reasons = nil // the name is the refusal; how the route would dispatch is moot
-			}
-			rt.Verdict = Refused
-			rt.Reasons = append(rt.Reasons, fmt.Sprintf("tool name %q is also the name of %s", name, strings.Join(others, ", ")))
-			rt.Fix = fmt.Sprintf("give one of them another name in mcp.rest.names, e.g. %q: %s", rt.Method+" "+rt.Pattern, alt)
-		}
-	}
 }
 
 // keyed holds a map by "METHOD /pattern" and finds a route's entry in it,
@@ -270,6 +246,7 @@ func newKeyed(m map[string]string) *keyed {
 	k := &keyed{exact: map[string]string{}, loose: map[string]string{}, keys: map[string]string{}, used: map[string]bool{}}
 	for _, key := range slices.Sorted(maps.Keys(m)) {
 		method, p, _ := pattern.SplitKey(key)
+		p = pattern.Join("", p) // a pattern as chi.Walk gives it, "/api/*/avatar"
 		k.exact[method+" "+p] = m[key]
 		l := method + " " + pattern.Key(p)
 		k.loose[l], k.keys[l] = m[key], key

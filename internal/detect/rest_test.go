@@ -7,11 +7,15 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpdoor/mcpdoor/internal/pattern"
 )
 
 // notesRouter is a REST server of every shape the REST reading handles:
@@ -208,12 +212,12 @@ func TestInspectRESTNames(t *testing.T) {
 			"DELETE /nowhere":                 "x",
 			"OPTIONS /notes/":                 "y",
 		},
-		OperationIDs: map[string]string{
+		Document: operationIDs(map[string]string{
 			"POST /notes/{id}/archive": "archiveNote",
 			"DELETE /notes/{id}":       "removeNote",
 			"POST /notes":              "notes.create",
 			"GET /elsewhere":           "ignored",
-		},
+		}),
 	}})
 	for _, tc := range []struct {
 		method, pattern, name, from string
@@ -277,36 +281,102 @@ func TestInspectRESTNames(t *testing.T) {
 	}
 }
 
-// TestInspectRESTCollisions: two routes that get one name are both
-// refused, each naming the other and a fix that keeps them apart.
+// Handlers of the collisions test: top-level functions, each its own.
+func getArticle(w http.ResponseWriter, r *http.Request)  {}
+func listUsers(w http.ResponseWriter, r *http.Request)   {}
+func listUsersV1(w http.ResponseWriter, r *http.Request) {}
+func apiSummary(w http.ResponseWriter, r *http.Request)  {}
+func summaryPage(w http.ResponseWriter, r *http.Request) {}
+
+// TestInspectRESTCollisions: routes that get one name are told apart into
+// distinct names, the parameter first, then the prefixes, then a number;
+// a name from the config or an operationId is kept.
 func TestInspectRESTCollisions(t *testing.T) {
 	r := chi.NewRouter()
+	r.Route("/articles", func(r chi.Router) {
+		r.Route("/{articleID}", func(r chi.Router) {
+			r.Get("/", getArticle)
+		})
+		r.Get("/{articleSlug:[a-z-]+}", getArticle)
+	})
+	r.Get("/api/users", listUsers)
+	r.Get("/api/v1/users", listUsersV1)
+	r.Get("/api/summary", apiSummary)
+	r.Get("/summary/", summaryPage)
 	r.With(authMiddleware).Get("/v1/notes", ok)
 	r.Get("/v2/notes", ok)
 	r.Get("/api/notes/{id}", ok)
 	r.Get("/api/note/{id}", ok)
 	r.Post("/api/tasks", ok)
+	r.Get("/api/tasks/{id}", ok)
 	rep := inspect(t, r, &Options{Reserved: gymRoutes, REST: &RESTOptions{
-		Methods:      allMethods,
-		OperationIDs: map[string]string{"POST /api/tasks": "get_note"},
+		Methods:  allMethods,
+		Document: operationIDs(map[string]string{"POST /api/tasks": "get_note"}),
+		Names:    map[string]string{"GET /api/tasks/{id}": "get_note_2"},
 	}})
 	want := map[string]string{
-		"GET /v1/notes":       `mcpdoor: GET /v1/notes: tool name "list_notes" is also the name of GET /v2/notes; fix: give one of them another name in mcp.rest.names, e.g. "GET /v1/notes": list_v1_notes`,
-		"GET /v2/notes":       `mcpdoor: GET /v2/notes: tool name "list_notes" is also the name of GET /v1/notes; fix: give one of them another name in mcp.rest.names, e.g. "GET /v2/notes": list_v2_notes`,
-		"GET /api/notes/{id}": `mcpdoor: GET /api/notes/{id}: tool name "get_note" is also the name of GET /api/note/{id}, POST /api/tasks; fix: give one of them another name in mcp.rest.names, e.g. "GET /api/notes/{id}": get_api_note`,
-		"GET /api/note/{id}":  `mcpdoor: GET /api/note/{id}: tool name "get_note" is also the name of GET /api/notes/{id}, POST /api/tasks; fix: give one of them another name in mcp.rest.names, e.g. "GET /api/note/{id}": get_api_note`,
-		"POST /api/tasks":     `mcpdoor: POST /api/tasks: tool name "get_note" is also the name of GET /api/note/{id}, GET /api/notes/{id}; fix: give one of them another name in mcp.rest.names, e.g. "POST /api/tasks": create_api_task`,
+		"GET /articles/{articleID}/":          "get_article",
+		"GET /articles/{articleSlug:[a-z-]+}": "get_article_by_slug",
+		"GET /api/users":                      "list_users",
+		"GET /api/v1/users":                   "list_v1_users",
+		"GET /summary/":                       "get_summary",
+		"GET /api/summary":                    "get_api_summary",
+		"GET /v1/notes":                       "list_v1_notes",
+		"GET /v2/notes":                       "list_v2_notes",
+		"POST /api/tasks":                     "get_note", // the operationId's: kept
+		"GET /api/tasks/{id}":                 "get_note_2",
+		"GET /api/note/{id}":                  "get_note_3",
+		"GET /api/notes/{id}":                 "get_note_4",
 	}
-	for key, w := range want {
-		method, pattern, _ := strings.Cut(key, " ")
-		rt := rep.Lookup(method, pattern)
-		if rt == nil {
-			t.Errorf("no route %s", key)
+	got := map[string]string{}
+	for _, rt := range rep.Routes {
+		if rt.Kind == Tool {
+			got[rt.Method+" "+rt.Pattern] = rt.Name
+			if err := rt.Refusal(); err != nil {
+				t.Errorf("%s %s refused: %v", rt.Method, rt.Pattern, err)
+			}
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tool names (-want +got):\n%s", diff)
+	}
+}
+
+// TestInspectRESTCollisionFixes: two routes the config gives one name are
+// refused, each naming the other and a fix whose name no tool has and no
+// other fix suggests.
+func TestInspectRESTCollisionFixes(t *testing.T) {
+	r := chi.NewRouter()
+	r.Get("/articles/{id}", ok)
+	r.Get("/articles/{slug}/", ok)
+	r.Get("/blog/articles/{id}", ok)
+	r.Post("/notes", ok)
+	rep := inspect(t, r, &Options{Reserved: gymRoutes, REST: &RESTOptions{
+		Methods: allMethods,
+		Names: map[string]string{
+			"GET /articles/{id}":      "fetch",
+			"GET /articles/{slug}/":   "fetch",
+			"GET /blog/articles/{id}": "fetch",
+			"POST /notes":             "verify",
+		},
+	}})
+	var fixes []string
+	for _, rt := range rep.Routes {
+		if rt.Kind != Tool {
 			continue
 		}
-		if err := rt.Refusal(); err == nil || err.Error() != w {
-			t.Errorf("%s: Refusal() = %v\nwant %s", key, err, w)
+		err := rt.Refusal()
+		if err == nil {
+			t.Errorf("%s %s: not refused", rt.Method, rt.Pattern)
+			continue
 		}
+		_, fix, _ := strings.Cut(err.Error(), " e.g. "+strconv.Quote(rt.Method+" "+rt.Pattern)+": ")
+		fixes = append(fixes, fix)
+	}
+	slices.Sort(fixes)
+	want := []string{"get_article", "get_article_by_slug", "get_blog_article", "verify_tool"}
+	if !slices.Equal(fixes, want) {
+		t.Errorf("the fixes suggest %q, want %q", fixes, want)
 	}
 }
 
@@ -346,6 +416,56 @@ func TestInspectRESTKeepsConvention(t *testing.T) {
 	}
 }
 
+// operationIDs is a RESTOptions.Document that gives the operationIds of
+// ids, by "METHOD pattern" with chi regexps and trailing slashes left out,
+// and leaves no route off.
+func operationIDs(ids map[string]string) func(rt *Route) (string, string) {
+	return func(rt *Route) (string, string) { return ids[rt.Method+" "+pattern.Key(rt.Pattern)], "" }
+}
+
 // gymRoutes are NeMo Gym's route names, reserved as a server under the
 // rollout contract reserves them.
 var gymRoutes = []string{"aggregate_metrics", "seed_session", "verify"}
+
+// users is a resource type whose methods are handlers.
+type users struct{ table string }
+
+func (u *users) get(w http.ResponseWriter, r *http.Request) {}
+
+func getUser(w http.ResponseWriter, r *http.Request) {}
+
+// TestInspectRESTAliases: one handler on several paths, the same way (its
+// method, path parameters and middlewares), is one tool, served at the
+// shortest path; the other paths are reported, not tools. Method values
+// and closures share their code whatever they hold, so they are never
+// taken for one handler.
+func TestInspectRESTAliases(t *testing.T) {
+	people, staff := &users{"people"}, &users{"staff"}
+	r := chi.NewRouter()
+	r.Get("/api/users/{id}", getUser)
+	r.Get("/api/v1/users/{id}", getUser)
+	r.With(authMiddleware).Get("/admin/users/{id}", getUser) // another middleware: another tool
+	r.Get("/people/{id}", people.get)
+	r.Get("/staff/{id}", staff.get)
+	r.Get("/api/v2/people/{id}", people.get)
+	rep := inspect(t, r, &Options{Reserved: gymRoutes, REST: &RESTOptions{Methods: allMethods}})
+	got := map[string]string{}
+	for _, rt := range rep.Routes {
+		what := rt.Name
+		if rt.Kind != Tool {
+			what = rt.Kind.String() + ": " + strings.Join(rt.Reasons, "; ")
+		}
+		got[rt.Method+" "+rt.Pattern] = what
+	}
+	want := map[string]string{
+		"GET /api/users/{id}":     "get_user",
+		"GET /api/v1/users/{id}":  "skipped: the same handler as GET /api/users/{id}, the tool get_user: one handler on several paths is one tool; name this route in mcp.rest.names to make it a tool of its own",
+		"GET /admin/users/{id}":   "get_admin_user",
+		"GET /people/{id}":        "get_people",
+		"GET /staff/{id}":         "get_staff",
+		"GET /api/v2/people/{id}": "get_api_v2_people",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("routes (-want +got):\n%s", diff)
+	}
+}

@@ -39,7 +39,12 @@ func TestRESTName(t *testing.T) {
 		{"GET", "/apis/notes", "list_apis_notes"},
 		// POST /<name> keeps its tool-route name.
 		{"POST", "/get_weather", "get_weather"},
-		{"POST", "/notes", "notes"},
+		{"POST", "/get-weather", "get-weather"},
+		{"POST", "/add_items", "add_items"},
+		// ...unless it is a collection, which a POST adds to.
+		{"POST", "/notes", "create_note"},
+		{"POST", "/articles/", "create_article"},
+		{"POST", "/Users", "create_user"},
 		{"POST", "/api/login", "login"},
 		{"POST", "/a.b", "a_b"},
 		// Words: snake_case, plurals.
@@ -50,7 +55,16 @@ func TestRESTName(t *testing.T) {
 		{"GET", "/api/addresses/{id}", "get_address"},
 		{"GET", "/api/boxes/{id}", "get_box"},
 		{"GET", "/api/status", "get_status"},
-		{"GET", "/api/stats", "list_stats"},
+		{"GET", "/api/stats", "get_stats"},
+		// Words that end in s but are no plurals: stats/{range} is the
+		// stats of a range, not one stat.
+		{"GET", "/users/{id}/stats/{range}", "get_user_stats"},
+		{"GET", "/news/{day}", "get_news"},
+		{"GET", "/aliases/{alias}", "get_alias"},
+		{"GET", "/statuses/{id}", "get_status"},
+		{"GET", "/cases/{id}", "get_case"},
+		{"GET", "/api/aliases", "list_aliases"},
+		{"GET", "/api/canvas/{id}", "get_canvas"},
 		{"GET", "/api/ids", "get_ids"},
 		{"GET", "/caf\u00e9/menu", "get_caf_menu"},
 		// No literal words: the parameters name the tool.

@@ -47,7 +47,12 @@ type Route struct {
 	// route that serves every method (Handle, Mount).
 	Method  string
 	Pattern string // the full chi pattern, e.g. "/get_weather" or "/{tool}"
-	Kind    Kind
+	// Bare reports that the router serves the route at Pattern without its
+	// trailing slash too: a sub-router's "/" route, which chi.Walk reports
+	// at "/notes/" and the router serves at /notes and /notes/. A route
+	// registered as "/notes/" is served there only.
+	Bare bool
+	Kind Kind
 	// Name is the tool name: the pattern without its leading slash, or
 	// under Options.REST as NameFrom says. Empty for a catch-all.
 	Name string
@@ -73,6 +78,9 @@ type Route struct {
 	Fix     string
 
 	mounts []opaqueMount // the opaque mounts above the route (mount.go), outermost first
+	// suggest is the name a REST refusal's Fix suggests, where the Fix
+	// says suggested; suggest makes it one no other tool has.
+	suggest string
 }
 
 // Refusal returns the route's refusal as an error naming the route, the
@@ -171,7 +179,7 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 	}
 	mcpRoutes := map[string][]string{} // pattern -> methods
 	var all []Route                    // under REST, every route, to classify once all are known
-	err := walk(r, func(method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler, mounts []opaqueMount) error {
+	err := walk(r, func(method, pattern string, bare bool, h http.Handler, mws []func(http.Handler) http.Handler, mounts []opaqueMount) error {
 		if pattern == o.MCPPath || strings.HasPrefix(pattern, o.MCPPath+"/") {
 			mcpRoutes[pattern] = append(mcpRoutes[pattern], method)
 		}
@@ -181,6 +189,7 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 		rt := Route{
 			Method:      method,
 			Pattern:     pattern,
+			Bare:        bare,
 			Endpoint:    h,
 			Middlewares: slices.Clone(mws), // walk reuses the backing array
 			mounts:      mounts,
@@ -203,6 +212,8 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 		var problems []error
 		rep.Routes, problems = readREST(all, o, methods)
 		rep.Problems = append(rep.Problems, problems...)
+	} else {
+		restFixes(r, rep.Routes, o)
 	}
 	if len(mcpRoutes) > 0 {
 		rep.Problems = append(rep.Problems, &RefusedError{
@@ -319,19 +330,48 @@ func classify(rt *Route, o Options) {
 		}
 		rt.Reasons = []string{reason}
 		exclude := fmt.Sprintf("keep the route off MCP with mcp.exclude: [%q]", rt.Name)
-		nested := strings.Contains(strings.TrimSuffix(rt.Name, "/"), "/")
+		deep := strings.Contains(rt.Name, "/") // nested, or a trailing slash
 		rest := RESTName(rt.Method, p)
 		switch params := paramNames(p); {
-		case nested && rest != "" && len(params) > 0:
-			// A top-level path would lose the parameters.
-			rt.Fix = fmt.Sprintf("read routes of any depth with an mcp.rest block (this one would be the tool %s, %s one of its arguments), or %s",
-				rest, strings.Join(params, ", "), exclude)
-		case nested && rest != "":
-			rt.Fix = fmt.Sprintf("serve the tool at a top-level path such as /%s, read routes of any depth with an mcp.rest block (this one would be the tool %s), or %s",
-				suggestName(rt.Name), rest, exclude)
+		case deep && rest != "":
+			// The REST reading serves the route as it stands: no route
+			// changes, which a top-level path would be.
+			fix := "set mcp.rest to read routes of any depth (an empty block, rest: {}, will do), where this one would be the tool " + suggested
+			rt.suggest = rest // restFixes puts in the name the REST reading gives
+			if len(params) > 0 {
+				// A top-level path would lose the parameters.
+				rt.Fix = fmt.Sprintf("%s, with %s among its arguments; or %s", fix, strings.Join(params, ", "), exclude)
+			} else {
+				rt.Fix = fmt.Sprintf("%s; or serve the tool at a top-level path such as /%s; or %s", fix, suggestName(rt.Name), exclude)
+			}
 		default:
 			rt.Fix = fmt.Sprintf("serve the tool at a top-level path such as /%s, or %s", suggestName(rt.Name), exclude)
 		}
+	}
+}
+
+// restFixes puts into the fixes of the routes refused for their depth the
+// tool each would be under an empty mcp.rest block: the name the REST
+// reading of the whole router gives it, told apart from the others' (see
+// collide.go), so that two fixes never name one tool.
+func restFixes(r chi.Routes, routes []Route, o Options) {
+	if !slices.ContainsFunc(routes, func(rt Route) bool { return rt.suggest != "" }) {
+		return
+	}
+	o.REST = &RESTOptions{}
+	rest, err := Inspect(r, &o)
+	for i := range routes {
+		rt := &routes[i]
+		if rt.suggest == "" {
+			continue
+		}
+		name := rt.suggest
+		if err == nil {
+			if rr := rest.Lookup(rt.Method, rt.Pattern); rr != nil && rr.Kind == Tool {
+				name = rr.Name
+			}
+		}
+		rt.Fix, rt.suggest = strings.Replace(rt.Fix, suggested, name, 1), ""
 	}
 }
 

@@ -258,9 +258,9 @@ func TestInspectSubRouters(t *testing.T) {
 		{"/grouped", "grouped", Replay, []string{pkg + "mwA", pkg + "mwB"}, ""},
 		{"/inline", "inline", Replay, []string{pkg + "mwA", pkg + "mwC"}, ""},
 		{"/v1/routed", "v1/routed", Refused, []string{pkg + "mwA", pkg + "mwD"},
-			`mcpdoor: POST /v1/routed: tool name "v1/routed" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /v1_routed, read routes of any depth with an mcp.rest block (this one would be the tool routed), or keep the route off MCP with mcp.exclude: ["v1/routed"]`},
+			`mcpdoor: POST /v1/routed: tool name "v1/routed" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: set mcp.rest to read routes of any depth (an empty block, rest: {}, will do), where this one would be the tool routed; or serve the tool at a top-level path such as /v1_routed; or keep the route off MCP with mcp.exclude: ["v1/routed"]`},
 		{"/api/lookup", "api/lookup", Refused, []string{pkg + "mwA", pkg + "mwE"},
-			`mcpdoor: POST /api/lookup: tool name "api/lookup" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /api_lookup, read routes of any depth with an mcp.rest block (this one would be the tool lookup), or keep the route off MCP with mcp.exclude: ["api/lookup"]`},
+			`mcpdoor: POST /api/lookup: tool name "api/lookup" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: set mcp.rest to read routes of any depth (an empty block, rest: {}, will do), where this one would be the tool lookup; or serve the tool at a top-level path such as /api_lookup; or keep the route off MCP with mcp.exclude: ["api/lookup"]`},
 	}
 	for _, c := range cases {
 		t.Run(c.pattern, func(t *testing.T) {
@@ -514,11 +514,11 @@ func TestInspectNames(t *testing.T) {
 		refusal string // "" for a valid tool
 	}{
 		{"nested", func(r chi.Router) { r.Post("/a/b", ok) }, "/a/b",
-			`mcpdoor: POST /a/b: tool name "a/b" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /a_b, read routes of any depth with an mcp.rest block (this one would be the tool b_a), or keep the route off MCP with mcp.exclude: ["a/b"]`},
+			`mcpdoor: POST /a/b: tool name "a/b" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: set mcp.rest to read routes of any depth (an empty block, rest: {}, will do), where this one would be the tool b_a; or serve the tool at a top-level path such as /a_b; or keep the route off MCP with mcp.exclude: ["a/b"]`},
 		{"nested with a parameter", func(r chi.Router) { r.Post("/items/{id}", ok) }, "/items/{id}",
-			`mcpdoor: POST /items/{id}: tool name "items/{id}" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: read routes of any depth with an mcp.rest block (this one would be the tool post_item, {id} one of its arguments), or keep the route off MCP with mcp.exclude: ["items/{id}"]`},
+			`mcpdoor: POST /items/{id}: tool name "items/{id}" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: set mcp.rest to read routes of any depth (an empty block, rest: {}, will do), where this one would be the tool post_item, with {id} among its arguments; or keep the route off MCP with mcp.exclude: ["items/{id}"]`},
 		{"trailing slash", func(r chi.Router) { r.Route("/x", func(r chi.Router) { r.Post("/", ok) }) }, "/x/",
-			`mcpdoor: POST /x/: tool name "x/" does not match ^[A-Za-z0-9_-]+$ (a trailing slash); fix: serve the tool at a top-level path such as /x, or keep the route off MCP with mcp.exclude: ["x/"]`},
+			`mcpdoor: POST /x/: tool name "x/" does not match ^[A-Za-z0-9_-]+$ (a trailing slash); fix: set mcp.rest to read routes of any depth (an empty block, rest: {}, will do), where this one would be the tool x; or serve the tool at a top-level path such as /x; or keep the route off MCP with mcp.exclude: ["x/"]`},
 		{"dot", func(r chi.Router) { r.Post("/get.weather", ok) }, "/get.weather",
 			`mcpdoor: POST /get.weather: tool name "get.weather" does not match ^[A-Za-z0-9_-]+$; fix: serve the tool at a top-level path such as /get_weather, or keep the route off MCP with mcp.exclude: ["get.weather"]`},
 		{"percent", func(r chi.Router) { r.Post("/a%2Fb", ok) }, "/a%2Fb",
@@ -528,7 +528,7 @@ func TestInspectNames(t *testing.T) {
 		{"64 characters", func(r chi.Router) { r.Post("/"+long[:64], ok) }, "/" + long[:64], ""},
 		{"dash and underscore", func(r chi.Router) { r.Post("/get-weather_v2", ok) }, "/get-weather_v2", ""},
 		{"a name refusal drops the replay reasons", func(r chi.Router) { r.With(authMiddleware).Post("/a/b", ok) }, "/a/b",
-			`mcpdoor: POST /a/b: tool name "a/b" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /a_b, read routes of any depth with an mcp.rest block (this one would be the tool b_a), or keep the route off MCP with mcp.exclude: ["a/b"]`},
+			`mcpdoor: POST /a/b: tool name "a/b" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: set mcp.rest to read routes of any depth (an empty block, rest: {}, will do), where this one would be the tool b_a; or serve the tool at a top-level path such as /a_b; or keep the route off MCP with mcp.exclude: ["a/b"]`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

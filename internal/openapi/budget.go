@@ -82,9 +82,10 @@ func (b budget) spent(left budget) budget {
 var errTooBig = errors.New("too large")
 
 // tooBig says which part of a schema's budget, left, ran out: the
-// schema's own, or the document's, doc, when that is spent. subject names
+// schema's own, or the document's, doc, when that is spent. whose names
+// the document's budget ("document's", "document's response"), subject
 // the schema: "the request body's schema".
-func tooBig(left, doc budget, subject string) string {
+func tooBig(left, doc budget, whose, subject string) string {
 	what, body, document, docLeft := "values", maxValues, documentValues, doc.values
 	switch {
 	case left.schemas < 0:
@@ -93,7 +94,7 @@ func tooBig(left, doc budget, subject string) string {
 		what, body, document, docLeft = "MiB of keys and strings", maxBytes>>20, documentBytes>>20, doc.bytes
 	}
 	if docLeft <= 0 {
-		return fmt.Sprintf("the document's schemas are too large: more than %d %s once YAML aliases are expanded", document, what)
+		return fmt.Sprintf("the %s schemas are too large: more than %d %s once YAML aliases are expanded", whose, document, what)
 	}
 	return fmt.Sprintf("%s is too large: more than %d %s once YAML aliases are expanded", subject, body, what)
 }

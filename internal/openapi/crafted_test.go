@@ -62,6 +62,17 @@ var crafted = []craftedDoc{
 		"the request body's schema applies #/components/schemas/S to the same value without end (through allOf, anyOf, oneOf, not, if, then, else or dependentSchemas): checking a value against it would never finish"},
 	{"anyOf 1,000 wide for a default of 10,000 values", func() string { return anyOfDefault(1000, 10000) },
 		"the request body's schema is too large: checking its defaults takes more than 262144 steps (the bytes of each default times the schemas it is checked against, $refs expanded)"},
+	// The nested aliases of the first two in a Swagger 2.0 document's body
+	// parameters and success responses: the responses' schemas take from
+	// the same budgets.
+	{"Swagger 2.0: 200 nested levels in bodies and responses", func() string { return swaggerAliases(200, 58, 4) },
+		"the request body's schema is too large: more than 8 MiB of keys and strings once YAML aliases are expanded | " +
+			"output: the response's schema is too large: more than 8 MiB of keys and strings once YAML aliases are expanded | " +
+			"the document's schemas are too large: more than 32 MiB of keys and strings once YAML aliases are expanded | " +
+			"output: the document's response schemas are too large: more than 32 MiB of keys and strings once YAML aliases are expanded"},
+	// A $ref chain through definitions under 1,000 operations' responses.
+	{"Swagger 2.0: a $ref chain 120 deep under 1,000 responses", func() string { return swaggerRefChain(120, 58, 1000) },
+		"output: the document's response schemas are too large: more than 20000 schemas once YAML aliases are expanded"},
 	// One path item with 3,000 keys, the item of 3,000 paths.
 	{"a path item with 3,000 keys under 3,000 paths", func() string { return widePathItem(3000, 3000) },
 		"openapi: line 3: #/paths/~1p698: the document's paths are too large once YAML aliases are expanded: more than 2097152 keys in path items, operations and request bodies"},
@@ -86,6 +97,9 @@ func outcome(doc *Document, err error) string {
 		if op.NoInput != "" && !slices.Contains(reasons, op.NoInput) {
 			reasons = append(reasons, op.NoInput)
 		}
+		if why := "output: " + op.NoOutput; op.NoOutput != "" && !slices.Contains(reasons, why) {
+			reasons = append(reasons, why)
+		}
 	}
 	return strings.Join(reasons, " | ")
 }
@@ -104,6 +118,39 @@ func nestedAliases(levels, keyLen, ops int) string {
 	for i := range ops {
 		fmt.Fprintf(&b, "  /p%d: {post: {requestBody: {content: {application/json: {schema: *l%d}}}}}\n", i, levels-1)
 	}
+	return b.String()
+}
+
+// swaggerAliases is nestedAliases as a Swagger 2.0 document, whose
+// operations' body parameter and 200 response have the schema.
+func swaggerAliases(levels, keyLen, ops int) string {
+	var b strings.Builder
+	b.WriteString("swagger: '2.0'\nx:\n  l0: &l0 {type: string}\n")
+	ka, kb := strings.Repeat("a", keyLen), strings.Repeat("b", keyLen)
+	for i := 1; i < levels; i++ {
+		fmt.Fprintf(&b, "  l%d: &l%d {properties: {%s: *l%d, %s: *l%d}}\n", i, i, ka, i-1, kb, i-1)
+	}
+	b.WriteString("paths:\n")
+	for i := range ops {
+		fmt.Fprintf(&b, "  /p%d: {post: {parameters: [{name: b, in: body, schema: *l%d}], responses: {'200': {description: ok, schema: *l%d}}}}\n", i, levels-1, levels-1)
+	}
+	return b.String()
+}
+
+// swaggerRefChain is refChain through a Swagger 2.0 document's
+// definitions, as the 200 response of ops operations.
+func swaggerRefChain(levels, nameLen, ops int) string {
+	var b strings.Builder
+	name := func(i int) string { return fmt.Sprintf("%0*d", nameLen, i) }
+	b.WriteString("swagger: '2.0'\npaths:\n")
+	for i := range ops {
+		fmt.Fprintf(&b, "  /p%d: {get: {responses: {'200': {description: ok, schema: {$ref: '#/definitions/%s'}}}}}\n", i, name(0))
+	}
+	b.WriteString("definitions:\n")
+	for i := range levels - 1 {
+		fmt.Fprintf(&b, "  %s: {properties: {a: {$ref: '#/definitions/%s'}, b: {$ref: '#/definitions/%s'}}}\n", name(i), name(i+1), name(i+1))
+	}
+	fmt.Fprintf(&b, "  %s: {type: string}\n", name(levels-1))
 	return b.String()
 }
 

@@ -1,15 +1,26 @@
 // Package openapi reads what mcpdoor needs of an OpenAPI 3.0 or 3.1
-// document: for each operation, the JSON request body's schema as a tool's
-// input schema (JSON Schema 2020-12, as jsonschema-go validates it), its
-// path and query parameters with their schemas, the operationId, the
-// summary and description, and the x-mcp- extensions.
+// document, or a Swagger 2.0 one: for each operation, its full path, the
+// JSON request body's schema as a tool's input schema (JSON Schema
+// 2020-12, as jsonschema-go validates it), the success response's JSON
+// schema as its output schema, the media types of both, its path and query
+// parameters with their schemas, the operationId, the summary and
+// description, and the x-mcp- extensions.
 //
 //	doc, err := openapi.Load(data) // JSON or YAML
-//	op := doc.Operation("POST", "/add_book")
-//	// op.Input, op.Params, op.Summary, op.Annotations, op.Exclude
+//	op := doc.Operation("POST", "/api/add_book")
+//	// op.Input, op.Output, op.Params, op.Summary, op.Annotations, op.Exclude
 //
 // What Load promises:
 //
+//   - An operation's path is its full path: the document's base (basePath,
+//     or the first server's url path; see servers.go), then its own.
+//   - A Swagger 2.0 document reads as the OpenAPI 3 one it converts to (see
+//     swagger.go): a body parameter is the request body, formData
+//     parameters a form, consumes and produces the media types.
+//   - An output schema is the 200 response's JSON schema, else the 201's,
+//     converted as an input schema is, but with read-only properties kept
+//     and write-only ones left out. Response schemas have a budget of
+//     their own (see below), so that they never starve request schemas.
 //   - Every $ref within the document is resolved. A component is inlined
 //     where it is used; one that refers to itself is carried once in the
 //     schema's $defs. A $ref that points to nothing is an error; one to

@@ -15,17 +15,19 @@ import (
 
 // A Document is what mcpdoor reads of an OpenAPI document: its operations.
 type Document struct {
-	// Version is the document's openapi field, such as "3.0.3" or "3.1.0".
+	// Version is the document's openapi field, such as "3.0.3" or "3.1.0",
+	// or its swagger field, "2.0".
 	Version string
 	// Operations are the document's operations, in the document's order.
 	Operations []*Operation
 	// Warnings are problems that do not stop the document from being used:
-	// an x-mcp- extension mcpdoor does not know (a typo, probably).
+	// an x-mcp- extension mcpdoor does not know (a typo, probably), servers
+	// whose paths disagree.
 	Warnings []string
 }
 
-// Operation returns the operation of the method (upper case) on the path,
-// or nil.
+// Operation returns the operation of the method (upper case) on the full
+// path (see Operation.Path), or nil.
 func (d *Document) Operation(method, path string) *Operation {
 	for _, op := range d.Operations {
 		if op.Method == method && op.Path == path {
@@ -38,9 +40,14 @@ func (d *Document) Operation(method, path string) *Operation {
 // An Operation is one method on one path.
 type Operation struct {
 	Method string // upper case: "POST"
-	Path   string // as the document writes it: "/add_book"
-	Line   int    // where the operation starts in the document
-	ID     string // operationId
+	// Path is the operation's full path, the path a server serves it at:
+	// the path of the document's base (Swagger 2.0's basePath; OpenAPI 3's
+	// servers[].url, the operation's or its path item's first, see
+	// servers.go), then the path as the document writes it: "/api" and
+	// "/books/{id}" give "/api/books/{id}".
+	Path string
+	Line int    // where the operation starts in the document
+	ID   string // operationId
 	// Summary and Description are the operation's own.
 	Summary, Description string
 	// Input is the request body's JSON schema as a tool's input: an object
@@ -53,11 +60,31 @@ type Operation struct {
 	// NoInput says why Input is nil: a request body that is not JSON, a
 	// schema that is not an object's, a construct mcpdoor cannot follow.
 	NoInput string
+	// Body is the JSON request body's schema, converted as Input is, of
+	// whatever type the document gives it (an array, for a bulk route);
+	// nil without a JSON body schema, or when NoInput says why it cannot
+	// be served. For an object body, Input is Body.
+	Body *jsonschema.Schema
 	// HasBody reports whether the operation describes a request body.
 	HasBody bool
+	// Consumes are the media types the request body may have, in the
+	// document's order: its content's (OpenAPI 3), or consumes (Swagger
+	// 2.0, where formData parameters are a form).
+	Consumes []string
 	// Params are the operation's path and query parameters, the path
 	// item's included (the operation's own win), in the document's order.
 	Params []Param
+	// Output is the success response's JSON schema (the 200 response's,
+	// else the 201's; application/json, else a +json type), converted as
+	// Input is but for a response: read-only properties are kept and
+	// write-only ones left out. Nil when the response has none, or when
+	// NoOutput says why it cannot be served.
+	Output   *jsonschema.Schema
+	NoOutput string
+	// Produces are the media types of the success response (the 200's,
+	// else the 201's, else the first 2xx's), in the document's order: its
+	// content's (OpenAPI 3), or produces (Swagger 2.0).
+	Produces []string
 	// Annotations are the operation's x-mcp- hints.
 	Annotations Annotations
 	// Exclude is x-mcp-exclude: keep the operation off MCP.
@@ -85,8 +112,10 @@ var methods = map[string]bool{"get": true, "put": true, "post": true, "delete": 
 // unquoted 3.1).
 var supportedVersion = regexp.MustCompile(`^3\.[01](\.\d+)?(-.+)?$`)
 
-// Load reads an OpenAPI 3.0 or 3.1 document, JSON or YAML, and converts
-// each operation's JSON request body schema to a tool's input schema.
+// Load reads an OpenAPI 3.0 or 3.1 document, or a Swagger 2.0 one (what
+// swaggo writes), JSON or YAML, and converts each operation's JSON request
+// body schema to a tool's input schema, and its success response's JSON
+// schema to a tool's output schema.
 //
 // A document that is malformed, or whose $ref points to nothing, is an
 // *Error naming the line and the place. An operation that Load can read but
@@ -104,6 +133,7 @@ func Load(data []byte) (*Document, error) {
 		root:    root,
 		doc:     new(Document),
 		left:    budget{documentValues, documentSchemas, documentBytes},
+		outLeft: budget{documentValues, documentSchemas, documentBytes},
 		keys:    maxKeys,
 		merged:  maxMerged,
 		maps:    make(map[*yaml.Node][]pair),
@@ -130,11 +160,23 @@ func Load(data []byte) (*Document, error) {
 			return nil, errorf(v, top.child("openapi"), "version %q is not supported; want 3.0.x or 3.1.x", doc.Version)
 		}
 	case get(tps, "swagger") != nil:
-		return nil, errorf(get(tps, "swagger"), top.child("swagger"), "Swagger 2.0 is not supported; convert the document to OpenAPI 3")
+		v := get(tps, "swagger")
+		if doc.Version, err = str(v, top.child("swagger")); err != nil {
+			return nil, err
+		}
+		if doc.Version != "2.0" {
+			return nil, errorf(v, top.child("swagger"), "Swagger version %q is not supported; want 2.0 (or openapi 3.0.x or 3.1.x)", doc.Version)
+		}
+		r.v2 = true
 	default:
 		return nil, errorf(root, top, "no openapi field: this is not an OpenAPI document")
 	}
-	r.v30 = strings.HasPrefix(doc.Version, "3.0.")
+	// Swagger 2.0's schemas are JSON Schema draft 4's, as OpenAPI 3.0's are.
+	r.v30 = r.v2 || strings.HasPrefix(doc.Version, "3.0.")
+	base, err := r.base(tps, top)
+	if err != nil {
+		return nil, err
+	}
 	paths := get(tps, "paths")
 	if paths == nil || deref(paths).ShortTag() == "!!null" {
 		return doc, nil
@@ -144,7 +186,7 @@ func Load(data []byte) (*Document, error) {
 		return nil, err
 	}
 	for _, pp := range pps {
-		if err := r.pathItem(pp, top.child("paths").child(pp.key)); err != nil {
+		if err := r.pathItem(pp, top.child("paths").child(pp.key), base); err != nil {
 			return nil, err
 		}
 	}
@@ -153,12 +195,21 @@ func Load(data []byte) (*Document, error) {
 
 // reader reads one document's operations.
 type reader struct {
-	root   *yaml.Node
-	v30    bool
-	doc    *Document
-	left   budget // what the document's schemas may still cost
-	keys   int    // keys the document may still read outside schemas
-	merged int    // keys its merge keys may still copy
+	root *yaml.Node
+	v30  bool // the schemas are draft 4's: OpenAPI 3.0, Swagger 2.0
+	v2   bool // Swagger 2.0
+	doc  *Document
+	left budget // what the document's request schemas may still cost
+	// outLeft is what its response schemas may still cost: a budget of
+	// their own, so that a document's many responses (every GET has one)
+	// leave its request schemas, which decide what a tool accepts, theirs.
+	outLeft budget
+	keys    int // keys the document may still read outside schemas
+	merged  int // keys its merge keys may still copy
+
+	// consumes and produces are a Swagger 2.0 document's own, which its
+	// operations inherit.
+	consumes, produces []string
 
 	maps    map[*yaml.Node][]pair                // the pairs of each mapping read so far
 	open    map[*yaml.Node]bool                  // the mappings whose merge keys pairs is following
@@ -168,7 +219,9 @@ type reader struct {
 	leaves  map[*yaml.Node]*decoded              // each schema's keywords without subschemas, decoded
 }
 
-func (r *reader) pathItem(pp pair, where *pointer) error {
+// pathItem reads the operations of one path item, whose path is under
+// the path base ("" or "/api").
+func (r *reader) pathItem(pp pair, where *pointer, base string) error {
 	if !strings.HasPrefix(pp.key, "/") {
 		return &Error{Line: pp.kline, Where: where.String(), Problem: fmt.Sprintf("the path %q must start with /", pp.key)}
 	}
@@ -186,15 +239,25 @@ func (r *reader) pathItem(pp pair, where *pointer) error {
 			return err
 		}
 	}
+	if v := get(ips, "servers"); v != nil && !r.v2 {
+		if base, err = r.servers(v, where.child("servers")); err != nil {
+			return err
+		}
+	}
 	for _, ip := range ips {
 		if !methods[ip.key] {
 			continue
 		}
-		op, err := r.operation(strings.ToUpper(ip.key), pp.key, ip, where.child(ip.key))
+		op, err := r.operation(strings.ToUpper(ip.key), base, pp.key, ip, where.child(ip.key))
 		if err != nil {
 			return err
 		}
 		op.Params = mergeParams(shared, op.Params)
+		if r.v2 {
+			if err := r.formOrBody(op, where.child(ip.key)); err != nil {
+				return err
+			}
+		}
 		r.doc.Operations = append(r.doc.Operations, op)
 	}
 	return nil
@@ -235,8 +298,9 @@ func (r *reader) follow(n *yaml.Node, where *pointer, depth int) (*yaml.Node, *p
 	return r.follow(target, at(ref), depth+1)
 }
 
-func (r *reader) operation(method, path string, p pair, where *pointer) (*Operation, error) {
-	op := &Operation{Method: method, Path: path, Line: p.kline}
+// operation reads the operation p of method on the path, under base.
+func (r *reader) operation(method, base, path string, p pair, where *pointer) (*Operation, error) {
+	op := &Operation{Method: method, Path: join(base, path), Line: p.kline}
 	ps, err := r.pairs(p.value, where)
 	if err != nil {
 		return nil, err
@@ -244,6 +308,13 @@ func (r *reader) operation(method, path string, p pair, where *pointer) (*Operat
 	if err := r.readKeys(len(ps), p.value, where); err != nil {
 		return nil, err
 	}
+	if v := get(ps, "servers"); v != nil && !r.v2 {
+		if base, err = r.servers(v, where.child("servers")); err != nil {
+			return nil, err
+		}
+		op.Path = join(base, path)
+	}
+	produces := r.produces
 	for _, p := range ps {
 		at := where.child(p.key)
 		switch p.key {
@@ -267,6 +338,14 @@ func (r *reader) operation(method, path string, p pair, where *pointer) (*Operat
 			op.Exclude, err = boolean(p.value, at)
 		case "parameters":
 			op.Params, err = r.params(p.value, at)
+		case "consumes":
+			if r.v2 {
+				op.Consumes, err = r.mediaTypes(p.value, at)
+			}
+		case "produces":
+			if r.v2 {
+				produces, err = r.mediaTypes(p.value, at)
+			}
 		default:
 			if strings.HasPrefix(p.key, "x-mcp-") {
 				r.doc.Warnings = append(r.doc.Warnings, (&Error{Line: p.kline, Where: at.String(),
@@ -277,14 +356,44 @@ func (r *reader) operation(method, path string, p pair, where *pointer) (*Operat
 			return nil, err
 		}
 	}
+	if v := get(ps, "responses"); v != nil {
+		if err := r.responses(op, v, where.child("responses"), produces); err != nil {
+			return nil, err
+		}
+	}
+	if r.v2 {
+		return op, nil // the body is among the parameters (formOrBody)
+	}
 	body := get(ps, "requestBody")
 	if body == nil {
 		op.Input = noArguments()
 		return op, nil
 	}
 	op.HasBody = true
-	op.Input, op.NoInput, err = r.body(body, where.child("requestBody"))
-	return op, err
+	var why string
+	op.Consumes, op.Body, why, err = r.body(body, where.child("requestBody"))
+	if err != nil {
+		return nil, err
+	}
+	op.input(why)
+	return op, nil
+}
+
+// input sets op's Input from its Body, or NoInput to why, or to why Body
+// cannot be a tool's arguments.
+func (op *Operation) input(why string) {
+	switch {
+	case why != "":
+		op.NoInput = why
+	case op.Body == nil:
+		op.Input = &jsonschema.Schema{Type: "object"} // a JSON body, any object
+	default:
+		in := *op.Body // objectRoot sets the root's type
+		if op.NoInput = objectRoot(&in); op.NoInput == "" {
+			op.Input = &in
+			op.Body = &in
+		}
+	}
 }
 
 func boolPtr(n *yaml.Node, where *pointer) (*bool, error) {
@@ -295,80 +404,84 @@ func boolPtr(n *yaml.Node, where *pointer) (*bool, error) {
 	return &b, nil
 }
 
-// body returns a request body's input schema, or why it has none.
-func (r *reader) body(n *yaml.Node, where *pointer) (*jsonschema.Schema, string, error) {
-	n, where, err := r.follow(n, where, 0)
+// body reads an OpenAPI 3 request body: its media types, its JSON schema
+// (nil when it gives none), or why it cannot be served.
+func (r *reader) body(n *yaml.Node, where *pointer) (types []string, schema *jsonschema.Schema, why string, err error) {
+	n, where, err = r.follow(n, where, 0)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	ps, err := r.pairs(n, where)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	content := get(ps, "content")
 	if content == nil {
-		return &jsonschema.Schema{Type: "object"}, "", nil
+		return nil, nil, "", nil
 	}
-	where = where.child("content")
-	cps, err := r.pairs(content, where)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := r.readKeys(len(cps), content, where); err != nil {
-		return nil, "", err
-	}
-	var media *pair
-	var others []string
-	for i, cp := range cps {
-		switch mt, _, _ := mime.ParseMediaType(cp.key); {
-		case mt == "application/json":
-			media = &cps[i]
-		case strings.HasSuffix(mt, "+json"):
-			if media == nil {
-				media = &cps[i]
-			}
-		default:
-			others = append(others, cp.key)
+	types, media, sn, where, err := r.content(content, where.child("content"))
+	if err != nil || media == "" {
+		if err == nil && len(types) > 0 {
+			why = fmt.Sprintf("the request body is %s; only an application/json (or +json) body can carry a tool's arguments", strings.Join(types, ", "))
 		}
+		return types, nil, why, err
 	}
-	if media == nil {
-		if len(others) == 0 {
-			return &jsonschema.Schema{Type: "object"}, "", nil
-		}
-		return nil, fmt.Sprintf("the request body is %s; only an application/json (or +json) body can carry a tool's arguments", strings.Join(others, ", ")), nil
+	if sn == nil {
+		return types, nil, "", nil
 	}
-	where = where.child(media.key)
-	mps, err := r.pairs(media.value, where)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := r.readKeys(len(mps), media.value, where); err != nil {
-		return nil, "", err
-	}
-	schema := get(mps, "schema")
-	if schema == nil {
-		return &jsonschema.Schema{Type: "object"}, "", nil
-	}
-	return r.schemaAt(schema, where.child("schema"), "the request body's schema", objectRoot)
+	schema, why, err = r.schemaAt(sn, where, "the request body's schema", false)
+	return types, schema, why, err
 }
 
-// schemaAt converts the schema n at where (a request body's or a
-// parameter's) and resolves it, or says why it cannot be served. subject
-// names the schema in the reason: "the request body's schema". shape,
-// when not nil, checks and adjusts the converted schema before it is
-// resolved, returning why it cannot be served, or "".
-func (r *reader) schemaAt(n *yaml.Node, where *pointer, subject string, shape func(*jsonschema.Schema) string) (*jsonschema.Schema, string, error) {
-	s, err := r.inputSchema(n, where, subject)
+// content reads a content mapping (a request body's, a response's): its
+// media types, the JSON one mcpdoor reads (application/json, else the
+// first +json; "" for none), and that one's schema node (nil for none)
+// with its place.
+func (r *reader) content(n *yaml.Node, where *pointer) (types []string, media string, schema *yaml.Node, at *pointer, err error) {
+	cps, err := r.pairs(n, where)
+	if err != nil {
+		return nil, "", nil, nil, err
+	}
+	if err := r.readKeys(len(cps), n, where); err != nil {
+		return nil, "", nil, nil, err
+	}
+	var chosen *pair
+	for i, cp := range cps {
+		types = append(types, cp.key)
+		switch mt, _, _ := mime.ParseMediaType(cp.key); {
+		case mt == "application/json":
+			chosen = &cps[i]
+		case strings.HasSuffix(mt, "+json"):
+			if chosen == nil {
+				chosen = &cps[i]
+			}
+		}
+	}
+	if chosen == nil {
+		return types, "", nil, nil, nil
+	}
+	where = where.child(chosen.key)
+	mps, err := r.pairs(chosen.value, where)
+	if err != nil {
+		return nil, "", nil, nil, err
+	}
+	if err := r.readKeys(len(mps), chosen.value, where); err != nil {
+		return nil, "", nil, nil, err
+	}
+	return types, chosen.key, get(mps, "schema"), where.child("schema"), nil
+}
+
+// schemaAt converts the schema n at where (a request body's, a
+// parameter's, or with output a response's) and resolves it, or says why
+// it cannot be served. subject names the schema in the reason: "the
+// request body's schema".
+func (r *reader) schemaAt(n *yaml.Node, where *pointer, subject string, output bool) (*jsonschema.Schema, string, error) {
+	s, err := r.toolSchema(n, where, subject, output)
 	if u := (*unsupported)(nil); errors.As(err, &u) {
 		return nil, u.msg, nil
 	}
 	if err != nil {
 		return nil, "", err
-	}
-	if shape != nil {
-		if why := shape(s); why != "" {
-			return nil, why, nil
-		}
 	}
 	if _, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
 		return nil, subject + " does not resolve: " + clip(err.Error(), maxReason), nil

@@ -367,7 +367,7 @@ func TestLoadErrors(t *testing.T) {
 		{"trailing JSON", "{\"openapi\": \"3.1.0\"}\n{}", "openapi: line 2: not valid JSON: data after the document"},
 		{"not a mapping", "- openapi\n", "openapi: line 1: the document must be a mapping (an OpenAPI object), got a list"},
 		{"not OpenAPI", "name: x\n", "openapi: line 1: #: no openapi field: this is not an OpenAPI document"},
-		{"Swagger 2", "swagger: '2.0'\n", "openapi: line 1: #/swagger: Swagger 2.0 is not supported; convert the document to OpenAPI 3"},
+		{"Swagger 1.2", "swagger: '1.2'\n", `openapi: line 1: #/swagger: Swagger version "1.2" is not supported; want 2.0 (or openapi 3.0.x or 3.1.x)`},
 		{"version", "openapi: 4.0.0\n", `openapi: line 1: #/openapi: version "4.0.0" is not supported; want 3.0.x or 3.1.x`},
 		{"duplicate top-level key", "openapi: 3.1.0\nopenapi: 3.0.0\n", `openapi: line 2: #: the key "openapi" is given twice`},
 		{"paths not a mapping", "openapi: 3.1.0\npaths: [a]\n", "openapi: line 2: #/paths: want a mapping, got a list"},

@@ -21,6 +21,11 @@ type Param struct {
 	// served: NoSchema says why).
 	Schema   *jsonschema.Schema
 	NoSchema string
+
+	// schema and at are a Swagger 2.0 body parameter's schema and its
+	// place, which formOrBody reads as the operation's request body.
+	schema *yaml.Node
+	at     *pointer
 }
 
 // paramKey identifies a parameter within an operation, as OpenAPI does:
@@ -85,7 +90,15 @@ func (r *reader) param(n *yaml.Node, where *pointer) (*Param, error) {
 	case "path", "query":
 	case "header", "cookie":
 		return nil, nil
+	case "body", "formData":
+		if r.v2 {
+			break // v2Param reads them, below
+		}
+		fallthrough
 	default:
+		if r.v2 {
+			return nil, errorf(get(ps, "in"), where.child("in"), "in is %q; want path, query, header, body or formData", p.In)
+		}
 		return nil, errorf(get(ps, "in"), where.child("in"), "in is %q; want path, query, header or cookie", p.In)
 	}
 	if v := get(ps, "required"); v != nil {
@@ -101,12 +114,15 @@ func (r *reader) param(n *yaml.Node, where *pointer) (*Param, error) {
 			return nil, err
 		}
 	}
+	if r.v2 {
+		return r.v2Param(p, ps, n, where)
+	}
 	schema := get(ps, "schema")
 	if schema == nil {
 		p.NoSchema = "the parameter has no schema"
 		return p, nil
 	}
-	if p.Schema, p.NoSchema, err = r.schemaAt(schema, where.child("schema"), "the parameter's schema", nil); err != nil {
+	if p.Schema, p.NoSchema, err = r.schemaAt(schema, where.child("schema"), "the parameter's schema", false); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -27,6 +27,7 @@ var dropped = map[string]bool{
 	"discriminator": true, "xml": true, "externalDocs": true,
 	"$schema": true, "$id": true, "$anchor": true, "$dynamicAnchor": true, "$comment": true,
 	"$defs": true, "definitions": true, "$vocabulary": true,
+	"collectionFormat": true, "allowEmptyValue": true, // Swagger 2.0's, of parameters and their items
 }
 
 // annotationOnly are the keywords that, beside a $ref, only annotate it.
@@ -45,6 +46,7 @@ func (u *unsupported) Error() string { return u.msg }
 // self-contained JSON Schema 2020-12.
 type converter struct {
 	r      *reader  // the document
+	output bool     // a response's schema, not a request's
 	inline bool     // inline $refs (false: every $ref goes to $defs)
 	left   budget   // what it may still cost
 	stack  []string // the $ref targets being inlined, to spot cycles
@@ -79,15 +81,20 @@ func (c *converter) spend(values, bytes int) bool {
 	return c.left.take(budget{values: values, bytes: bytes})
 }
 
-// inputSchema converts the schema n, at where, to a tool's input schema,
-// taking what it costs from the document's budget. subject names the
-// schema in an *unsupported's reason: "the request body's schema".
-func (r *reader) inputSchema(n *yaml.Node, where *pointer, subject string) (*jsonschema.Schema, error) {
+// toolSchema converts the schema n, at where, to a tool's input schema,
+// or with output its output schema, taking what it costs from the
+// document's budget. subject names the schema in an *unsupported's reason:
+// "the request body's schema".
+func (r *reader) toolSchema(n *yaml.Node, where *pointer, subject string, output bool) (*jsonschema.Schema, error) {
+	doc, whose := &r.left, "document's"
+	if output {
+		doc, whose = &r.outLeft, "document's response"
+	}
 	attempt := func(inline bool, limit budget) (*converter, *jsonschema.Schema, error) {
-		limit = r.left.within(limit)
-		c := &converter{r: r, inline: inline, left: limit}
+		limit = doc.within(limit)
+		c := &converter{r: r, output: output, inline: inline, left: limit}
 		s, err := c.convert(n, where)
-		r.left.take(limit.spent(c.left))
+		doc.take(limit.spent(c.left))
 		return c, s, err
 	}
 	c, s, err := attempt(true, budget{inlineValues, inlineValues, inlineBytes})
@@ -96,7 +103,7 @@ func (r *reader) inputSchema(n *yaml.Node, where *pointer, subject string) (*jso
 	}
 	switch {
 	case errors.Is(err, errTooBig):
-		return nil, &unsupported{tooBig(c.left, r.left, subject)}
+		return nil, &unsupported{tooBig(c.left, *doc, whose, subject)}
 	case err != nil:
 		return nil, err
 	}
@@ -275,7 +282,11 @@ func (c *converter) convert(n *yaml.Node, where *pointer) (*jsonschema.Schema, e
 	if hasExample && s.Examples == nil {
 		s.Examples = []any{example}
 	}
-	dropReadOnly(s)
+	if c.output {
+		dropProperties(s, func(p *jsonschema.Schema) bool { return p.WriteOnly })
+	} else {
+		dropProperties(s, func(p *jsonschema.Schema) bool { return p.ReadOnly })
+	}
 	return s, nil
 }
 
@@ -339,11 +350,13 @@ func setSub(s *jsonschema.Schema, k string, v any) {
 	}
 }
 
-// dropReadOnly removes the read-only properties of s: OpenAPI has them sent
-// in responses, not in requests, so they are no part of a tool's input.
-func dropReadOnly(s *jsonschema.Schema) {
+// dropProperties removes the properties of s that drop reports: the
+// read-only ones of a request's schema, which OpenAPI has sent in
+// responses only, so they are no part of a tool's input; the write-only
+// ones of a response's, which are sent in requests only.
+func dropProperties(s *jsonschema.Schema, drop func(*jsonschema.Schema) bool) {
 	for name, p := range s.Properties {
-		if p.ReadOnly {
+		if drop(p) {
 			delete(s.Properties, name)
 			// s.Required may be another schema's too: not changed in place.
 			s.Required = slices.DeleteFunc(slices.Clone(s.Required), func(r string) bool { return r == name })

@@ -138,6 +138,32 @@ func Segments(parts []Part) []Segment {
 // name the same route in a config or a document that leaves those out (an
 // OpenAPI path). A pattern that does not parse is its own key.
 func Key(p string) string {
+	s := Shape(p)
+	if len(s) > 1 {
+		s = strings.TrimSuffix(s, "/")
+	}
+	return s
+}
+
+// Join returns the pattern a router serves for a route's pattern under its
+// mounts' (parent ends in "/*" for each mount, as chi.Walk joins them):
+// each "/*/" of a mount is the "/" it stands for, also for a Mount("/")
+// nested in a Route, which chi.Walk leaves as "/api/*/avatar" (the
+// replacement of one "/*/" makes the next).
+func Join(parent, p string) string {
+	s := parent + p
+	for strings.Contains(s, "/*/") {
+		s = strings.ReplaceAll(s, "/*/", "/")
+	}
+	return s
+}
+
+// Shape returns p with chi regexps left out, and its trailing slash kept:
+// "/notes/{id:[0-9]+}/" is "/notes/{id}/". Two patterns of one shape
+// match the same paths, as far as their parameters' regexps allow; a
+// trailing slash makes another route. A pattern that does not parse is
+// its own shape.
+func Shape(p string) string {
 	parts, err := Parse(p)
 	if err != nil {
 		return p
@@ -150,11 +176,7 @@ func Key(p string) string {
 			b.WriteString(pt.Literal)
 		}
 	}
-	s := b.String()
-	if len(s) > 1 {
-		s = strings.TrimSuffix(s, "/")
-	}
-	return s
+	return b.String()
 }
 
 // SplitKey splits a route key as a config writes it, a method, a space and

@@ -82,3 +82,20 @@ func TestKey(t *testing.T) {
 		}
 	}
 }
+
+// TestJoin: the "/*/" of each mount, nested ones included, is the "/" a
+// router serves there.
+func TestJoin(t *testing.T) {
+	for _, tc := range []struct{ parent, p, want string }{
+		{"", "/notes", "/notes"},
+		{"/api/*", "/notes", "/api/notes"},
+		{"/api/*/*", "/avatar/{hash}.svg", "/api/avatar/{hash}.svg"}, // Route("/api") then Mount("/")
+		{"", "/api/*/avatar/{hash}.svg", "/api/avatar/{hash}.svg"},   // as chi.Walk reports it
+		{"/api/*/*/*", "/x", "/api/x"},
+		{"/files/*", "", "/files/*"},
+	} {
+		if got := Join(tc.parent, tc.p); got != tc.want {
+			t.Errorf("Join(%q, %q) = %q, want %q", tc.parent, tc.p, got, tc.want)
+		}
+	}
+}
