@@ -90,7 +90,7 @@ func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []stri
 		if rt.Verdict != detect.Refused {
 			rt.Verdict, rt.Reasons = detect.Replay, reasons
 		}
-		tools = append(tools, harvestREST(rt, b.cfg.Declared, doc))
+		tools = append(tools, harvestREST(rt, b.cfg.Declared, doc, nil))
 	}
 	b.paths = b.pathRouter(h, tools)
 	return tools, r
