@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mcpdoor/mcpdoor/internal/gen"
@@ -83,10 +84,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	for _, f := range res.Files {
-		fmt.Fprintln(stdout, "mcpdoor: gen: "+f.Path)
+		fmt.Fprintln(stdout, "mcpdoor: gen: wrote "+relative(f.Path))
 	}
 	for _, path := range res.Obsolete {
-		fmt.Fprintln(stdout, "mcpdoor: gen: removed "+path)
+		fmt.Fprintln(stdout, "mcpdoor: gen: removed "+relative(path))
 	}
 	return 0
+}
+
+// relative returns path relative to the working directory, when it is
+// under it.
+func relative(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	rel, err := filepath.Rel(wd, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return path
+	}
+	return rel
 }

@@ -46,6 +46,9 @@ type Options struct {
 	// Tags are build tags to load the packages with, besides the one that
 	// leaves the generated files out.
 	Tags []string
+	// Env is the environment of the go command that lists the packages.
+	// Default: the process's.
+	Env []string
 }
 
 // A File is one generated file: its path and its bytes.
@@ -70,13 +73,16 @@ func Run(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	pkgs, err := load(opts)
+	targets, module, err := load(opts)
 	if err != nil {
 		return nil, err
 	}
-	a := newAnalyzer(pkgs, decoders)
+	a := newAnalyzer(module, decoders)
 	res := &Result{}
 	for _, p := range a.module {
+		if !targets[p.PkgPath] {
+			continue
+		}
 		file, warnings, err := a.generate(p)
 		if err != nil {
 			return nil, err
@@ -115,14 +121,21 @@ func (res *Result) Write() error {
 // every file is as gen would write it.
 func (res *Result) Check(rerun string) error {
 	for _, f := range res.Files {
+		path := f.Path
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
+				path = rel
+			}
+		}
 		old, err := os.ReadFile(f.Path)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
-			return fmt.Errorf("mcpdoor: gen -check: %s is missing; run %s", f.Path, rerun)
+			return fmt.Errorf("mcpdoor: gen -check: %s is missing; run %s", path, rerun)
 		case err != nil:
 			return fmt.Errorf("mcpdoor: gen -check: %w", err)
 		case !bytes.Equal(old, f.Data):
-			return fmt.Errorf("mcpdoor: gen -check: %s is out of date: %s; run %s", f.Path, firstDifference(old, f.Data), rerun)
+			line, have, want := firstDifference(old, f.Data)
+			return fmt.Errorf("mcpdoor: gen -check: %s is out of date, from its line %d:\n\tthe file has: %s\n\tgen writes:   %s\nrun %s", path, line, have, want, rerun)
 		}
 	}
 	if len(res.Obsolete) > 0 {
@@ -131,11 +144,12 @@ func (res *Result) Check(rerun string) error {
 	return nil
 }
 
-// firstDifference says where have and want first differ, by line.
-func firstDifference(have, want []byte) string {
+// firstDifference returns the first line where have and want differ, and
+// that line of each.
+func firstDifference(have, want []byte) (int, string, string) {
 	h, w := strings.Split(string(have), "\n"), strings.Split(string(want), "\n")
 	for i := 0; i < len(h) || i < len(w); i++ {
-		var hl, wl string
+		hl, wl := "(the end of the file)", "(the end of the file)"
 		if i < len(h) {
 			hl = h[i]
 		}
@@ -143,10 +157,10 @@ func firstDifference(have, want []byte) string {
 			wl = w[i]
 		}
 		if hl != wl {
-			return fmt.Sprintf("line %d is\n\t%s\nand would be\n\t%s\n", i+1, clip(hl), clip(wl))
+			return i + 1, clip(strings.TrimSpace(hl)), clip(strings.TrimSpace(wl))
 		}
 	}
-	return "the files differ"
+	return 0, "", ""
 }
 
 func clip(s string) string {
@@ -170,42 +184,66 @@ func parseDecoders(specs []string) (map[string]int, error) {
 	return out, nil
 }
 
-// load loads the packages with their syntax and types, leaving out the
-// generated files.
-func load(opts Options) ([]*packages.Package, error) {
+// load returns the paths of the packages the patterns match, and every
+// package of their module, with syntax and types, leaving out the
+// generated files: the functions a handler calls, and the decoders a
+// directive teaches, may be in packages the patterns leave out.
+func load(opts Options) (map[string]bool, []*packages.Package, error) {
 	patterns := opts.Patterns
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
-	tags := append([]string{buildTag}, opts.Tags...)
-	cfg := &packages.Config{
-		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
-			packages.NeedTypesInfo | packages.NeedImports | packages.NeedModule,
-		Dir:        opts.Dir,
-		BuildFlags: []string{"-tags=" + strings.Join(tags, ",")},
-	}
-	pkgs, err := packages.Load(cfg, patterns...)
+	tags := "-tags=" + strings.Join(append([]string{buildTag}, opts.Tags...), ",")
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedModule, Dir: opts.Dir, Env: opts.Env, BuildFlags: []string{tags}}
+	matched, err := packages.Load(cfg, patterns...)
 	if err != nil {
-		return nil, fmt.Errorf("mcpdoor: gen: %w", err)
+		return nil, nil, fmt.Errorf("mcpdoor: gen: %w", err)
 	}
+	targets := map[string]bool{}
+	root := ""
+	for _, p := range matched {
+		if p.Module == nil || !p.Module.Main {
+			continue
+		}
+		targets[p.PkgPath] = true
+		root = p.Module.Dir
+	}
+	if len(targets) == 0 {
+		if err := loadErrors(matched); err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("mcpdoor: gen: no package of the main module matches %s; run gen from the module's root", strings.Join(patterns, " "))
+	}
+	cfg.Mode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedModule
+	cfg.Dir = root
+	module, err := packages.Load(cfg, "./...")
+	if err != nil {
+		return nil, nil, fmt.Errorf("mcpdoor: gen: %w", err)
+	}
+	if err := loadErrors(module); err != nil {
+		return nil, nil, err
+	}
+	return targets, module, nil
+}
+
+// loadErrors returns the errors of the packages and their imports, the
+// first ten, or nil.
+func loadErrors(pkgs []*packages.Package) error {
 	var errs []string
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		for _, e := range p.Errors {
 			errs = append(errs, e.Error())
 		}
 	})
-	if len(errs) > 0 {
-		slices.Sort(errs)
-		errs = slices.Compact(errs)
-		if len(errs) > 10 {
-			errs = append(errs[:10], fmt.Sprintf("and %d more", len(errs)-10))
-		}
-		return nil, fmt.Errorf("mcpdoor: gen: the packages do not load:\n\t%s", strings.Join(errs, "\n\t"))
+	if len(errs) == 0 {
+		return nil
 	}
-	if len(pkgs) == 0 {
-		return nil, fmt.Errorf("mcpdoor: gen: no package matches %s", strings.Join(patterns, " "))
+	slices.Sort(errs)
+	errs = slices.Compact(errs)
+	if len(errs) > 10 {
+		errs = append(errs[:10], fmt.Sprintf("and %d more", len(errs)-10))
 	}
-	return pkgs, nil
+	return fmt.Errorf("mcpdoor: gen: the packages do not load:\n\t%s", strings.Join(errs, "\n\t"))
 }
 
 // packageDir is the directory of a package's files.

@@ -101,10 +101,12 @@ func (a *analyzer) generate(p *packages.Package) ([]byte, []string, error) {
 	file := &genfacts.File{Version: genfacts.Version, Package: runtimePackage(p.Types)}
 	any := false
 	for _, h := range handlers {
-		fr := a.newFrame(p, h.sig, 0)
-		fr.walkBody(h.body)
 		facts := h.facts
-		fr.facts(&facts, tw)
+		if h.body != nil {
+			fr := a.newFrame(p, h.sig, 0)
+			fr.walkBody(h.body)
+			fr.facts(&facts, tw)
+		}
 		if facts.Doc != "" || facts.Body != nil || len(facts.Query) > 0 || len(facts.Path) > 0 || facts.Output != nil || len(facts.Answers) > 0 {
 			any = true
 		}
@@ -148,7 +150,12 @@ func (a *analyzer) handlers(p *packages.Package) ([]found, []string) {
 			}
 		}
 	}
-	slices.SortStableFunc(out, func(x, y found) int { return cmp.Compare(x.pos, y.pos) })
+	// By file and place, which token.Pos order is not: the files of a
+	// package are parsed in no set order.
+	slices.SortStableFunc(out, func(x, y found) int {
+		px, py := p.Fset.Position(x.pos), p.Fset.Position(y.pos)
+		return cmp.Or(cmp.Compare(filepath.Base(px.Filename), filepath.Base(py.Filename)), cmp.Compare(px.Offset, py.Offset))
+	})
 	// The runtime knows a closure by its file and line: two on one line
 	// cannot be told apart, and neither gets facts.
 	count := map[string]int{}
@@ -164,7 +171,12 @@ func (a *analyzer) handlers(p *packages.Package) ([]found, []string) {
 				p.PkgPath, at, count[at]))
 		}
 	}
-	out = slices.DeleteFunc(out, func(h found) bool { return h.facts.Func == "" && count[h.facts.At] > 1 })
+	for i := range out {
+		if h := &out[i]; h.facts.Func == "" && count[h.facts.At] > 1 {
+			h.facts = genfacts.Handler{At: h.facts.At, Note: "two closures on one line, which the running program cannot tell apart: put each on a line of its own"}
+			h.body = nil
+		}
+	}
 	return out, warnings
 }
 

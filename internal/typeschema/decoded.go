@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,11 +25,14 @@ import (
 // schema that refused what the handler takes would change what the route
 // accepts. Its errors are For's (a cycle in the types, a channel).
 func Decoded(t reflect.Type, strict bool) (*jsonschema.Schema, error) {
-	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: codecs(t, true)})
+	opts := &jsonschema.ForOptions{TypeSchemas: codecs(t, true)}
+	s, err := jsonschema.ForType(t, opts)
 	if err != nil {
 		return nil, err
 	}
-	loosen(t, s, loose{decoded: true, strict: strict, root: true})
+	if err := loosen(t, s, loose{decoded: true, strict: strict, root: true, opts: opts}); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -43,11 +47,14 @@ func Encoded(t reflect.Type) (*jsonschema.Schema, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: codecs(t, false)})
+	opts := &jsonschema.ForOptions{TypeSchemas: codecs(t, false)}
+	s, err := jsonschema.ForType(t, opts)
 	if err != nil {
 		return nil, err
 	}
-	loosen(t, s, loose{root: true})
+	if err := loosen(t, s, loose{root: true, opts: opts}); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -102,7 +109,7 @@ func codecs(t reflect.Type, decoded bool) map[reflect.Type]*jsonschema.Schema {
 		case reflect.Struct:
 			for _, f := range reflect.VisibleFields(t) {
 				if f.IsExported() || f.Anonymous {
-					walk(f.Type, f.Anonymous)
+					walk(f.Type, f.Anonymous) // For takes no override for an embedded field, tagged or not
 				}
 			}
 		}
@@ -117,13 +124,14 @@ type loose struct {
 	strict  bool // decoded with DisallowUnknownFields
 	root    bool // the schema is the root's: not made nullable
 	omitted bool // an encoded struct field tagged omitempty or omitzero
+	opts    *jsonschema.ForOptions
 }
 
 // loosen walks t and its schema s together (s as For made it for t) and
 // loosens s as Decoded and Encoded say.
-func loosen(t reflect.Type, s *jsonschema.Schema, o loose) {
+func loosen(t reflect.Type, s *jsonschema.Schema, o loose) error {
 	if s == nil {
-		return
+		return nil
 	}
 	pointer := false
 	for t.Kind() == reflect.Pointer {
@@ -135,23 +143,28 @@ func loosen(t reflect.Type, s *jsonschema.Schema, o loose) {
 	case !o.decoded && !o.root && !pointer && !o.omitted && t.Kind() == reflect.Map:
 		nullable(s) // a nil map is written as null
 	}
-	child := loose{decoded: o.decoded, strict: o.strict}
+	child := loose{decoded: o.decoded, strict: o.strict, opts: o.opts}
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:
-		loosen(t.Elem(), s.Items, child)
+		return loosen(t.Elem(), s.Items, child)
 	case reflect.Map:
-		loosen(t.Elem(), s.AdditionalProperties, child)
+		return loosen(t.Elem(), s.AdditionalProperties, child)
 	case reflect.Struct:
 		if s.Properties == nil && len(s.Type+strings.Join(s.Types, "")) > 0 && !hasType(s, "object") {
-			return // overridden (time.Time, a codec)
+			return nil // overridden (time.Time, a codec)
 		}
 		s.Required = nil
 		if !o.strict {
 			s.AdditionalProperties = nil
 		}
+		if err := nameEmbedded(t, s, o.opts); err != nil {
+			return err
+		}
 		fields := map[string]reflect.StructField{}
 		for _, f := range reflect.VisibleFields(t) {
 			if name, ok := jsonName(f); ok {
+				fields[name] = f
+			} else if name, ok := taggedEmbedded(f); ok {
 				fields[name] = f
 			}
 		}
@@ -164,9 +177,80 @@ func loosen(t reflect.Type, s *jsonschema.Schema, o loose) {
 				s.Properties[name] = quotedSchema(p, o.decoded)
 				continue
 			}
-			loosen(f.Type, p, loose{decoded: o.decoded, strict: o.strict, omitted: omitsEmpty(f)})
+			if err := loosen(f.Type, p, loose{decoded: o.decoded, strict: o.strict, omitted: omitsEmpty(f), opts: o.opts}); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
+}
+
+// taggedEmbedded returns the JSON name of an embedded struct field that a
+// json tag names: encoding/json reads and writes it as a member of that
+// name, not as its promoted fields.
+func taggedEmbedded(f reflect.StructField) (string, bool) {
+	if !f.Anonymous {
+		return "", false
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "" || name == "-" {
+		return "", false
+	}
+	return name, true
+}
+
+// nameEmbedded corrects For's schema of struct t for its tagged embedded
+// fields, which For flattens: each becomes the member its tag names, and
+// the fields it promotes leave the object, unless a field of the same
+// name comes another way.
+func nameEmbedded(t reflect.Type, s *jsonschema.Schema, opts *jsonschema.ForOptions) error {
+	visible := reflect.VisibleFields(t)
+	for _, e := range visible {
+		name, ok := taggedEmbedded(e)
+		if !ok || len(e.Index) != 1 && !untaggedPath(t, e.Index) {
+			continue
+		}
+		through := func(f reflect.StructField) bool {
+			return len(f.Index) > len(e.Index) && slices.Equal(f.Index[:len(e.Index)], e.Index)
+		}
+		for _, f := range visible {
+			n, ok := jsonName(f)
+			if !ok || !through(f) {
+				continue
+			}
+			if !slices.ContainsFunc(visible, func(g reflect.StructField) bool { m, ok := jsonName(g); return ok && m == n && !through(g) }) {
+				delete(s.Properties, n)
+				s.PropertyOrder = slices.DeleteFunc(s.PropertyOrder, func(p string) bool { return p == n })
+			}
+		}
+		sub, err := jsonschema.ForType(e.Type, opts)
+		if err != nil {
+			return err
+		}
+		if s.Properties == nil {
+			s.Properties = map[string]*jsonschema.Schema{}
+		}
+		s.Properties[name] = sub
+		s.PropertyOrder = append(s.PropertyOrder, name)
+	}
+	return nil
+}
+
+// untaggedPath reports whether the embedded fields that lead to the field
+// at index, but the last, are untagged: its tag then names a member of t
+// itself.
+func untaggedPath(t reflect.Type, index []int) bool {
+	for _, i := range index[:len(index)-1] {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		f := t.Field(i)
+		if _, tagged := taggedEmbedded(f); tagged {
+			return false
+		}
+		t = f.Type
+	}
+	return true
 }
 
 // nullable admits null besides what s admits.

@@ -158,3 +158,12 @@ func mapsKeys[V any](m map[string]V) func(func(string) bool) {
 		}
 	}
 }
+
+// TestNothingStale: the generated file describes every handler as it is,
+// so Install warns of none.
+func TestNothingStale(t *testing.T) {
+	_, _, log := install(t)
+	if strings.Contains(log.String(), "stale") {
+		t.Errorf("Install warns of a stale generated file:\n%s", log)
+	}
+}

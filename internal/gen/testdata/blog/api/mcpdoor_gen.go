@@ -16,39 +16,39 @@ import (
 // when it is due.
 func init() {
 	autoexpose.Generated(`{"v":1,"package":"example.com/blog/api","handlers":[
-{"func":"example.com/blog/api.(*Users).List","at":"users.go:40","doc":"List answers a page of users; q filters by name, page picks the page (from 1), and active=true leaves out deactivated accounts.","query":[{"name":"page","type":"integer"},{"name":"active","type":"boolean"},{"name":"q"}],"out":0,"answers":["json"]},
-{"func":"example.com/blog/api.(*Users).Get","at":"users.go:61","doc":"Get answers one user.","path":["userID"],"out":1,"answers":["json"]},
-{"func":"example.com/blog/api.(*Users).Create","at":"users.go:76","doc":"Create signs a new user up: name and email are required.","body":{"type":1,"strict":true,"required":[["name"],["email"]]},"out":1,"answers":["json"]},
 {"func":"example.com/blog/api.(*Store).ArticleCtx","at":"articles.go:77","middleware":true,"path":["articleID"]},
-{"func":"example.com/blog/api.(*Store).ListArticles","at":"articles.go:102","doc":"ListArticles lists the articles, newest last; tag narrows the list to one tag, and limit caps its length (default 20).","query":[{"name":"limit","type":"integer"},{"name":"tag"}],"out":2,"answers":["json"]},
-{"func":"example.com/blog/api.(*Store).CreateArticle","at":"articles.go:116","doc":"CreateArticle publishes a new article and answers it, with its ID.","body":{"type":3,"required":[["title"]]},"out":4,"answers":["json"]},
-{"func":"example.com/blog/api.GetArticle","at":"articles.go:128","doc":"GetArticle answers the article named by the path.","out":4,"answers":["json"]},
-{"func":"example.com/blog/api.UpdateArticle","at":"articles.go:136","doc":"UpdateArticle replaces the article's title, text and tags.","body":{"type":3},"out":4,"answers":["json"]},
-{"func":"example.com/blog/api.(*Store).DeleteArticle","at":"articles.go:147","doc":"DeleteArticle removes the article and answers what it was.","out":4,"answers":["json"]},
-{"at":"comments.go:22","doc":"NewCommentHandler returns the handler that adds a comment to the article in the path: body is the comment's text.","body":{"type":5,"required":[["body"]]},"path":["articleID"],"out":6,"answers":["json"]},
-{"at":"comments.go:56","doc":"ListComments returns the handler that lists an article's comments; author (repeatable) keeps only those authors' comments.","query":[{"name":"author","type":"array"}],"path":["articleID"],"out":7,"answers":["json"]},
+{"func":"example.com/blog/api.(*Store).ListArticles","at":"articles.go:102","doc":"ListArticles lists the articles, newest last; tag narrows the list to one tag, and limit caps its length (default 20).","query":[{"name":"limit","type":"integer"},{"name":"tag"}],"out":0,"answers":["json"]},
+{"func":"example.com/blog/api.(*Store).CreateArticle","at":"articles.go:116","doc":"CreateArticle publishes a new article and answers it, with its ID.","body":{"type":1,"required":[["title"]]},"out":2,"answers":["json"]},
+{"func":"example.com/blog/api.GetArticle","at":"articles.go:128","doc":"GetArticle answers the article named by the path.","out":2,"answers":["json"]},
+{"func":"example.com/blog/api.UpdateArticle","at":"articles.go:136","doc":"UpdateArticle replaces the article's title, text and tags.","body":{"type":1},"out":2,"answers":["json"]},
+{"func":"example.com/blog/api.(*Store).DeleteArticle","at":"articles.go:147","doc":"DeleteArticle removes the article and answers what it was.","out":2,"answers":["json"]},
+{"at":"comments.go:22","doc":"NewCommentHandler returns the handler that adds a comment to the article in the path: body is the comment's text.","body":{"type":3,"required":[["body"]]},"path":["articleID"],"out":4,"answers":["json"]},
+{"at":"comments.go:56","doc":"ListComments returns the handler that lists an article's comments; author (repeatable) keeps only those authors' comments.","query":[{"name":"author","type":"array"}],"path":["articleID"],"out":5,"answers":["json"]},
 {"func":"example.com/blog/api.Home","at":"pages.go:15","doc":"Home is the front page.","answers":["html"]},
 {"func":"example.com/blog/api.Health","at":"pages.go:21","doc":"Health says the server is up.","answers":["text"]},
 {"func":"example.com/blog/api.Login","at":"pages.go:26","doc":"Login signs a user in from the login form.","query":[{"name":"username","required":true}],"answers":["redirect"]},
-{"func":"example.com/blog/api.(*Store).Search","at":"pages.go:56","doc":"Search finds articles and users whose title or name holds every term.","body":{"type":8},"out":9,"answers":["json"]},
-{"at":"router.go:38","out":10,"answers":["json"]}
+{"func":"example.com/blog/api.(*Store).Search","at":"pages.go:56","doc":"Search finds articles and users whose title or name holds every term.","body":{"type":6},"out":7,"answers":["json"]},
+{"at":"router.go:40","out":8,"answers":["json"]},
+{"func":"example.com/blog/api.(*Users).List","at":"users.go:40","doc":"List answers a page of users; q filters by name, page picks the page (from 1), and active=true leaves out deactivated accounts.","query":[{"name":"page","type":"integer"},{"name":"active","type":"boolean"},{"name":"q"}],"out":9,"answers":["json"]},
+{"func":"example.com/blog/api.(*Users).Get","at":"users.go:61","doc":"Get answers one user.","path":["userID"],"out":10,"answers":["json"]},
+{"func":"example.com/blog/api.(*Users).Create","at":"users.go:76","doc":"Create signs a new user up: name and email are required.","body":{"type":10,"strict":true,"required":[["name"],["email"]]},"out":10,"answers":["json"]}
 ]}`,
-		reflect.TypeFor[UserList](),           // 0
-		reflect.TypeFor[User](),               // 1
-		reflect.TypeFor[[]*ArticleResponse](), // 2
-		reflect.TypeFor[ArticleRequest](),     // 3
-		reflect.TypeFor[ArticleResponse](),    // 4
+		reflect.TypeFor[[]*ArticleResponse](), // 0
+		reflect.TypeFor[ArticleRequest](),     // 1
+		reflect.TypeFor[ArticleResponse](),    // 2
 		reflect.TypeFor[struct {
 			Author string `json:"author"`
 			Body   string `json:"body"`
 			Notify bool   `json:"notify,omitempty"`
-		}](), // 5
-		reflect.TypeFor[Comment](),      // 6
-		reflect.TypeFor[[]Comment](),    // 7
-		reflect.TypeFor[SearchQuery](),  // 8
-		reflect.TypeFor[SearchAnswer](), // 9
+		}](), // 3
+		reflect.TypeFor[Comment](),      // 4
+		reflect.TypeFor[[]Comment](),    // 5
+		reflect.TypeFor[SearchQuery](),  // 6
+		reflect.TypeFor[SearchAnswer](), // 7
 		reflect.TypeFor[struct {
 			F0 string `json:"version"`
-		}](), // 10
+		}](), // 8
+		reflect.TypeFor[UserList](), // 9
+		reflect.TypeFor[User](),     // 10
 	)
 }

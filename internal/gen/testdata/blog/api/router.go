@@ -1,5 +1,7 @@
 package api
 
+//go:generate go run github.com/mcpdoor/mcpdoor/cmd/mcpdoor gen
+
 import (
 	"net/http"
 
