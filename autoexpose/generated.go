@@ -403,3 +403,46 @@ func propertyNames(s *jsonschema.Schema) []string {
 func hasType(s *jsonschema.Schema, typ string) bool {
 	return s.Type == typ || slices.Contains(s.Types, typ)
 }
+
+// withoutParams returns a generated body schema without the members named
+// like the route's path parameters, and why, with note: a tool's
+// arguments are one object, where the name is the parameter's. Facts read
+// from the code are not a declaration: they describe what they can,
+// rather than fail Install.
+func withoutParams(body *jsonschema.Schema, note string, params []detect.Param) (*jsonschema.Schema, string) {
+	if body == nil {
+		return nil, note
+	}
+	var dropped []string
+	for _, p := range params {
+		if _, ok := body.Properties[p.Name]; ok {
+			dropped = append(dropped, p.Name)
+		}
+	}
+	if len(dropped) == 0 {
+		return body, note
+	}
+	body = rootClone(body)
+	for _, name := range dropped {
+		delete(body.Properties, name)
+		body.Required = slices.DeleteFunc(body.Required, func(r string) bool { return r == name })
+		body.PropertyOrder = slices.DeleteFunc(body.PropertyOrder, func(r string) bool { return r == name })
+	}
+	why := "generated: the body's member " + strings.Join(dropped, ", ") + " is named like a path parameter, which the argument fills; the member is not advertised"
+	if note != "" {
+		why = note + "; " + why
+	}
+	return body, why
+}
+
+// unclashed returns the generated query parameters that are named like
+// neither a path parameter nor a member of the generated body: the
+// argument of that name is theirs.
+func unclashed(query []openapi.Param, params []detect.Param, body *jsonschema.Schema) []openapi.Param {
+	return slices.DeleteFunc(query, func(q openapi.Param) bool {
+		if slices.ContainsFunc(params, func(p detect.Param) bool { return p.Name == q.Name }) {
+			return true
+		}
+		return slices.Contains(properties(body), q.Name)
+	})
+}

@@ -138,6 +138,7 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 	var genNote string // why the body the handler decodes has no schema
 	if gen != nil {
 		genBody, genNote = gen.body()
+		genBody, genNote = withoutParams(genBody, genNote, rt.Params)
 	}
 
 	// The body: its schema, and where it comes from.
@@ -151,7 +152,7 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 	case op != nil:
 		t.SchemaSource = sourceOpenAPI
 	case genBody != nil:
-		body, bodyFrom, t.SchemaSource = genBody, "the handler's body, as mcpdoor gen read it", sourceGenerated
+		body, bodyFrom, t.SchemaSource, t.note = genBody, "the handler's body, as mcpdoor gen read it", sourceGenerated, genNote
 	case gen != nil:
 		t.SchemaSource, t.note = sourceGenerated, genNote
 	default:
@@ -175,7 +176,7 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 	}
 	var query []openapi.Param
 	if op == nil && gen != nil {
-		query = gen.query(gens.middlewareQuery(rt))
+		query = unclashed(gen.query(gens.middlewareQuery(rt)), rt.Params, genBody)
 	}
 	if op != nil {
 		for _, p := range op.Params {

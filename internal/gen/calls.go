@@ -145,7 +145,70 @@ func (f *frame) decode(call *ast.CallExpr, dst ast.Expr, src source, strict, bin
 	if dst == nil || (!src.body && src.param < 0) {
 		return
 	}
-	f.sum.decodes = append(f.sum.decodes, decodeFact{dest: f.destValue(dst), src: src, strict: strict, at: call.Pos(), arg: dst, binder: binder})
+	d := decodeFact{dest: f.destValue(dst), src: src, strict: strict, at: call.Pos(), arg: dst, binder: binder}
+	if v := f.root(dst); v != nil && f.returns(v) {
+		d.returned, d.fresh = true, f.fresh(v)
+	}
+	f.sum.decodes = append(f.sum.decodes, d)
+}
+
+// returns reports whether the function returns local variable v as its
+// first result.
+func (f *frame) returns(v *types.Var) bool {
+	found := false
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			if len(n.Results) > 0 && f.localVar(n.Results[0]) == v {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// resultVar returns the local variable that takes the first result of
+// call, when it is assigned to one.
+func (f *frame) resultVar(call *ast.CallExpr) *types.Var {
+	for v, defs := range f.defs {
+		for _, d := range defs {
+			if ast.Unparen(d.x) == call && d.index == 0 {
+				return v
+			}
+		}
+	}
+	return nil
+}
+
+// instance returns what a call of a generic function instantiates type
+// parameter t with, or t.
+func (f *frame) instance(call *ast.CallExpr, t types.Type) types.Type {
+	tp, ok := t.(*types.TypeParam)
+	if !ok {
+		return t
+	}
+	fun := ast.Unparen(call.Fun)
+	switch x := fun.(type) {
+	case *ast.IndexExpr:
+		fun = x.X
+	case *ast.IndexListExpr:
+		fun = x.X
+	}
+	var id *ast.Ident
+	switch x := fun.(type) {
+	case *ast.Ident:
+		id = x
+	case *ast.SelectorExpr:
+		id = x.Sel
+	}
+	inst, ok := f.info.Instances[id]
+	if !ok || tp.Index() >= inst.TypeArgs.Len() {
+		return t
+	}
+	return inst.TypeArgs.At(tp.Index())
 }
 
 // decoder returns where a json.Decoder reads from, and whether it refuses
@@ -253,7 +316,7 @@ func (f *frame) queryKey(x ast.Expr) str {
 	if x == nil {
 		return str{}
 	}
-	switch x := f.origin(ast.Unparen(x)).(type) {
+	switch x := f.origin(f.inner(f.origin(ast.Unparen(x)))).(type) {
 	case *ast.CallExpr:
 		name, _ := f.callee(x)
 		switch {
@@ -343,6 +406,14 @@ func (f *frame) apply(s *summary, call *ast.CallExpr, fn *types.Func, c *ctx) {
 			}
 		}
 		nd := decodeFact{dest: d.dest, src: src, strict: d.strict, at: call.Pos(), binder: d.binder}
+		if nd.dest.t != nil {
+			nd.dest.t = f.instance(call, nd.dest.t)
+		}
+		if d.returned {
+			if v := f.resultVar(call); v != nil {
+				nd.root, nd.fresh = v, d.fresh && len(f.defs[v]) == 1
+			}
+		}
 		if d.dest.param >= 0 {
 			if a := arg(d.dest.param); a != nil {
 				nd.dest, nd.arg = f.destValue(a), a
@@ -370,6 +441,9 @@ func (f *frame) apply(s *summary, call *ast.CallExpr, fn *types.Func, c *ctx) {
 	f.sum.form = f.sum.form || s.form
 	for _, w := range s.writes {
 		nw := writeFact{kind: w.kind, val: w.val, status: w.status, errCtx: w.errCtx || c.err || errorish(fn.Name()), at: call.Pos()}
+		if nw.val.t != nil {
+			nw.val.t = f.instance(call, nw.val.t)
+		}
 		if w.val.param >= 0 {
 			nw.val = unknown
 			if a := arg(w.val.param); a != nil {

@@ -1,7 +1,9 @@
 package gen
 
 import (
+	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"slices"
 
@@ -70,6 +72,11 @@ func (f *frame) bodyFacts(h *genfacts.Handler, tw *typeWriter) *genfacts.Body {
 	if t == nil {
 		h.Note = "the handler decodes its body into a value whose type gen cannot tell (an interface, or several types)"
 		return b
+	}
+	if len(decodes) == 1 {
+		if m := f.mapMembers(decodes[0], t); m != nil {
+			t = m
+		}
 	}
 	n, err := tw.index(t)
 	if err != nil {
@@ -153,4 +160,46 @@ func oneType(vals []val) types.Type {
 		}
 	}
 	return t
+}
+
+// mapMembers returns, for a body decoded into a map keyed by strings that
+// the handler reads by constant keys (in["name"]), a struct type with a
+// field for each key: the body's schema then names them, and admits
+// others, as the map does. Nil otherwise.
+func (f *frame) mapMembers(d decodeFact, t types.Type) types.Type {
+	m, ok := t.Underlying().(*types.Map)
+	if !ok {
+		return nil
+	}
+	if b, ok := m.Key().Underlying().(*types.Basic); !ok || b.Kind() != types.String {
+		return nil
+	}
+	root := d.root
+	if root == nil {
+		root = f.root(d.arg)
+	}
+	if root == nil || f.body == nil {
+		return nil
+	}
+	var fields []*types.Var
+	var tags []string
+	seen := map[string]bool{}
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		ix, ok := n.(*ast.IndexExpr)
+		if !ok || f.localVar(ix.X) != root {
+			return true
+		}
+		k := f.constString(ix.Index)
+		if !k.ok || k.param >= 0 || seen[k.s] || !validTagName(k.s) {
+			return true
+		}
+		seen[k.s] = true
+		fields = append(fields, types.NewField(token.NoPos, f.pkg.Types, fmt.Sprintf("F%d", len(fields)), m.Elem(), false))
+		tags = append(tags, fmt.Sprintf("json:%q", k.s))
+		return true
+	})
+	if len(fields) == 0 {
+		return nil
+	}
+	return types.NewStruct(fields, tags)
 }

@@ -56,6 +56,11 @@ type decodeFact struct {
 	at     token.Pos // the call, in the frame that made it
 	arg    ast.Expr  // what was decoded into, in that frame
 	binder bool      // render.Bind: the type's Bind method checks it
+	// returned: the function decoded into a variable of its own, fresh
+	// or not, and returns it; root is then the caller's variable that
+	// takes the result.
+	returned, fresh bool
+	root            *types.Var
 }
 
 type queryFact struct {

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"reflect"
@@ -28,8 +29,12 @@ import (
 // required returns the members of the body decoded by d that the handler
 // refuses to go without, each a path of JSON names.
 func (f *frame) required(d decodeFact) [][]string {
-	root := f.root(d.arg)
-	if root == nil || !f.fresh(root) {
+	root, fresh := d.root, d.fresh
+	if root == nil {
+		root = f.root(d.arg)
+		fresh = root != nil && f.fresh(root)
+	}
+	if root == nil || !fresh {
 		return nil
 	}
 	var out [][]string
@@ -136,28 +141,32 @@ func disjuncts(x ast.Expr) []ast.Expr {
 	return []ast.Expr{x}
 }
 
-// zeroChecked returns the expression a condition finds zero: x in x == "",
-// x == nil, x == 0, x <= 0, len(x) == 0, strings.TrimSpace(x) == "", !x,
-// x.IsZero(); or nil.
+// zeroChecked returns the expression a condition holds for when it is
+// zero (nil, "", 0, false, empty), and so refuses when it is missing: x in
+// x == "", x == nil, x == 0, x <= 0, x < 8, len(x) == 0, len(x) < 8,
+// strings.TrimSpace(x) == "", !x, x.IsZero(); or nil.
 func (f *frame) zeroChecked(atom ast.Expr) ast.Expr {
 	switch a := ast.Unparen(atom).(type) {
 	case *ast.BinaryExpr:
-		x, zero := a.X, a.Y
-		if f.isZero(x) {
-			x, zero = a.Y, a.X
+		x, c, op := a.X, a.Y, a.Op
+		if f.constant(x) != nil {
+			x, c, op = a.Y, a.X, mirror(a.Op)
 		}
-		if !f.isZero(zero) || (a.Op != token.EQL && !(a.Op == token.LEQ && zero == a.Y)) {
+		v := f.constant(c)
+		switch {
+		case f.isNil(c) && op == token.EQL:
+		case v == nil:
+			return nil
+		case op == token.EQL && f.isZero(c):
+		case (op == token.LSS || op == token.LEQ) && (v.Kind() == constant.Int || v.Kind() == constant.Float):
+			// The zero value is under the bound: 0 < c, or 0 <= c.
+			if sign := constant.Sign(v); sign < 0 || sign == 0 && op == token.LSS {
+				return nil
+			}
+		default:
 			return nil
 		}
-		if call, ok := ast.Unparen(x).(*ast.CallExpr); ok && len(call.Args) == 1 {
-			if id, ok := callFun(call); ok && id.Name == "len" && f.info.Uses[id] == types.Universe.Lookup("len") {
-				return call.Args[0]
-			}
-			if name, _ := f.callee(call); name == "strings.TrimSpace" {
-				return call.Args[0]
-			}
-		}
-		return x
+		return f.inner(x)
 	case *ast.UnaryExpr:
 		if a.Op == token.NOT {
 			if t, ok := f.info.TypeOf(a.X).Underlying().(*types.Basic); ok && t.Kind() == types.Bool {
@@ -170,6 +179,52 @@ func (f *frame) zeroChecked(atom ast.Expr) ast.Expr {
 		}
 	}
 	return nil
+}
+
+// inner returns the value a check is on: x itself, or the argument of
+// len(x) and of a string function that keeps an empty string empty.
+func (f *frame) inner(x ast.Expr) ast.Expr {
+	call, ok := ast.Unparen(x).(*ast.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return x
+	}
+	if id, ok := callFun(call); ok && id.Name == "len" && f.info.Uses[id] == types.Universe.Lookup("len") {
+		return call.Args[0]
+	}
+	if name, _ := f.callee(call); keepsEmpty[name] {
+		return call.Args[0]
+	}
+	return x
+}
+
+// keepsEmpty are the functions of a string that return "" for "".
+var keepsEmpty = map[string]bool{
+	"strings.TrimSpace": true, "strings.ToLower": true, "strings.ToUpper": true,
+	"strings.Trim": true, "strings.TrimLeft": true, "strings.TrimRight": true,
+	"strings.TrimPrefix": true, "strings.TrimSuffix": true,
+}
+
+// constant returns the constant value of x, or nil.
+func (f *frame) constant(x ast.Expr) constant.Value {
+	if tv, ok := f.info.Types[x]; ok && tv.Value != nil {
+		return tv.Value
+	}
+	return nil
+}
+
+// mirror returns the operator that holds with its operands swapped.
+func mirror(op token.Token) token.Token {
+	switch op {
+	case token.LSS:
+		return token.GTR
+	case token.GTR:
+		return token.LSS
+	case token.LEQ:
+		return token.GEQ
+	case token.GEQ:
+		return token.LEQ
+	}
+	return op
 }
 
 // jsonPath returns the JSON names of the members x selects from root

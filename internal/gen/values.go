@@ -89,6 +89,9 @@ func (f *frame) destValue(x ast.Expr) val {
 		}
 		t = p.Elem()
 	}
+	if _, ok := t.(*types.TypeParam); ok {
+		return val{t: t, param: -1} // a caller's instance says what it is
+	}
 	if _, ok := t.Underlying().(*types.Interface); ok {
 		return unknown
 	}

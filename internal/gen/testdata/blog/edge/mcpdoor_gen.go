@@ -27,7 +27,7 @@ func init() {
 {"func":"example.com/blog/edge.Loose","at":"edge.go:173","doc":"Loose takes any object.","body":{"type":6},"out":6,"answers":["json"]},
 {"func":"example.com/blog/edge.Taught","at":"edge.go:186","doc":"Taught decodes with a decoder gen is taught.","body":{"type":5},"answers":["empty"]},
 {"func":"example.com/blog/edge.Report.ServeHTTP","at":"edge.go:199","doc":"ServeHTTP answers the report.","out":7,"answers":["json"]},
-{"func":"example.com/blog/edge.(*Resource[...]).Add","at":"edge.go:207","doc":"Add decodes an item of the resource's type.","body":{"type":-1},"answers":["empty"],"note":"the handler decodes its body into a value whose type gen cannot tell (an interface, or several types)"},
+{"func":"example.com/blog/edge.(*Resource[...]).Add","at":"edge.go:207","doc":"Add decodes an item of the resource's type.","body":{"type":-1},"answers":["empty"],"note":"the body's type T cannot be named from the generated file: it holds a type no Go expression can write (a function, a channel, a type parameter)"},
 {"at":"edge.go:218","doc":"Ping answers pong.","answers":["text"]},
 {"at":"router.go:29","doc":"Inline answers the time of day, in a closure of the router's.","out":8,"answers":["json"]},
 {"at":"router.go:34","note":"two closures on one line, which the running program cannot tell apart: put each on a line of its own"},
