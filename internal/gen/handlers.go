@@ -98,7 +98,7 @@ type found struct {
 func (a *analyzer) generate(p *packages.Package) ([]byte, []string, error) {
 	handlers, warnings := a.handlers(p)
 	tw := newTypeWriter(p.Types)
-	file := &genfacts.File{Version: genfacts.Version, Package: runtimePackage(p.Types)}
+	file := &genfacts.File{Version: genfacts.Version, Package: genfacts.PathPrefix(runtimePackage(p.Types))}
 	any := false
 	for _, h := range handlers {
 		facts := h.facts

@@ -29,9 +29,9 @@ func init() {
 {"func":"example.com/blog/api.Login","at":"pages.go:26","doc":"Login signs a user in from the login form.","query":[{"name":"username","required":true}],"answers":["redirect"]},
 {"func":"example.com/blog/api.(*Store).Search","at":"pages.go:56","doc":"Search finds articles and users whose title or name holds every term.","body":{"type":6},"out":7,"answers":["json"]},
 {"at":"router.go:40","out":8,"answers":["json"]},
-{"func":"example.com/blog/api.(*Users).List","at":"users.go:40","doc":"List answers a page of users; q filters by name, page picks the page (from 1), and active=true leaves out deactivated accounts.","query":[{"name":"page","type":"integer"},{"name":"active","type":"boolean"},{"name":"q"}],"out":9,"answers":["json"]},
-{"func":"example.com/blog/api.(*Users).Get","at":"users.go:61","doc":"Get answers one user.","path":["userID"],"out":10,"answers":["json"]},
-{"func":"example.com/blog/api.(*Users).Create","at":"users.go:76","doc":"Create signs a new user up: name and email are required.","body":{"type":10,"strict":true,"required":[["name"],["email"]]},"out":10,"answers":["json"]}
+{"func":"example.com/blog/api.(*Users).List","at":"users.go:41","doc":"List answers a page of users; q filters by name, page picks the page (from 1), and active=true leaves out deactivated accounts.","query":[{"name":"page","type":"integer"},{"name":"active","type":"boolean"},{"name":"q"}],"out":9,"answers":["json"]},
+{"func":"example.com/blog/api.(*Users).Get","at":"users.go:62","doc":"Get answers one user.","path":["userID"],"out":10,"answers":["json"]},
+{"func":"example.com/blog/api.(*Users).Create","at":"users.go:77","doc":"Create signs a new user up: name and email are required.","body":{"type":10,"strict":true,"required":[["name"],["email"]]},"out":10,"answers":["json"]}
 ]}`,
 		reflect.TypeFor[[]*ArticleResponse](), // 0
 		reflect.TypeFor[ArticleRequest](),     // 1

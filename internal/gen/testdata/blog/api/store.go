@@ -1,8 +1,8 @@
 package api
 
 import (
-	"fmt"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -12,7 +12,6 @@ type Store struct {
 	articles []*Article
 	users    []*User
 	comments map[string][]Comment
-	next     int
 }
 
 // NewStore returns a store holding one user and one article.
@@ -20,7 +19,6 @@ func NewStore() *Store {
 	s := &Store{comments: map[string][]Comment{}}
 	s.users = append(s.users, &User{ID: 1, Name: "Ada", Email: "ada@example.com"})
 	s.articles = append(s.articles, &Article{ID: "1", UserID: 1, Title: "Hello", Slug: "hello", Text: "First post.", Tags: []string{"intro"}})
-	s.next = 2
 	return s
 }
 
@@ -34,11 +32,15 @@ func (s *Store) article(id string) (*Article, bool) {
 	return s.articles[i], true
 }
 
+// addArticle stores a new article, keyed by its slug (made from its title
+// when it has none), so that the same article gets the same ID.
 func (s *Store) addArticle(a *Article) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	a.ID = fmt.Sprint(s.next)
-	s.next++
+	if a.Slug == "" {
+		a.Slug = strings.ToLower(strings.Join(strings.Fields(a.Title), "-"))
+	}
+	a.ID = a.Slug
 	s.articles = append(s.articles, a)
 }
 

@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"hash/crc32"
 	"net/http"
 	"strconv"
 	"strings"
@@ -86,7 +87,7 @@ func (u *Users) Create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u.Store.mu.Lock()
-	in.ID = int64(len(u.Store.users) + 1)
+	in.ID = int64(crc32.ChecksumIEEE([]byte(in.Email)) % 10000) // the same account, the same ID
 	u.Store.users = append(u.Store.users, &in)
 	u.Store.mu.Unlock()
 	writeJSON(w, http.StatusCreated, in)

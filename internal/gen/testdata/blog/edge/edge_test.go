@@ -90,6 +90,7 @@ func TestEdgeSchemas(t *testing.T) {
 		{"ping", "Ping answers pong.", `{"type":"object"}`, "none"},
 		{"inline", "Inline answers the time of day, in a closure of the router's.", `{"type":"object"}`, `{"type":"object","properties":{"time":{"type":"string"}}}`},
 		{"twin_a", "POST /twin_a", `{"type":"object"}`, "none"},
+		{"legacy_stats", "Stats answers the old API's hit count.", `{"type":"object"}`, `{"type":"object","properties":{"hits":{"type":"integer"}}}`},
 	} {
 		tl := got[c.tool]
 		if tl == nil {

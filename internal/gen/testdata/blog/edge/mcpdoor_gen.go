@@ -29,9 +29,9 @@ func init() {
 {"func":"example.com/blog/edge.Report.ServeHTTP","at":"edge.go:199","doc":"ServeHTTP answers the report.","out":7,"answers":["json"]},
 {"func":"example.com/blog/edge.(*Resource[...]).Add","at":"edge.go:207","doc":"Add decodes an item of the resource's type.","body":{"type":-1},"answers":["empty"],"note":"the body's type T cannot be named from the generated file: it holds a type no Go expression can write (a function, a channel, a type parameter)"},
 {"at":"edge.go:218","doc":"Ping answers pong.","answers":["text"]},
-{"at":"router.go:29","doc":"Inline answers the time of day, in a closure of the router's.","out":8,"answers":["json"]},
-{"at":"router.go:34","note":"two closures on one line, which the running program cannot tell apart: put each on a line of its own"},
-{"at":"router.go:34","note":"two closures on one line, which the running program cannot tell apart: put each on a line of its own"}
+{"at":"router.go:32","doc":"Inline answers the time of day, in a closure of the router's.","out":8,"answers":["json"]},
+{"at":"router.go:37","note":"two closures on one line, which the running program cannot tell apart: put each on a line of its own"},
+{"at":"router.go:37","note":"two closures on one line, which the running program cannot tell apart: put each on a line of its own"}
 ]}`,
 		reflect.TypeFor[Thing](), // 0
 		reflect.TypeFor[struct {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
+
+	legacy "example.com/blog/legacy.v1"
 )
 
 // NewRouter serves the edge handlers, each at a top-level POST route, so
@@ -25,6 +27,7 @@ func NewRouter() chi.Router {
 	r.Method(http.MethodPost, "/report", Report{})
 	r.Post("/add", (&Resource[Address]{}).Add)
 	r.Post("/ping", Ping)
+	r.Post("/legacy_stats", legacy.Stats)
 	// Inline answers the time of day, in a closure of the router's.
 	r.Post("/inline", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"time": "noon"})
