@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"path"
 	"reflect"
 	"runtime"
@@ -12,11 +13,13 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/genfacts"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
+	"github.com/mcpdoor/mcpdoor/internal/pattern"
 	"github.com/mcpdoor/mcpdoor/internal/typeschema"
 )
 
@@ -71,6 +74,9 @@ type genIndex struct {
 	// stale collects, by generated file, why a tool goes without its
 	// handler's facts, for one warning a file.
 	stale map[*genPackage][]string
+	// resolve, when set, finds the handler that serves a route whose
+	// endpoint is a whole wrapped handler (Wrap): nil when it cannot.
+	resolve func(*detect.Route) http.Handler
 }
 
 // newGenIndex indexes the generated files recorded so far, and warns of
@@ -105,19 +111,23 @@ func newGenIndex(log *slog.Logger) *genIndex {
 // describe as it stands (it moved, or is newer than the file) is recorded
 // as stale, and has none.
 func (g *genIndex) of(rt *detect.Route, tool string) *genHandler {
-	if g == nil || len(g.dirs) == 0 || rt.Endpoint == nil {
+	if g == nil || len(g.dirs) == 0 {
 		return nil
 	}
-	if _, typed := rt.Endpoint.(typedTool); typed {
+	ep := rt.Endpoint
+	if g.resolve != nil {
+		ep = g.resolve(rt)
+	}
+	if _, typed := ep.(typedTool); typed || ep == nil {
 		return nil
 	}
-	id, ok := identify(rt.Endpoint)
+	id, ok := identify(ep)
 	if !ok {
 		return nil
 	}
 	h := g.find(id)
 	switch {
-	case h != nil && h.facts.Middleware:
+	case h != nil && (h.facts.Middleware || h.facts.Wraps):
 		return nil
 	case h != nil:
 		return h
@@ -445,4 +455,38 @@ func unclashed(query []openapi.Param, params []detect.Param, body *jsonschema.Sc
 		}
 		return slices.Contains(properties(body), q.Name)
 	})
+}
+
+// wrappedEndpoint returns the handler that wrapped handler h serves route
+// method p with, when h is an *http.ServeMux or a chi router that serves
+// it under that very pattern; else nil.
+func wrappedEndpoint(h http.Handler, method, p string) http.Handler {
+	switch h := h.(type) {
+	case *http.ServeMux:
+		var path []string
+		for _, seg := range strings.Split(strings.Replace(p, "{$}", "", 1), "/") {
+			if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+				seg = "x"
+			}
+			path = append(path, seg)
+		}
+		ep, served := h.Handler(&http.Request{Method: method, URL: &url.URL{Path: strings.Join(path, "/")}, Host: "localhost"})
+		if _, sp, ok := strings.Cut(served, " "); ok {
+			served = sp
+		}
+		if strings.Replace(served, "{$}", "", 1) != strings.Replace(p, "{$}", "", 1) {
+			return nil
+		}
+		return ep
+	case chi.Routes:
+		var ep http.Handler
+		chi.Walk(h, func(m, route string, handler http.Handler, mws ...func(http.Handler) http.Handler) error {
+			if m == method && pattern.Key(route) == pattern.Key(p) && len(mws) == 0 {
+				ep = handler
+			}
+			return nil
+		})
+		return ep
+	}
+	return nil
 }

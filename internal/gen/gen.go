@@ -26,6 +26,9 @@ import (
 // FileName is the name of the file gen writes into a package.
 const FileName = "mcpdoor_gen.go"
 
+// autoexposePath is the package a generated file hands its facts to.
+const autoexposePath = "github.com/mcpdoor/mcpdoor/autoexpose"
+
 // buildTag keeps the generated files out of the generator's own view, so
 // that a file that no longer compiles (a type it names was renamed) does
 // not stop its regeneration.
@@ -79,9 +82,10 @@ func Run(opts Options) (*Result, error) {
 	}
 	a := newAnalyzer(module, decoders)
 	res := &Result{}
+	cycle := autoexposeDeps(module)
 	for _, p := range a.module {
-		if !targets[p.PkgPath] {
-			continue
+		if !targets[p.PkgPath] || cycle[p.PkgPath] {
+			continue // a file there would import autoexpose into its own imports
 		}
 		file, warnings, err := a.generate(p)
 		if err != nil {
@@ -96,6 +100,22 @@ func Run(opts Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// autoexposeDeps returns autoexpose and the packages it imports, at any
+// depth, among the packages loaded: those a generated file cannot go in.
+func autoexposeDeps(pkgs []*packages.Package) map[string]bool {
+	out := map[string]bool{}
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		if p.PkgPath != autoexposePath {
+			return
+		}
+		packages.Visit([]*packages.Package{p}, func(q *packages.Package) bool {
+			out[q.PkgPath] = true
+			return true
+		}, nil)
+	})
+	return out
 }
 
 // Write writes the files of res, and removes the obsolete ones.

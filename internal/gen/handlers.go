@@ -238,7 +238,8 @@ func (a *analyzer) closures(p *packages.Package, node ast.Node, doc *ast.Comment
 }
 
 // middleware returns a middleware: its facts are those of the handler
-// closure it wraps around next, read as the handler's reads.
+// closure it wraps around next, read as the handler's reads; and that
+// closure, which serves a route that a middleware wraps by hand.
 func (a *analyzer) middleware(p *packages.Package, key genfacts.Handler, body *ast.BlockStmt, sig *types.Signature, pos token.Pos) []found {
 	var out []found
 	ast.Inspect(body, func(n ast.Node) bool {
@@ -246,9 +247,12 @@ func (a *analyzer) middleware(p *packages.Package, key genfacts.Handler, body *a
 		if !ok {
 			return true
 		}
-		if s, ok := p.TypesInfo.TypeOf(lit).(*types.Signature); ok && isHandlerSig(s) && len(out) == 0 {
-			key.Doc = "" // a middleware's doc describes no tool
-			out = append(out, found{facts: key, body: lit.Body, sig: s, pos: pos})
+		if s, ok := p.TypesInfo.TypeOf(lit).(*types.Signature); ok && isHandlerSig(s) {
+			if len(out) == 0 {
+				key.Doc = "" // a middleware's doc describes no tool
+				out = append(out, found{facts: key, body: lit.Body, sig: s, pos: pos})
+			}
+			out = append(out, found{facts: genfacts.Handler{At: a.at(lit.Type.Func), Wraps: true}, pos: lit.Pos()})
 		}
 		return false
 	})

@@ -43,6 +43,10 @@ type Handler struct {
 	// reads are those of the routes it wraps; Func and At are the
 	// middleware function's.
 	Middleware bool `json:"middleware,omitempty"`
+	// Wraps marks the handler a middleware returns around another: a
+	// route served by it (mux.Handle("/x", auth(h))) is the other's, which
+	// the facts cannot tell, and not a handler missing from the file.
+	Wraps bool `json:"wraps,omitempty"`
 	// Doc is the doc comment: of the function, of the method, or of the
 	// factory that returns the closure.
 	Doc string `json:"doc,omitempty"`

@@ -262,3 +262,32 @@ func TestUnreadable(t *testing.T) {
 		t.Errorf("the log\n%s\nwant it to say %s", log, want)
 	}
 }
+
+// TestWrapServeMux: a net/http server's *http.ServeMux, wrapped under
+// mcp.rest, has its routes' handlers found in it, and described.
+func TestWrapServeMux(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /notes/{$}", saveNote)
+	var log bytes.Buffer
+	door, err := autoexpose.Wrap(mux, autoexpose.Config{Name: "notes", ExposeToolsOverMCP: true, Logger: slog.New(slog.NewTextHandler(&log, nil)),
+		MCP: autoexpose.MCPConfig{REST: &autoexpose.REST{Names: map[string]string{"POST /notes/{$}": "save_note"}}}})
+	if err != nil {
+		t.Fatalf("Wrap: %v", err)
+	}
+	defer door.Close()
+	srv := httptest.NewServer(door)
+	defer srv.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(res.Tools) != 1 {
+		t.Fatalf("tools/list: %v %v", res, err)
+	}
+	if tl := res.Tools[0]; tl.Description != "saveNote saves a note." || !strings.Contains(sorted(tl.InputSchema), `"text"`) {
+		t.Errorf("the wrapped route's tool: %q %s; want the facts'\n%s", tl.Description, sorted(tl.InputSchema), log.String())
+	}
+}

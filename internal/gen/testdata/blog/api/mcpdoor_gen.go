@@ -17,6 +17,7 @@ import (
 func init() {
 	autoexpose.Generated(`{"v":1,"package":"example.com/blog/api","handlers":[
 {"func":"example.com/blog/api.(*Store).ArticleCtx","at":"articles.go:77","middleware":true,"path":["articleID"]},
+{"at":"articles.go:78","wraps":true},
 {"func":"example.com/blog/api.(*Store).ListArticles","at":"articles.go:102","doc":"ListArticles lists the articles, newest last; tag narrows the list to one tag, and limit caps its length (default 20).","query":[{"name":"limit","type":"integer"},{"name":"tag"}],"out":0,"answers":["json"]},
 {"func":"example.com/blog/api.(*Store).CreateArticle","at":"articles.go:116","doc":"CreateArticle publishes a new article and answers it, with its ID.","body":{"type":1,"required":[["title"]]},"out":2,"answers":["json"]},
 {"func":"example.com/blog/api.GetArticle","at":"articles.go:128","doc":"GetArticle answers the article named by the path.","out":2,"answers":["json"]},

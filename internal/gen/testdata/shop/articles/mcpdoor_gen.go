@@ -17,6 +17,7 @@ import (
 func init() {
 	autoexpose.Generated(`{"v":1,"package":"example.com/shop/articles","handlers":[
 {"func":"example.com/shop/articles.(*Store).ArticleCtx","at":"articles.go:89","middleware":true,"path":["articleID","slug"]},
+{"at":"articles.go:90","wraps":true},
 {"func":"example.com/shop/articles.(*Store).List","at":"articles.go:122","doc":"List answers the articles: tag keeps one tag's, published=false shows drafts too, limit caps the count.","query":[{"name":"tag"},{"name":"published"},{"name":"limit","type":"integer"}],"out":0,"answers":["json"]},
 {"func":"example.com/shop/articles.(*Store).Create","at":"articles.go:150","doc":"Create adds an article.","body":{"type":1,"required":[["title"]]},"out":2,"answers":["json"]},
 {"func":"example.com/shop/articles.Get","at":"articles.go:165","doc":"Get answers the article.","out":2,"answers":["json"]},
