@@ -100,11 +100,38 @@
 // comes from the first that gives it of: the YAML's mcp.annotations
 // (annotations only); Config.Declared (a route's tool) or Config.CatchAll (a
 // catch-all tool); the route's typed handler ([Handler], [Describe],
-// [Annotate]); the route's operation in Config.OpenAPI; else the defaults
-// (the description "POST /<name>", a permissive object schema). An output
-// schema is advertised only when it describes an object. The startup report
-// names where each input schema came from: declared, typed, openapi or
+// [Annotate]); the route's operation in Config.OpenAPI; the facts mcpdoor
+// gen read from the route's handler (below); else the defaults (the
+// description "POST /<name>", a permissive object schema). An output schema
+// is advertised only when it describes an object. The startup report names
+// where each input schema came from: declared, typed, openapi, generated or
 // permissive.
+//
+// # Generated facts
+//
+// mcpdoor gen reads a module's handlers as they are — a function, a method
+// value, a closure a factory returns — and writes into each package that
+// holds some a file, mcpdoor_gen.go, whose init hands Install what it read
+// ([Generated]): each handler's doc comment (the description), the JSON
+// body it decodes (the input schema, from the Go type: nothing required but
+// what the handler refuses a request without, null and other members
+// admitted unless its decoder disallows unknown fields), the query
+// parameters it reads (under mcp.rest, part of the input), and what it
+// encodes on success (the output schema, for an object; a sentence of the
+// description, for an array). No other change to the app's code is needed:
+//
+//	go get -tool github.com/mcpdoor/mcpdoor/cmd/mcpdoor
+//	go tool mcpdoor gen ./...    // or: //go:generate go tool mcpdoor gen ./...
+//
+// Install matches a route's handler to its facts by function identity: a
+// function or method by the name the runtime gives it, a closure by the
+// file and line of its func keyword, in the directory of the package's
+// generated file (so -trimpath builds match too). A handler of a generated
+// package that the file does not describe as it is — it moved, or is newer
+// than the file — goes without facts, and Install warns, naming the tools
+// and the command to rerun; gen -check fails in CI on any difference.
+// docs/generator.md says what gen reads, how to teach it a decoder, and what
+// it cannot see.
 //
 // # Results
 //

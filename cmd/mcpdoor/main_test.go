@@ -146,3 +146,29 @@ func TestCheckDrift(t *testing.T) {
 		t.Errorf("the app's tests after go generate: %v\n%s", err, out)
 	}
 }
+
+// TestRenamedType: a type the generated file names is renamed, so that
+// the app no longer builds, at the generated file; gen, which leaves its
+// files out of what it loads, still runs, and its new file builds.
+func TestRenamedType(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the fixture module")
+	}
+	dir := copyFixture(t)
+	t.Setenv("GOWORK", "off")
+	pages := filepath.Join(dir, "api", "pages.go")
+	src, _ := os.ReadFile(pages)
+	if err := os.WriteFile(pages, bytes.ReplaceAll(src, []byte("SearchAnswer"), []byte("SearchResults")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := goCmd(t, dir, "build", "./...")
+	if err == nil || !strings.Contains(out, "mcpdoor_gen.go") || !strings.Contains(out, "undefined: SearchAnswer") {
+		t.Fatalf("go build with a renamed type: %v\n%s\nwant it to fail at the generated file", err, out)
+	}
+	if code, _, stderr := runIn(t, dir, "gen", "-decoder", "example.com/blog/edge.bindForm:1", "./..."); code != 0 {
+		t.Fatalf("gen on an app whose generated file does not build: exit %d\n%s", code, stderr)
+	}
+	if out, err := goCmd(t, dir, "build", "./..."); err != nil {
+		t.Errorf("go build after gen: %v\n%s", err, out)
+	}
+}
