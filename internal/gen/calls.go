@@ -361,7 +361,7 @@ func (f *frame) pathRead(key ast.Expr) {
 // the first time, or nil for one gen cannot read (outside the module, or
 // already being read further up).
 func (a *analyzer) summarize(fn *types.Func, depth int) *summary {
-	if s, ok := a.summaries[fn]; ok {
+	if s, ok := a.summaries[summaryKey{fn, depth}]; ok {
 		return s
 	}
 	d, ok := a.decls[fn]
@@ -372,7 +372,7 @@ func (a *analyzer) summarize(fn *types.Func, depth int) *summary {
 	defer delete(a.busy, fn)
 	fr := a.newFrame(d.pkg, fn.Signature(), depth)
 	fr.walkBody(d.decl.Body)
-	a.summaries[fn] = fr.sum
+	a.summaries[summaryKey{fn, depth}] = fr.sum
 	return fr.sum
 }
 

@@ -497,7 +497,11 @@ func (f *frame) isWriter(x ast.Expr) bool {
 	if isNamed(t, "net/http", "ResponseWriter") {
 		return true
 	}
-	rw := responseWriter(f.pkg)
+	rw, ok := f.a.writers[f.pkg]
+	if !ok {
+		rw = responseWriter(f.pkg)
+		f.a.writers[f.pkg] = rw
+	}
 	return rw != nil && types.Implements(t, rw)
 }
 

@@ -83,6 +83,12 @@ func Run(opts Options) (*Result, error) {
 	a := newAnalyzer(module, decoders)
 	res := &Result{}
 	cycle := autoexposeDeps(module)
+	defer func() {
+		if len(res.Files) > 0 && len(cycle) == 0 {
+			res.Warnings = append(res.Warnings, "no package of the module imports "+autoexposePath+" yet, and the generated files do: "+
+				"call autoexpose.Install in the app, or run go mod tidy, before building")
+		}
+	}()
 	for _, p := range a.module {
 		if !targets[p.PkgPath] || cycle[p.PkgPath] {
 			continue // a file there would import autoexpose into its own imports

@@ -22,10 +22,17 @@ type analyzer struct {
 	module   []*packages.Package // the main module's packages, by path
 	decls    map[*types.Func]funcDecl
 	decoders map[string]int // taught decoders: FullName → the index of the argument decoded into
-	// summaries are the functions read so far, each once; busy are those
-	// being read, so that recursion stops.
-	summaries map[*types.Func]*summary
+	// summaries are the functions read so far, each once for each depth
+	// it was reached at (deeper, fewer of its calls are followed); busy
+	// are those being read, so that recursion stops.
+	summaries map[summaryKey]*summary
 	busy      map[*types.Func]bool
+	writers   map[*packages.Package]*types.Interface // http.ResponseWriter, as each package sees it
+}
+
+type summaryKey struct {
+	fn    *types.Func
+	depth int
 }
 
 // A funcDecl is a function of the module, with the package it is in.
@@ -35,7 +42,8 @@ type funcDecl struct {
 }
 
 func newAnalyzer(roots []*packages.Package, decoders map[string]int) *analyzer {
-	a := &analyzer{decls: map[*types.Func]funcDecl{}, decoders: decoders, summaries: map[*types.Func]*summary{}, busy: map[*types.Func]bool{}}
+	a := &analyzer{decls: map[*types.Func]funcDecl{}, decoders: decoders, summaries: map[summaryKey]*summary{}, busy: map[*types.Func]bool{},
+		writers: map[*packages.Package]*types.Interface{}}
 	packages.Visit(roots, nil, func(p *packages.Package) {
 		if p.Module == nil || !p.Module.Main || p.TypesInfo == nil {
 			return
@@ -103,9 +111,10 @@ func (a *analyzer) generate(p *packages.Package) ([]byte, []string, error) {
 	for _, h := range handlers {
 		facts := h.facts
 		if h.body != nil {
-			fr := a.newFrame(p, h.sig, 0)
-			fr.walkBody(h.body)
-			fr.facts(&facts, tw)
+			if err := a.read(p, h, &facts, tw); err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s: %s: %v; the handler is left undescribed (please report it)", p.PkgPath, h.facts.At, err))
+				facts = genfacts.Handler{Func: h.facts.Func, At: h.facts.At, Middleware: h.facts.Middleware, Note: "gen could not read it"}
+			}
 		}
 		if facts.Doc != "" || facts.Body != nil || len(facts.Query) > 0 || len(facts.Path) > 0 || facts.Output != nil || len(facts.Answers) > 0 {
 			any = true
@@ -117,6 +126,21 @@ func (a *analyzer) generate(p *packages.Package) ([]byte, []string, error) {
 	}
 	data, err := writeFile(p, file, tw)
 	return data, warnings, err
+}
+
+// read reads one handler's body into its facts. A bug of gen's reading
+// that panics on code it did not foresee costs that handler its facts,
+// not the run.
+func (a *analyzer) read(p *packages.Package, h found, facts *genfacts.Handler, tw *typeWriter) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("gen failed to read it: %v", v)
+		}
+	}()
+	fr := a.newFrame(p, h.sig, 0)
+	fr.walkBody(h.body)
+	fr.facts(facts, tw)
+	return nil
 }
 
 // handlers returns the handlers and middlewares of package p, in source

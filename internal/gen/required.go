@@ -168,8 +168,8 @@ func (f *frame) zeroChecked(atom ast.Expr) ast.Expr {
 		}
 		return f.inner(x)
 	case *ast.UnaryExpr:
-		if a.Op == token.NOT {
-			if t, ok := f.info.TypeOf(a.X).Underlying().(*types.Basic); ok && t.Kind() == types.Bool {
+		if t := f.info.TypeOf(a.X); a.Op == token.NOT && t != nil {
+			if b, ok := t.Underlying().(*types.Basic); ok && b.Kind() == types.Bool {
 				return a.X
 			}
 		}

@@ -22,7 +22,7 @@ name: blog
 expose_tools_over_mcp: true
 mcp:
   rest:
-    methods: [GET, POST, PUT, DELETE]
+    methods: [GET, POST, PUT, PATCH, DELETE]
 `
 
 // install installs the blog's router as the adoption path says, and
