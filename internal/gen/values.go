@@ -152,9 +152,7 @@ func (f *frame) listOf(x ast.Expr) val {
 	var items []ast.Expr
 	addLit := func(e ast.Expr) {
 		if lit, ok := ast.Unparen(e).(*ast.CompositeLit); ok {
-			for _, el := range lit.Elts {
-				items = append(items, el)
-			}
+			items = append(items, lit.Elts...)
 		}
 	}
 	if v := f.localVar(x); v != nil {

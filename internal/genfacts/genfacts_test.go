@@ -11,7 +11,7 @@ type res struct{}
 func (r *res) Ptr() {}
 func (r res) Val()  {}
 
-type box[T any] struct{ v T }
+type box[T any] struct{}
 
 func (b *box[T]) Get() {}
 

@@ -38,7 +38,6 @@ type body struct {
 	Code  code           `json:"code"`
 	ID    id             `json:"id"`
 	Next  *Owner         `json:"next,omitempty"`
-	skip  int
 }
 
 func marshal(t *testing.T, v any) string {

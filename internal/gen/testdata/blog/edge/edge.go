@@ -82,6 +82,7 @@ func CreateThing(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusUnprocessableEntity, err)
 		return
 	}
+	in.note = "created" // unexported: in neither schema
 	writeJSON(w, http.StatusCreated, in)
 }
 
