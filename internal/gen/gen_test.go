@@ -92,7 +92,11 @@ func TestFixtureApp(t *testing.T) {
 			cmd.Dir, cmd.Env = dir, fixtureEnv()
 			out, err := cmd.CombinedOutput()
 			if err != nil {
-				t.Errorf("go %s ./... in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
+				hint := ""
+				if strings.Contains(string(out), "missing go.sum entry") {
+					hint = "\n(the repository's dependencies changed: run GOWORK=off go mod tidy in " + dir + ")"
+				}
+				t.Errorf("go %s ./... in %s: %v\n%s%s", strings.Join(args, " "), dir, err, out, hint)
 			}
 		}
 	}
