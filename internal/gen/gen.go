@@ -85,8 +85,8 @@ func Run(opts Options) (*Result, error) {
 	cycle := autoexposeDeps(module)
 	defer func() {
 		if len(res.Files) > 0 && len(cycle) == 0 {
-			res.Warnings = append(res.Warnings, "no package of the module imports "+autoexposePath+" yet, and the generated files do: "+
-				"call autoexpose.Install in the app, or run go mod tidy, before building")
+			res.Warnings = append(res.Warnings, "no package of the module imports "+autoexposePath+" (tests aside), and the generated files do: "+
+				"if the build asks for go.sum entries, call autoexpose.Install in the app, or run go mod tidy")
 		}
 	}()
 	for _, p := range a.module {

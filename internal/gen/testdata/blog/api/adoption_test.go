@@ -15,21 +15,16 @@ import (
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 )
 
-// adoptionYAML is the README's adoption path on a REST-shaped app: the
-// flag, and mcp.rest (GET listed, so that reads are tools too).
-const adoptionYAML = `
-name: blog
-expose_tools_over_mcp: true
-mcp:
-  rest:
-    methods: [GET, POST, PUT, PATCH, DELETE]
-`
+// adoptionYAML is the README's adoption path on a REST-shaped app, as the
+// blog's command reads it: the flag, and mcp.rest (GET listed, so that
+// reads are tools too).
+const adoptionYAML = "../cmd/blog/blog.yaml"
 
 // install installs the blog's router as the adoption path says, and
 // returns the door, a client session on a real listener, and the log.
 func install(t *testing.T) (*autoexpose.Door, *mcp.ClientSession, *bytes.Buffer) {
 	t.Helper()
-	cfg, err := autoexpose.ParseConfig([]byte(adoptionYAML))
+	cfg, err := autoexpose.LoadConfig(adoptionYAML)
 	if err != nil {
 		t.Fatal(err)
 	}
