@@ -106,13 +106,15 @@ func (b *builder) inspect(r chi.Router, doc *openapi.Document) *detect.Report {
 // routes (POST routes; under mcp.rest, every route) to the report.
 func (b *builder) harvest(rep *detect.Report, doc *openapi.Document) []toolSpec {
 	b.unserved(doc, rep)
+	gen := newGenIndex(b.log)
+	defer gen.warnStale(b.log)
 	var tools []toolSpec
 	for i := range rep.Routes {
 		switch rt := &rep.Routes[i]; {
 		case rt.Kind == detect.Tool && b.cfg.MCP.REST != nil:
-			tools = append(tools, harvestREST(rt, b.cfg.Declared, doc))
+			tools = append(tools, harvestREST(rt, b.cfg.Declared, doc, gen))
 		case rt.Kind == detect.Tool:
-			tools = append(tools, harvest(rt, b.cfg.Declared, doc))
+			tools = append(tools, harvest(rt, b.cfg.Declared, doc, gen.of(rt, rt.Name)))
 		default:
 			b.report = append(b.report, detector.Row{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")})
 		}

@@ -19,7 +19,8 @@ import (
 //     tool);
 //  3. the route's typed handler (Handler, with Describe and Annotate);
 //  4. the route's operation in the OpenAPI document (Config.OpenAPI);
-//  5. the defaults: the description "POST /<name>", a permissive object
+//  5. the facts mcpdoor gen wrote for the route's handler (Generated);
+//  6. the defaults: the description "POST /<name>", a permissive object
 //     input schema, no output schema, no annotations.
 //
 // An output schema is advertised only when it describes an object, since
@@ -28,9 +29,9 @@ import (
 // and its calls' results carry the array as text, without
 // structuredContent.
 
-// harvest turns a tool route into a toolSpec (steps 2 to 5 above; toolset
-// applies step 1).
-func harvest(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document) toolSpec {
+// harvest turns a tool route into a toolSpec (steps 2 to 6 above; toolset
+// applies step 1); gen is the generated facts of its handler, or nil.
+func harvest(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document, gen *genHandler) toolSpec {
 	t := toolSpec{
 		Name:         rt.Name,
 		Route:        rt.Method + " " + rt.Pattern,
@@ -44,6 +45,7 @@ func harvest(rt *detect.Route, declared map[string]Declaration, doc *openapi.Doc
 	if op != nil {
 		fromOpenAPI(&t, op)
 	}
+	gen.fillTool(&t)
 	if tt, ok := rt.Endpoint.(typedTool); ok {
 		info := tt.typedInfo()
 		t.InputSchema, t.OutputSchema, t.SchemaSource = info.input, info.output, sourceTyped

@@ -90,10 +90,13 @@ func sendsBody(method string) bool {
 
 // harvestREST turns a tool route of the REST reading into a Tool: its
 // input schema as above, and the rest as harvest does for a tool route,
-// with the annotations the method implies last. A tool whose arguments
-// cannot be one object (a body member named like a path parameter) gets
-// the refusal, reported if the tool is kept.
-func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document) toolSpec {
+// with the annotations the method implies last. A route without an
+// operation in the document takes its body and query parameters from the
+// generated facts of its handler and its middlewares (gens), when there
+// are some. A tool whose arguments cannot be one object (a body member
+// named like a path parameter) gets the refusal, reported if the tool is
+// kept.
+func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document, gens *genIndex) toolSpec {
 	t := toolSpec{
 		Name:    rt.Name,
 		Route:   rt.Method + " " + rt.Pattern,
@@ -107,6 +110,13 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 	var typed *typedInfo
 	if tt, ok := rt.Endpoint.(typedTool); ok {
 		typed = tt.typedInfo()
+	}
+	gen := gens.of(rt, rt.Name)
+	var genBody *jsonschema.Schema
+	var genNote string // why the body the handler decodes has no schema
+	if gen != nil {
+		genBody, genNote = gen.body()
+		genBody, genNote = withoutParams(genBody, genNote, rt.Params)
 	}
 
 	// The body: its schema, and where it comes from.
@@ -127,6 +137,10 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 		body, bodyFrom, t.SchemaSource = op.Body, "the OpenAPI request body", sourceOpenAPI
 	case op != nil:
 		t.SchemaSource = sourceOpenAPI
+	case genBody != nil:
+		body, bodyFrom, t.SchemaSource, t.note = genBody, "the handler's body, as mcpdoor gen read it", sourceGenerated, genNote
+	case gen != nil:
+		t.SchemaSource, t.note = sourceGenerated, genNote
 	default:
 		t.SchemaSource = sourcePermissive
 	}
@@ -136,7 +150,7 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 	if body != nil && !objectBody(body) {
 		body, rest.bodyArg = bodyInput(body), bodyArgument
 	}
-	rest.body = typed != nil || rest.bodyArg != "" || (op != nil && op.HasBody) || (op == nil && sendsBody(rt.Method))
+	rest.body = typed != nil || rest.bodyArg != "" || (op != nil && op.HasBody) || (op == nil && (sendsBody(rt.Method) || genBody != nil))
 	bodyProps := properties(body)
 
 	// The path and query parameters.
@@ -150,6 +164,9 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 		pathSchemas[p.Name] = s
 	}
 	var query []openapi.Param
+	if op == nil && gen != nil {
+		query = unclashed(gen.query(gens.middlewareQuery(rt)), rt.Params, genBody)
+	}
 	if op != nil {
 		for _, p := range op.Params {
 			switch {
@@ -197,6 +214,10 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 			input = permissiveSchema()
 		}
 		var order, required []string
+		queryFrom := "the OpenAPI document"
+		if op == nil {
+			queryFrom = "the handler's reads, as mcpdoor gen found them"
+		}
 		for _, name := range rest.params {
 			if slices.Contains(bodyProps, name) {
 				continue // a clash
@@ -208,10 +229,10 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 		for _, p := range query {
 			switch {
 			case slices.Contains(rest.params, p.Name):
-				clashes = append(clashes, fmt.Sprintf("the query parameter %q (in the OpenAPI document) has the name of the path parameter {%s}", p.Name, p.Name))
+				clashes = append(clashes, fmt.Sprintf("the query parameter %q (in %s) has the name of the path parameter {%s}", p.Name, queryFrom, p.Name))
 				continue
 			case slices.Contains(bodyProps, p.Name):
-				clashes = append(clashes, fmt.Sprintf("the query parameter %q (in the OpenAPI document) has the name of the body's field %q (in %s)", p.Name, p.Name, bodyFrom))
+				clashes = append(clashes, fmt.Sprintf("the query parameter %q (in %s) has the name of the body's field %q (in %s)", p.Name, queryFrom, p.Name, bodyFrom))
 				continue
 			}
 			s := &jsonschema.Schema{Type: "string"}
@@ -258,6 +279,15 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 		}
 		if typed.annotations != nil {
 			t.Annotations = typed.annotations
+		}
+	}
+	if gen != nil {
+		out, arrayNote := gen.output()
+		if t.OutputSchema == nil {
+			t.OutputSchema = out
+		}
+		if t.Description == "" {
+			t.Description = gen.description(arrayNote)
 		}
 	}
 	if isDeclared {

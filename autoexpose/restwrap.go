@@ -79,6 +79,9 @@ func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []stri
 		return nil, r
 	}
 	b.errs = append(b.errs, rep.Problems...)
+	gen := newGenIndex(b.log)
+	gen.resolve = func(rt *detect.Route) http.Handler { return wrappedEndpoint(h, rt.Method, rt.Pattern) }
+	defer gen.warnStale(b.log)
 	var tools []toolSpec
 	for i := range rep.Routes {
 		rt := &rep.Routes[i]
@@ -90,7 +93,7 @@ func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []stri
 		if rt.Verdict != detect.Refused {
 			rt.Verdict, rt.Reasons = detect.Replay, reasons
 		}
-		tools = append(tools, harvestREST(rt, b.cfg.Declared, doc))
+		tools = append(tools, harvestREST(rt, b.cfg.Declared, doc, gen))
 	}
 	b.paths = b.pathRouter(h, tools)
 	return tools, r

@@ -17,6 +17,7 @@ const (
 	sourceDeclared   = "declared"   // Config.Declared or Config.CatchAll
 	sourceTyped      = "typed"      // the route's typed handler (Handler)
 	sourceOpenAPI    = "openapi"    // the route's operation in Config.OpenAPI
+	sourceGenerated  = "generated"  // the facts mcpdoor gen wrote for the route's handler
 	sourcePermissive = "permissive" // nothing: any JSON object, which the route checks
 )
 

@@ -25,8 +25,9 @@ type Row struct {
 	Reason string
 	// Schema is where an exposed tool's input schema came from: declared
 	// (Config.Declared or CatchAll), typed (autoexpose.Handler), openapi
-	// (Config.OpenAPI) or permissive (none: any object). Inspect, which
-	// reads no config, leaves it empty.
+	// (Config.OpenAPI), generated (the facts mcpdoor gen read from the
+	// handler) or permissive (none: any object). Inspect, which reads no
+	// config, leaves it empty.
 	Schema string
 	// Arguments says, for a REST tool, which argument goes where:
 	// "id (path); limit, tag (query); text (body)", with "any" for the

@@ -1,0 +1,492 @@
+package autoexpose
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"path"
+	"reflect"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpdoor/mcpdoor/internal/detect"
+	"github.com/mcpdoor/mcpdoor/internal/genfacts"
+	"github.com/mcpdoor/mcpdoor/internal/openapi"
+	"github.com/mcpdoor/mcpdoor/internal/pattern"
+	"github.com/mcpdoor/mcpdoor/internal/typeschema"
+)
+
+// genCommand is the command a stale or unreadable generated file asks for.
+const genCommand = "go run github.com/mcpdoor/mcpdoor/cmd/mcpdoor gen ./... (or go generate ./...) from the module's root"
+
+// Generated records the facts that mcpdoor gen read from one package's
+// handlers: the file it writes into the package calls it from init, and
+// Install matches each route's handler to them by function identity (see
+// the package documentation, "Generated facts"). facts is the generator's
+// text and types the Go types it names by index. It only records: a file
+// that cannot be read is reported by Install, as a warning.
+func Generated(facts string, types ...reflect.Type) {
+	_, file, _, _ := runtime.Caller(1)
+	p := &genPackage{file: file, dir: path.Dir(file), types: types}
+	p.facts, p.err = genfacts.Decode(facts)
+	genRegistry.Lock()
+	genRegistry.pkgs = append(genRegistry.pkgs, p)
+	genRegistry.Unlock()
+}
+
+// genRegistry holds what every generated file of the program recorded.
+var genRegistry struct {
+	sync.Mutex
+	pkgs []*genPackage
+}
+
+// A genPackage is one generated file's facts.
+type genPackage struct {
+	// file is the generated file's path as the runtime names it: absolute,
+	// or under -trimpath the package path and the file name. dir is its
+	// directory, that of every handler of the package in the same form.
+	file, dir string
+	facts     *genfacts.File
+	types     []reflect.Type
+	err       error // why facts cannot be read
+}
+
+// A genHandler is the facts of one handler, as a tool's parts.
+type genHandler struct {
+	pkg   *genPackage
+	facts *genfacts.Handler
+}
+
+// genIndex finds the generated facts of a route's handler. One is made
+// for each Install, from the files recorded by then.
+type genIndex struct {
+	byName map[string]*genHandler // named functions and methods, by runtime name
+	byAt   map[string]*genHandler // every handler, by dir/file:line
+	dirs   map[string]*genPackage
+	pkgs   map[string]*genPackage // by the runtime's package prefix
+	// stale collects, by generated file, why a tool goes without its
+	// handler's facts, for one warning a file.
+	stale map[*genPackage][]string
+	// resolve, when set, finds the handler that serves a route whose
+	// endpoint is a whole wrapped handler (Wrap): nil when it cannot.
+	resolve func(*detect.Route) http.Handler
+}
+
+// newGenIndex indexes the generated files recorded so far, and warns of
+// those it cannot read.
+func newGenIndex(log *slog.Logger) *genIndex {
+	genRegistry.Lock()
+	pkgs := slices.Clone(genRegistry.pkgs)
+	genRegistry.Unlock()
+	g := &genIndex{byName: map[string]*genHandler{}, byAt: map[string]*genHandler{}, dirs: map[string]*genPackage{}, pkgs: map[string]*genPackage{},
+		stale: map[*genPackage][]string{}}
+	for _, p := range pkgs {
+		if p.err != nil {
+			log.Warn("mcpdoor: a generated file cannot be read, so its handlers' tools go without its facts: "+p.err.Error()+"; fix: rerun "+genCommand,
+				"file", p.file)
+			continue
+		}
+		g.dirs[p.dir] = p
+		g.pkgs[p.facts.Package] = p
+		for i := range p.facts.Handlers {
+			h := &genHandler{pkg: p, facts: &p.facts.Handlers[i]}
+			if h.facts.Func != "" {
+				g.byName[h.facts.Func] = h
+			}
+			g.byAt[p.dir+"/"+h.facts.At] = h
+		}
+	}
+	return g
+}
+
+// of returns the facts of the handler that serves rt as the tool named
+// tool, or nil. A handler of a generated package that the file does not
+// describe as it stands (it moved, or is newer than the file) is recorded
+// as stale, and has none.
+func (g *genIndex) of(rt *detect.Route, tool string) *genHandler {
+	if g == nil || len(g.dirs) == 0 {
+		return nil
+	}
+	ep := rt.Endpoint
+	if g.resolve != nil {
+		ep = g.resolve(rt)
+	}
+	if _, typed := ep.(typedTool); typed || ep == nil {
+		return nil
+	}
+	id, ok := identify(ep)
+	if !ok {
+		return nil
+	}
+	h := g.find(id)
+	switch {
+	case h != nil && (h.facts.Middleware || h.facts.Wraps):
+		return nil
+	case h != nil:
+		return h
+	}
+	if p := g.owner(id); p != nil {
+		g.stale[p] = append(g.stale[p], fmt.Sprintf("%s (%s, %s)", tool, rt.Method+" "+rt.Pattern, id.why(p)))
+	}
+	return nil
+}
+
+// find returns the facts the file holds for the function id names, if
+// they still describe it: a named function must be where the file says
+// (a method value's wrapper tells nothing of its method's place).
+func (g *genIndex) find(id funcID) *genHandler {
+	if h, ok := g.byName[id.name]; ok {
+		if id.method || h.pkg.dir+"/"+h.facts.At == id.at() {
+			return h
+		}
+		return nil
+	}
+	if id.method {
+		return nil
+	}
+	return g.byAt[id.at()]
+}
+
+// owner returns the generated file of the package that id's function is
+// in, or nil when that package has none.
+func (g *genIndex) owner(id funcID) *genPackage {
+	if !id.method {
+		if p, ok := g.dirs[path.Dir(id.file)]; ok {
+			return p
+		}
+	}
+	return g.pkgs[id.pkg()]
+}
+
+// middlewareQuery returns the query parameters the route's middlewares
+// read, those generated files describe.
+func (g *genIndex) middlewareQuery(rt *detect.Route) []genfacts.Param {
+	if g == nil || len(g.dirs) == 0 {
+		return nil
+	}
+	var out []genfacts.Param
+	for _, mw := range rt.Middlewares {
+		id, ok := funcIdentity(reflect.ValueOf(mw).Pointer())
+		if !ok {
+			continue
+		}
+		if h := g.find(id); h != nil && h.facts.Middleware {
+			out = append(out, h.facts.Query...)
+		}
+	}
+	return out
+}
+
+// warnStale warns, once for each generated file, of the tools that go
+// without their handlers' facts because the file no longer matches them.
+func (g *genIndex) warnStale(log *slog.Logger) {
+	if g == nil {
+		return
+	}
+	for p, tools := range g.stale {
+		log.Warn("mcpdoor: a generated file is stale: it does not describe these tools' handlers as they are now, so they go without its facts (description, schemas); fix: rerun "+genCommand,
+			"file", p.file, "tools", strings.Join(tools, "; "))
+	}
+}
+
+// A funcID is what the runtime tells of a handler's function.
+type funcID struct {
+	name   string // the runtime's name, without a method value's "-fm"
+	method bool   // a method value (its wrapper's place is <autogenerated>)
+	file   string
+	line   int
+}
+
+// at returns the function's place as a genIndex keys it.
+func (id funcID) at() string { return id.file + ":" + strconv.Itoa(id.line) }
+
+// pkg returns the runtime's package prefix of the function's name: what
+// comes before the first dot after the last slash.
+func (id funcID) pkg() string {
+	slash := strings.LastIndex(id.name, "/")
+	dot := strings.Index(id.name[slash+1:], ".")
+	if dot < 0 {
+		return ""
+	}
+	return id.name[:slash+1+dot]
+}
+
+// why says why the file p holds no facts for id.
+func (id funcID) why(p *genPackage) string {
+	short := strings.TrimPrefix(id.name, p.facts.Package+".")
+	if h, ok := handlerOf(p.facts, id.name); ok && !id.method {
+		return fmt.Sprintf("%s is at %s:%d, the file has it at %s", short, path.Base(id.file), id.line, h.At)
+	}
+	if id.method || !strings.Contains(path.Base(id.name), ".func") {
+		return short + " is not in the file"
+	}
+	return fmt.Sprintf("the closure at %s:%d is not in the file", path.Base(id.file), id.line)
+}
+
+// identify returns the identity of handler h's function: an
+// http.HandlerFunc's own, or the ServeHTTP method of h's type.
+func identify(h http.Handler) (funcID, bool) {
+	if f, ok := h.(http.HandlerFunc); ok {
+		return funcIdentity(reflect.ValueOf(f).Pointer())
+	}
+	m, ok := reflect.TypeOf(h).MethodByName("ServeHTTP")
+	if !ok {
+		return funcID{}, false
+	}
+	id, ok := funcIdentity(m.Func.Pointer())
+	id.method = true // a wrapper may stand for a value receiver's method
+	return id, ok
+}
+
+// funcIdentity returns the identity of the function at pc.
+func funcIdentity(pc uintptr) (funcID, bool) {
+	fn := runtime.FuncForPC(pc)
+	if fn == nil {
+		return funcID{}, false
+	}
+	file, line := fn.FileLine(fn.Entry())
+	name, method := strings.CutSuffix(fn.Name(), "-fm")
+	return funcID{name: name, method: method, file: file, line: line}, true
+}
+
+// handler returns the facts of the named function.
+func handlerOf(f *genfacts.File, name string) (*genfacts.Handler, bool) {
+	for i := range f.Handlers {
+		if f.Handlers[i].Func == name {
+			return &f.Handlers[i], true
+		}
+	}
+	return nil, false
+}
+
+// body returns the input schema of the body the handler decodes, and why
+// there is none when it decodes one the schema cannot stand for.
+func (h *genHandler) body() (*jsonschema.Schema, string) {
+	b := h.facts.Body
+	if b == nil {
+		return nil, ""
+	}
+	t, why := h.typ(b.Type)
+	if t == nil {
+		return nil, why
+	}
+	s, err := typeschema.Decoded(t, b.Strict)
+	if err != nil {
+		return nil, fmt.Sprintf("generated: the body's type %s has no schema: %v", t, err)
+	}
+	if s.Type != "object" {
+		return nil, fmt.Sprintf("generated: the body's type %s is not decoded from a JSON object, which a tool's arguments are", t)
+	}
+	for _, p := range b.Required {
+		require(s, p)
+	}
+	return s, ""
+}
+
+// require marks the members on path required, from the root down, as far
+// as the schema has them (a type changed since the file was generated
+// may not).
+func require(s *jsonschema.Schema, path []string) {
+	for _, name := range path {
+		p := s.Properties[name]
+		if p == nil {
+			return
+		}
+		if !slices.Contains(s.Required, name) {
+			s.Required = append(s.Required, name)
+		}
+		s = p
+	}
+}
+
+// output returns the output schema of what the handler answers on
+// success, when that is a JSON object; and, for a JSON array, a sentence
+// saying so for the description, since a tool's structured output is an
+// object.
+func (h *genHandler) output() (*jsonschema.Schema, string) {
+	if h.facts.Output == nil {
+		return nil, ""
+	}
+	t, _ := h.typ(*h.facts.Output)
+	if t == nil {
+		return nil, ""
+	}
+	s, err := typeschema.Encoded(t)
+	if err != nil {
+		return nil, ""
+	}
+	switch {
+	case s.Type == "object":
+		return s, ""
+	case hasType(s, "array") && s.Items != nil && len(s.Items.Properties) > 0:
+		return nil, "Answers a JSON array of objects with " + strings.Join(propertyNames(s.Items), ", ") + "."
+	case hasType(s, "array"):
+		return nil, "Answers a JSON array."
+	}
+	return nil, ""
+}
+
+// query returns the query parameters the handler reads, with those of
+// the route's middlewares (mw), as OpenAPI parameters are.
+func (h *genHandler) query(mw []genfacts.Param) []openapi.Param {
+	var out []openapi.Param
+	for _, p := range append(slices.Clip(h.facts.Query), mw...) {
+		if slices.ContainsFunc(out, func(q openapi.Param) bool { return q.Name == p.Name }) {
+			continue
+		}
+		s := &jsonschema.Schema{Type: "string"}
+		switch p.Type {
+		case "integer", "number", "boolean":
+			s.Type = p.Type
+		case "array":
+			// Read with Query()["x"]: one value or several.
+			s = &jsonschema.Schema{Types: []string{"string", "array"}, Items: &jsonschema.Schema{Type: "string"}}
+		}
+		out = append(out, openapi.Param{Name: p.Name, In: "query", Required: p.Required, Schema: s})
+	}
+	return out
+}
+
+// typ returns the file's type i, or why there is none.
+func (h *genHandler) typ(i int) (reflect.Type, string) {
+	if i < 0 || i >= len(h.pkg.types) {
+		if h.facts.Note != "" {
+			return nil, "generated: " + h.facts.Note
+		}
+		return nil, "generated: the generator could not name the body's type"
+	}
+	return h.pkg.types[i], ""
+}
+
+// description returns the doc comment, with the sentence of an array
+// answer after it.
+func (h *genHandler) description(arrayNote string) string {
+	switch {
+	case arrayNote == "":
+		return h.facts.Doc
+	case h.facts.Doc == "":
+		return arrayNote
+	}
+	return h.facts.Doc + "\n\n" + arrayNote
+}
+
+// fillTool sets what the facts give of a tool route's tool and nothing
+// gave before them (the OpenAPI document): its input schema, output schema
+// and description. A typed handler or a declaration sets its own after.
+func (h *genHandler) fillTool(t *toolSpec) {
+	if h == nil {
+		return
+	}
+	out, arrayNote := h.output()
+	if t.SchemaSource == sourcePermissive {
+		body, note := h.body()
+		if body != nil {
+			t.InputSchema = body
+		}
+		t.SchemaSource, t.note = sourceGenerated, note
+	}
+	if t.OutputSchema == nil {
+		t.OutputSchema = out
+	}
+	if t.Description == "" {
+		t.Description = h.description(arrayNote)
+	}
+}
+
+func propertyNames(s *jsonschema.Schema) []string {
+	names := slices.Clone(s.PropertyOrder)
+	for _, n := range sortedKeys(s.Properties) {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+func hasType(s *jsonschema.Schema, typ string) bool {
+	return s.Type == typ || slices.Contains(s.Types, typ)
+}
+
+// withoutParams returns a generated body schema without the members named
+// like the route's path parameters, and why, with note: a tool's
+// arguments are one object, where the name is the parameter's. Facts read
+// from the code are not a declaration: they describe what they can,
+// rather than fail Install.
+func withoutParams(body *jsonschema.Schema, note string, params []detect.Param) (*jsonschema.Schema, string) {
+	if body == nil {
+		return nil, note
+	}
+	var dropped []string
+	for _, p := range params {
+		if _, ok := body.Properties[p.Name]; ok {
+			dropped = append(dropped, p.Name)
+		}
+	}
+	if len(dropped) == 0 {
+		return body, note
+	}
+	body = rootClone(body)
+	for _, name := range dropped {
+		delete(body.Properties, name)
+		body.Required = slices.DeleteFunc(body.Required, func(r string) bool { return r == name })
+		body.PropertyOrder = slices.DeleteFunc(body.PropertyOrder, func(r string) bool { return r == name })
+	}
+	why := "generated: the body's member " + strings.Join(dropped, ", ") + " is named like a path parameter, which the argument fills; the member is not advertised"
+	if note != "" {
+		why = note + "; " + why
+	}
+	return body, why
+}
+
+// unclashed returns the generated query parameters that are named like
+// neither a path parameter nor a member of the generated body: the
+// argument of that name is theirs.
+func unclashed(query []openapi.Param, params []detect.Param, body *jsonschema.Schema) []openapi.Param {
+	return slices.DeleteFunc(query, func(q openapi.Param) bool {
+		if slices.ContainsFunc(params, func(p detect.Param) bool { return p.Name == q.Name }) {
+			return true
+		}
+		return slices.Contains(properties(body), q.Name)
+	})
+}
+
+// wrappedEndpoint returns the handler that wrapped handler h serves route
+// method p with, when h is an *http.ServeMux or a chi router that serves
+// it under that very pattern; else nil.
+func wrappedEndpoint(h http.Handler, method, p string) http.Handler {
+	switch h := h.(type) {
+	case *http.ServeMux:
+		var path []string
+		for _, seg := range strings.Split(strings.Replace(p, "{$}", "", 1), "/") {
+			if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+				seg = "x"
+			}
+			path = append(path, seg)
+		}
+		ep, served := h.Handler(&http.Request{Method: method, URL: &url.URL{Path: strings.Join(path, "/")}, Host: "localhost"})
+		if _, sp, ok := strings.Cut(served, " "); ok {
+			served = sp
+		}
+		if strings.Replace(served, "{$}", "", 1) != strings.Replace(p, "{$}", "", 1) {
+			return nil
+		}
+		return ep
+	case chi.Routes:
+		var ep http.Handler
+		chi.Walk(h, func(m, route string, handler http.Handler, mws ...func(http.Handler) http.Handler) error {
+			if m == method && pattern.Key(route) == pattern.Key(p) && len(mws) == 0 {
+				ep = handler
+			}
+			return nil
+		})
+		return ep
+	}
+	return nil
+}

@@ -1,0 +1,205 @@
+package gen
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"slices"
+
+	"github.com/mcpdoor/mcpdoor/internal/genfacts"
+)
+
+// facts sets what the frame's handler read and wrote on h, naming types
+// through tw.
+func (f *frame) facts(h *genfacts.Handler, tw *typeWriter) {
+	s := f.sum
+	if body := f.bodyFacts(h, tw); body != nil {
+		h.Body = body
+	}
+	h.Query = f.queryFacts()
+	for _, p := range s.path {
+		if p.param < 0 && !slices.Contains(h.Path, p.s) {
+			h.Path = append(h.Path, p.s)
+		}
+	}
+	h.Form = s.form
+	if h.Middleware {
+		return // what a middleware answers is not its routes' answer
+	}
+	kinds := map[string]bool{}
+	var outs []val
+	for _, w := range s.writes {
+		if w.error() {
+			continue
+		}
+		kinds[w.kind] = true
+		if w.kind == "json" {
+			outs = append(outs, w.val)
+		}
+	}
+	for _, k := range []string{"empty", "html", "json", "redirect", "text"} {
+		if kinds[k] {
+			h.Answers = append(h.Answers, k)
+		}
+	}
+	if len(outs) > 0 {
+		i := -1
+		if t := oneType(outs); t != nil && !kinds["text"] && !kinds["html"] {
+			if n, err := tw.index(t); err == nil {
+				i = n
+			}
+		}
+		h.Output = &i
+	}
+}
+
+// bodyFacts returns the body the handler decodes, or nil.
+func (f *frame) bodyFacts(h *genfacts.Handler, tw *typeWriter) *genfacts.Body {
+	var decodes []decodeFact
+	var dests []val
+	for _, d := range f.sum.decodes {
+		if d.src.body {
+			decodes = append(decodes, d)
+			dests = append(dests, d.dest)
+		}
+	}
+	if len(decodes) == 0 {
+		return nil
+	}
+	b := &genfacts.Body{Type: -1}
+	t := oneType(dests)
+	if t == nil {
+		h.Note = "the handler decodes its body into a value whose type gen cannot tell (an interface, or several types)"
+		return b
+	}
+	if len(decodes) == 1 {
+		if m := f.mapMembers(decodes[0], t); m != nil {
+			t = m
+		}
+	}
+	n, err := tw.index(t)
+	if err != nil {
+		h.Note = "the body's type " + types.TypeString(t, types.RelativeTo(f.pkg.Types)) + " cannot be named from the generated file: " + err.Error()
+		return b
+	}
+	b.Type = n
+	b.Strict = !slices.ContainsFunc(decodes, func(d decodeFact) bool { return !d.strict })
+	if len(decodes) == 1 {
+		b.Required = f.required(decodes[0])
+	}
+	return b
+}
+
+// queryFacts returns the query parameters the handler reads, once each,
+// with what it parses them as and whether it refuses a request without.
+func (f *frame) queryFacts() []genfacts.Param {
+	var out []genfacts.Param
+	find := func(name string) *genfacts.Param {
+		for i := range out {
+			if out[i].Name == name {
+				return &out[i]
+			}
+		}
+		return nil
+	}
+	for _, q := range f.sum.query {
+		if q.key.param >= 0 {
+			continue
+		}
+		p := find(q.key.s)
+		if p == nil {
+			out = append(out, genfacts.Param{Name: q.key.s})
+			p = &out[len(out)-1]
+		}
+		if q.typ == "array" {
+			p.Type = "array"
+		}
+		p.Required = p.Required || q.required
+	}
+	for _, t := range f.sum.typings {
+		if p := find(t.key.s); p != nil && t.key.param < 0 && p.Type == "" {
+			p.Type = t.typ
+		}
+	}
+	if f.body != nil {
+		for _, s := range f.body.List {
+			for ifs, _ := s.(*ast.IfStmt); ifs != nil && f.refuses(ifs.Body); ifs = elseIf(ifs) {
+				for _, atom := range disjuncts(ifs.Cond) {
+					if x := f.zeroChecked(atom); x != nil {
+						if k := f.queryKey(x); k.ok && k.param < 0 {
+							if p := find(k.s); p != nil && p.Type != "array" {
+								p.Required = true
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// oneType returns the type every value has (a pointer's element for a
+// pointer), or nil when one is unknown or they differ.
+func oneType(vals []val) types.Type {
+	var t types.Type
+	for _, v := range vals {
+		if v.t == nil {
+			return nil
+		}
+		vt := v.t
+		if p, ok := vt.(*types.Pointer); ok {
+			vt = p.Elem()
+		}
+		switch {
+		case t == nil:
+			t = vt
+		case !types.Identical(t, vt):
+			return nil
+		}
+	}
+	return t
+}
+
+// mapMembers returns, for a body decoded into a map keyed by strings that
+// the handler reads by constant keys (in["name"]), a struct type with a
+// field for each key: the body's schema then names them, and admits
+// others, as the map does. Nil otherwise.
+func (f *frame) mapMembers(d decodeFact, t types.Type) types.Type {
+	m, ok := t.Underlying().(*types.Map)
+	if !ok {
+		return nil
+	}
+	if b, ok := m.Key().Underlying().(*types.Basic); !ok || b.Kind() != types.String {
+		return nil
+	}
+	root := d.root
+	if root == nil {
+		root = f.root(d.arg)
+	}
+	if root == nil || f.body == nil {
+		return nil
+	}
+	var fields []*types.Var
+	var tags []string
+	seen := map[string]bool{}
+	ast.Inspect(f.body, func(n ast.Node) bool {
+		ix, ok := n.(*ast.IndexExpr)
+		if !ok || f.localVar(ix.X) != root {
+			return true
+		}
+		k := f.constString(ix.Index)
+		if !k.ok || k.param >= 0 || seen[k.s] || !validTagName(k.s) {
+			return true
+		}
+		seen[k.s] = true
+		fields = append(fields, types.NewField(token.NoPos, f.pkg.Types, fmt.Sprintf("F%d", len(fields)), m.Elem(), false))
+		tags = append(tags, fmt.Sprintf("json:%q", k.s))
+		return true
+	})
+	if len(fields) == 0 {
+		return nil
+	}
+	return types.NewStruct(fields, tags)
+}
