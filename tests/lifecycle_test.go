@@ -151,7 +151,7 @@ func TestDegradeServesHTTP(t *testing.T) {
 	if got := s.post("/ng-rollout/r1/weather", `{"city":"Paris"}`); got.Status != http.StatusNotFound || string(got.Body) != "404 page not found\n" {
 		t.Errorf("POST /ng-rollout/r1/weather: %d %q; want the router's 404", got.Status, got.Body)
 	}
-	want := `level=ERROR msg="mcpdoor: serving HTTP only (mcp.degrade: http-only), no MCP endpoint" err="mcpdoor: POST /reports/daily: tool name \"reports/daily\" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: serve the tool at a top-level path such as /reports_daily, read routes of any depth with an mcp.rest block (this one would be the tool daily_reports), or keep the route off MCP with mcp.exclude: [\"reports/daily\"]"`
+	want := `level=ERROR msg="mcpdoor: serving HTTP only (mcp.degrade: http-only), no MCP endpoint" err="mcpdoor: POST /reports/daily: tool name \"reports/daily\" does not match ^[A-Za-z0-9_-]+$ (a nested route); fix: set mcp.rest to read routes of any depth (an empty block, rest: {}, will do), where this one would be the tool daily_reports; or serve the tool at a top-level path such as /reports_daily; or keep the route off MCP with mcp.exclude: [\"reports/daily\"]"`
 	if !strings.Contains(logs.String(), want) {
 		t.Errorf("log:\n%s\nwant a line with\n%s", logs.String(), want)
 	}
