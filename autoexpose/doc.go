@@ -119,7 +119,8 @@
 // A failed call is an isError result with one text block for a model, and
 // {"error": [errorInfo]} for a program: as structuredContent, or, for a tool
 // that advertises an output schema, in the result's _meta under
-// "mcpdoor/error". A route's non-2xx response reads
+// [ErrorMetaKey] ("mcpdoor/error"). [Door.Result] gives the result a route's
+// answer becomes. A route's non-2xx response reads
 // "HTTP <status> from POST /<tool>: <body>", and errorInfo.Message is the
 // message its JSON body gives. mcpdoor's own refusals say so: arguments that
 // break the input schema are refused before the route runs ("Invalid

@@ -92,6 +92,22 @@ func (d *Door) Server() *mcp.Server {
 	return d.server
 }
 
+// Endpoint returns what a client needs to reach the MCP endpoint over HTTP:
+// its path (mcp.path, default /mcp; it is also served at path + "/"), and,
+// when the rollout contract is on, the header in which tool calls carry the
+// session token (mcp.rollout.token_header), else "". A Door that serves no
+// endpoint (expose_tools_over_mcp false, or mcp.degrade: http-only dropped
+// it) returns "", "".
+func (d *Door) Endpoint() (path, tokenHeader string) {
+	if !d.serving() {
+		return "", ""
+	}
+	if c := d.calls.contract; c != nil {
+		tokenHeader = c.TokenHeader()
+	}
+	return d.path, tokenHeader
+}
+
 // serving reports whether the Door serves MCP (a nil Door does not).
 func (d *Door) serving() bool { return d != nil && d.handler != nil }
 

@@ -67,8 +67,14 @@ func TestRollout(t *testing.T) {
 	ts, _ := newServer(t, "../server.yaml")
 	c := ts.Client()
 	seed := c.Seed(t, `{"allowed_tools":["get_weather"]}`)
-	if seed.ServerName != "example_mcp_weather" || seed.URLPath != "/mcp" {
-		t.Errorf("seed: server %q at %q", seed.ServerName, seed.URLPath)
+	var meta struct {
+		MCP struct {
+			ServerName string `json:"server_name"`
+			URLPath    string `json:"url_path"`
+		} `json:"mcp"`
+	}
+	if err := json.Unmarshal(seed.Body, &meta); err != nil || meta.MCP.ServerName != "example_mcp_weather" || meta.MCP.URLPath != "/mcp" {
+		t.Errorf("seed: %s; want the server example_mcp_weather at /mcp", seed.Body)
 	}
 	cs := c.Connect(t, nil)
 
