@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"go.uber.org/goleak"
+
+	"github.com/mcpdoor/mcpdoor/internal/leakcheck"
 )
 
 // stdioDoor builds the Door ServeStdio would serve, for r and cfg.
@@ -33,7 +34,7 @@ func stdioDoor(t *testing.T, r chi.Router, cfg Config) *Door {
 // tokenless, and ends cleanly with its input (nil) or with its context
 // (the context's error), leaving no goroutine behind.
 func TestServeIO(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	leakcheck.Check(t)
 	r := rolloutRouter(func(r chi.Router) { r.Method("POST", "/get_weather", Handler(getWeather)) })
 	d := stdioDoor(t, r, enabled(MCPConfig{}))
 	for _, end := range []string{"input", "context"} {
@@ -98,7 +99,7 @@ func TestServeStdioRefuses(t *testing.T) {
 // TestServeIOCancelsCalls: when ctx ends, the call in flight sees its
 // context end, and serveIO returns once it has.
 func TestServeIOCancelsCalls(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	leakcheck.Check(t)
 	started, ended := make(chan struct{}), make(chan string, 1)
 	r := rolloutRouter(func(r chi.Router) {
 		r.Post("/block", func(w http.ResponseWriter, r *http.Request) {

@@ -18,7 +18,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
-	conformance "github.com/mcpdoor/mcpdoor/examples/conformance/server"
 )
 
 // askRouter is a server whose routes ask the client that called them:
@@ -315,12 +314,7 @@ func TestElicitAnswerChecked(t *testing.T) {
 // 2026-07-28 is asked through input requests; over HTTP the route answers
 // that no MCP client is there to ask.
 func TestConformanceExampleAsks(t *testing.T) {
-	cfg := autoexpose.Config{Name: "mcpdoor_conformance", ExposeToolsOverMCP: true, Logger: slog.New(slog.DiscardHandler)}
-	h, _, err := conformance.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := serve(t, h)
+	s := startExample(t, "conformance", "").server // its own server.yaml: stateless
 	for _, c := range []struct{ path, body, want string }{
 		{"/test_elicitation", `{"message":"Who are you?"}`, "mcpdoor: elicit: no MCP client: the request came through the HTTP door\n"},
 		{"/test_sampling", `{"prompt":"Why is the sky blue?"}`, "mcpdoor: sample: no MCP client: the request came through the HTTP door\n"},

@@ -413,7 +413,7 @@ func TestExclusiveTypeScript(t *testing.T) {
 	t.Parallel()
 	nodeclient.Node(t)
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
-	url := s.srv.URL + "/mcp"
+	url := s.url + "/mcp"
 	rollout := func(sid string) map[string]string { return map[string]string{tokenHeader: rolloutToken(t, sid)} }
 	var info struct {
 		SessionID string `json:"sessionId"`
@@ -565,7 +565,7 @@ func (s *server) abandonable(header http.Header, jar http.CookieJar) (*mcp.Clien
 	client := mcp.NewClient(&mcp.Implementation{Name: "abandoned", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.srv.URL + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, nil)
 	if err != nil {
 		s.t.Fatalf("connecting: %v", err)
 	}

@@ -16,11 +16,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// server is a router under test on a real loopback listener, with an HTTP
+// server is a server under test on a real loopback listener, with an HTTP
 // client whose cookie jar is the client's session.
 type server struct {
 	t      testing.TB
-	srv    *httptest.Server
+	url    string           // the server's base URL
+	srv    *httptest.Server // the listener, when the test serves the handler itself
 	client *http.Client
 }
 
@@ -28,21 +29,26 @@ type server struct {
 func serve(t testing.TB, h http.Handler) *server {
 	t.Helper()
 	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close) // registered first, so it runs after the client's cleanup
+	s := dialServer(t, srv.URL)
+	s.srv = srv
+	return s
+}
+
+// dialServer returns a client of the server at url, with a cookie jar of
+// its own.
+func dialServer(t testing.TB, url string) *server {
 	jar, _ := cookiejar.New(nil)
-	s := &server{t: t, srv: srv, client: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
-	t.Cleanup(func() {
-		s.client.CloseIdleConnections()
-		srv.Close()
-	})
+	s := &server{t: t, url: url, client: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
+	t.Cleanup(s.client.CloseIdleConnections)
 	return s
 }
 
 // newClient returns a client of the same server with its own cookie jar:
 // another user, another session.
 func (s *server) newClient() *server {
-	jar, _ := cookiejar.New(nil)
-	c := &server{t: s.t, srv: s.srv, client: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
-	s.t.Cleanup(c.client.CloseIdleConnections)
+	c := dialServer(s.t, s.url)
+	c.srv = s.srv
 	return c
 }
 
@@ -56,7 +62,7 @@ type httpResponse struct {
 // post sends body to path through the HTTP door.
 func (s *server) post(path, body string, header ...string) httpResponse {
 	s.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, s.srv.URL+path, strings.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, s.url+path, strings.NewReader(body))
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -81,7 +87,7 @@ func (s *server) post(path, body string, header ...string) httpResponse {
 // pairs; path may be percent-encoded, and is sent as written.
 func (s *server) send(method, path, body string, header ...string) httpResponse {
 	s.t.Helper()
-	req, err := http.NewRequest(method, s.srv.URL+path, strings.NewReader(body))
+	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -154,7 +160,7 @@ func (s *server) dial(o mcpOptions) (*mcp.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint:             s.srv.URL + o.path,
+		Endpoint:             s.url + o.path,
 		HTTPClient:           hc,
 		DisableStandaloneSSE: true,
 	}, &mcp.ClientSessionOptions{ProtocolVersion: o.protocol})
@@ -207,7 +213,7 @@ func (s *server) rawMCP(t testing.TB, body string, o raw) httpResponse {
 	}
 	var r httpResponse
 	err := func() error {
-		req, err := http.NewRequestWithContext(o.ctx, o.method, s.srv.URL+o.path, o.body)
+		req, err := http.NewRequestWithContext(o.ctx, o.method, s.url+o.path, o.body)
 		if err != nil {
 			return err
 		}

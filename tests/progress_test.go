@@ -3,7 +3,6 @@ package tests
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"slices"
 	"sync"
@@ -14,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
-	weather "github.com/mcpdoor/mcpdoor/examples/weather/server"
 )
 
 // notes collects the notifications a go-sdk client receives, as JSON.
@@ -165,16 +163,7 @@ func TestProgressAndLog(t *testing.T) {
 // TestForecastProgress: the weather example's forecast reports a day at a
 // time to an MCP client that asks for progress.
 func TestForecastProgress(t *testing.T) {
-	cfg, err := autoexpose.ParseConfig([]byte("name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:\n  rollout:\n    allow_tokenless: true\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Logger = slog.New(slog.DiscardHandler)
-	h, _, err := weather.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := serve(t, h)
+	s := startExample(t, "weather", "name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:\n  rollout:\n    allow_tokenless: true\n").server
 	var n notes
 	cs := s.connect(mcpOptions{client: n.options()})
 	params := &mcp.CallToolParams{Name: "forecast", Arguments: map[string]any{"city": "Paris", "days": 2}}
