@@ -14,14 +14,7 @@ import (
 // (bench/), and goleak is for tests. A user's build ignores this
 // repository's go.work, and so does the check (GOWORK=off).
 func TestModuleDeps(t *testing.T) {
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("needs the go command: ", err)
-	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	goCmd, root := goTool(t)
 	list := exec.Command(goCmd, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./...")
 	list.Dir = root
 	list.Env = append(os.Environ(), "GOWORK=off")
@@ -47,14 +40,7 @@ func TestModuleDeps(t *testing.T) {
 // with this checkout, ignores go.work, and resolves from the module cache
 // alone (GOPROXY=off); without what it needs there, the test is skipped.
 func TestUserModuleGraph(t *testing.T) {
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("needs the go command: ", err)
-	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	goCmd, root := goTool(t)
 	dir := t.TempDir()
 	files := map[string]string{
 		"main.go": "package main\n\nimport \"github.com/mcpdoor/mcpdoor/autoexpose\"\n\nfunc main() { _ = autoexpose.Config{} }\n",
@@ -87,4 +73,19 @@ func TestUserModuleGraph(t *testing.T) {
 			}
 		}
 	}
+}
+
+// goTool returns the go command, skipping the test without one, and the
+// library module's root.
+func goTool(t *testing.T) (goCmd, root string) {
+	t.Helper()
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("needs the go command: ", err)
+	}
+	root, err = filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return goCmd, root
 }

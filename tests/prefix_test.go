@@ -152,7 +152,7 @@ func TestRolloutIDSeen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := serve(t, door)
+	s := inProcess(t, door, door)
 
 	if got := string(s.post("/ng-rollout/r-1/whoami?x=1", `{}`).Body); got != `{"path":"/whoami","pattern":"/whoami","rollout_id":"r-1","uri":"/whoami?x=1"}`+"\n" {
 		t.Errorf("prefixed HTTP: %s", got)

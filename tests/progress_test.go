@@ -108,7 +108,7 @@ func TestProgressAndLog(t *testing.T) {
 				if got := door.Report()[0].Verdict; dispatch == "replay" && got != "replay" {
 					t.Fatalf("verdict %s, want replay", got)
 				}
-				s := serve(t, h)
+				s := inProcess(t, h, door)
 				var n notes
 				cs := s.connectSeeded(mcpOptions{protocol: tc.protocol, client: n.options()})
 				params := &mcp.CallToolParams{Name: "steps", Arguments: map[string]any{"n": 3}}
@@ -152,8 +152,8 @@ func TestProgressAndLog(t *testing.T) {
 	}
 
 	t.Run("HTTP door", func(t *testing.T) {
-		h, _, _ := newFixture(t, fixtureConfig(t))
-		s := serve(t, h)
+		h, door, _ := newFixture(t, fixtureConfig(t))
+		s := inProcess(t, h, door)
 		if r := s.post("/steps", `{"n":3}`); r.Status != http.StatusOK || string(r.Body) != `{"done":3}` {
 			t.Errorf("POST /steps: %d %s", r.Status, r.Body)
 		}
