@@ -29,12 +29,12 @@ func TestElicitStdio(t *testing.T) {
 		}
 		json.NewEncoder(w).Encode(res)
 	})
-	d := stdioDoor(t, r, Config{Name: "test", ExposeToolsOverMCP: true, Logger: enabled(MCPConfig{}).Logger})
 	for _, tc := range []struct {
 		protocol string
 		runs     int
 	}{{"2025-11-25", 1}, {"", 2}} {
 		t.Run("protocol "+tc.protocol, func(t *testing.T) {
+			d := stdioDoor(t, r, Config{Name: "test", ExposeToolsOverMCP: true, Logger: enabled(MCPConfig{}).Logger}) // a Door serves one stream
 			runs = 0
 			inR, inW := io.Pipe()
 			outR, outW := io.Pipe()

@@ -45,6 +45,8 @@ type Door struct {
 	serverTaken atomic.Bool
 	// fastCalls counts the tool calls the fast path has served.
 	fastCalls atomic.Uint64
+	// streamed is set once serveIO has served a stream: a Door serves one.
+	streamed atomic.Bool
 }
 
 // ServeHTTP serves what the server serves: a server serves the Door

@@ -36,9 +36,9 @@ func stdioDoor(t *testing.T, r chi.Router, cfg Config) *Door {
 func TestServeIO(t *testing.T) {
 	leakcheck.Check(t)
 	r := rolloutRouter(func(r chi.Router) { r.Method("POST", "/get_weather", Handler(getWeather)) })
-	d := stdioDoor(t, r, enabled(MCPConfig{}))
 	for _, end := range []string{"input", "context"} {
 		t.Run(end, func(t *testing.T) {
+			d := stdioDoor(t, r, enabled(MCPConfig{})) // a Door serves one stream
 			inR, inW := io.Pipe()
 			outR, outW := io.Pipe()
 			ctx, cancel := context.WithCancel(context.Background())
@@ -72,6 +72,33 @@ func TestServeIO(t *testing.T) {
 			inW.Close()
 			io.Copy(io.Discard, outR)
 		})
+	}
+}
+
+// TestServeIOOnce: a Door serves one stream. The calls of a second would
+// run under the first's middleware, whose context ends with the first
+// stream: serving it is refused instead, at once.
+func TestServeIOOnce(t *testing.T) {
+	r := rolloutRouter(func(r chi.Router) { r.Method("POST", "/get_weather", Handler(getWeather)) })
+	d := stdioDoor(t, r, enabled(MCPConfig{}))
+	inR, inW := io.Pipe()
+	inW.Close() // the client ends the first stream at once
+	if err := d.serveIO(context.Background(), inR, io.Discard); err != nil {
+		t.Fatalf("the first stream: %v", err)
+	}
+	inR, inW = io.Pipe()
+	second := make(chan error, 1)
+	go func() { second <- d.serveIO(context.Background(), inR, io.Discard) }()
+	const want = "mcpdoor: stdio: this Door has served a stream already; serve each stream with a Door of its own (ServeStdio makes one per call)"
+	select {
+	case err := <-second:
+		if err == nil || err.Error() != want {
+			t.Errorf("a second stream: %v, want %q", err, want)
+		}
+	case <-time.After(5 * time.Second):
+		t.Errorf("the Door serves a second stream, want %q", want)
+		inW.Close()
+		<-second
 	}
 }
 
