@@ -109,7 +109,7 @@ func check422(t *testing.T, path string, res *mcp.CallToolResult) {
 	}
 	var env struct{ Error errorInfo }
 	b, _ := json.Marshal(res.StructuredContent)
-	if meta, ok := res.Meta[errorMetaKey]; ok {
+	if meta, ok := res.Meta[ErrorMetaKey]; ok {
 		b, _ = json.Marshal(meta)
 	}
 	if err := json.Unmarshal(b, &env); err != nil || env.Error.Code != codeInvalidArguments || env.Error.Message != detail ||

@@ -9,14 +9,15 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.uber.org/goleak"
+
+	"github.com/mcpdoor/mcpdoor/internal/leakcheck"
 )
 
 // TestElicitStdio: over stdio, which carries requests both ways, Elicit
 // asks the client on the stream (protocol 2025-11-25), or through input
 // requests (2026-07-28).
 func TestElicitStdio(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	leakcheck.Check(t)
 	runs := 0
 	r := chi.NewRouter()
 	r.Post("/confirm", func(w http.ResponseWriter, r *http.Request) {
@@ -28,12 +29,12 @@ func TestElicitStdio(t *testing.T) {
 		}
 		json.NewEncoder(w).Encode(res)
 	})
-	d := stdioDoor(t, r, Config{Name: "test", ExposeToolsOverMCP: true, Logger: enabled(MCPConfig{}).Logger})
 	for _, tc := range []struct {
 		protocol string
 		runs     int
 	}{{"2025-11-25", 1}, {"", 2}} {
 		t.Run("protocol "+tc.protocol, func(t *testing.T) {
+			d := stdioDoor(t, r, Config{Name: "test", ExposeToolsOverMCP: true, Logger: enabled(MCPConfig{}).Logger}) // a Door serves one stream
 			runs = 0
 			inR, inW := io.Pipe()
 			outR, outW := io.Pipe()

@@ -45,6 +45,8 @@ type Door struct {
 	serverTaken atomic.Bool
 	// fastCalls counts the tool calls the fast path has served.
 	fastCalls atomic.Uint64
+	// streamed is set once serveIO has served a stream: a Door serves one.
+	streamed atomic.Bool
 }
 
 // ServeHTTP serves what the server serves: a server serves the Door
@@ -90,6 +92,22 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (d *Door) Server() *mcp.Server {
 	d.serverTaken.Store(true)
 	return d.server
+}
+
+// Endpoint returns what a client needs to reach the MCP endpoint over HTTP:
+// its path (mcp.path, default /mcp; it is also served at path + "/"), and,
+// when the rollout contract is on, the header in which tool calls carry the
+// session token (mcp.rollout.token_header), else "". A Door that serves no
+// endpoint (expose_tools_over_mcp false, or mcp.degrade: http-only dropped
+// it) returns "", "".
+func (d *Door) Endpoint() (path, tokenHeader string) {
+	if !d.serving() {
+		return "", ""
+	}
+	if c := d.calls.contract; c != nil {
+		tokenHeader = c.TokenHeader()
+	}
+	return d.path, tokenHeader
 }
 
 // serving reports whether the Door serves MCP (a nil Door does not).

@@ -7,14 +7,12 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpdoor/mcpdoor/internal/kitlink"
 )
 
 // errorInfo describes a failed tool call for a program. An isError result
 // carries it as {"error": errorInfo}: as its structuredContent when the
 // tool advertises no output schema, and otherwise in its _meta, under the
-// key "mcpdoor/error" (a client checks structuredContent against the output
+// key ErrorMetaKey (a client checks structuredContent against the output
 // schema, even in an error). The result's one text block says the same for
 // a model. Its JSON is documented for clients (docs/results.md,
 // "Errors"):
@@ -75,9 +73,12 @@ const (
 	effectUnknown = "unknown"
 )
 
-// errorMetaKey is the _meta key of a tool's error envelope when the tool
-// advertises an output schema.
-const errorMetaKey = kitlink.ErrorMetaKey
+// ErrorMetaKey is the key of a failed call's error envelope,
+// {"error": {...}}, in the result's _meta, where the tool advertises an
+// output schema (the package documentation, "Results"): a client checks
+// structuredContent against that schema, even in an error, so the envelope
+// cannot go there. A client that reads the envelope reads it under this key.
+const ErrorMetaKey = "mcpdoor/error"
 
 // fail is an isError result for t: one text block for a model, and the
 // envelope for a program (see errorInfo).
@@ -87,7 +88,7 @@ func (t *tool) fail(text string, info errorInfo) *mcp.CallToolResult {
 	if t.OutputSchema == nil {
 		res.StructuredContent = envelope
 	} else {
-		res.Meta = mcp.Meta{errorMetaKey: envelope}
+		res.Meta = mcp.Meta{ErrorMetaKey: envelope}
 	}
 	return res
 }

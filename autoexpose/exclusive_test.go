@@ -2,6 +2,7 @@ package autoexpose
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
@@ -257,4 +259,63 @@ func FuzzExclusiveBody(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestExclusiveNotificationIsNoCall: the holder's session is taken over
+// while it handles a notification, but not while it handles a request.
+// A notification's POST is answered 202 before the notification is handled,
+// so its client cannot wait for that to end, and nothing it waits for is
+// cut off; a request is a call its client waits for.
+func TestExclusiveNotificationIsNoCall(t *testing.T) {
+	for _, c := range []struct {
+		method string
+		req    mcp.Request
+		want   int
+	}{
+		{"notifications/initialized", &mcp.InitializedRequest{Params: &mcp.InitializedParams{}}, http.StatusOK},
+		{"ping", &mcp.ServerRequest[*mcp.PingParams]{Params: &mcp.PingParams{}}, http.StatusConflict},
+	} {
+		t.Run(c.method, func(t *testing.T) {
+			r := rolloutRouter(func(r chi.Router) { r.Post("/t", ok) })
+			door, err := Install(r, enabled(MCPConfig{Exclusive: true}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer door.Close()
+			tok := mint(t, door, "rollout-a", nil)
+			const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+			w := serveReq(r, "POST", "/mcp", initialize, rollout.DefaultTokenHeader, tok)
+			sid := w.Header().Get(sessionIDHeader)
+			if w.Code != http.StatusOK || sid == "" {
+				t.Fatalf("initialize: %d %s", w.Code, w.Body)
+			}
+			for ss := range door.server.Sessions() {
+				if ss.ID() == sid {
+					switch req := c.req.(type) {
+					case *mcp.InitializedRequest:
+						req.Session = ss
+					case *mcp.ServerRequest[*mcp.PingParams]:
+						req.Session = ss
+					}
+				}
+			}
+			// The holder's session handles c.method until release.
+			entered, release, handled := make(chan struct{}), make(chan struct{}), make(chan struct{})
+			go func() {
+				defer close(handled)
+				door.middleware(func(context.Context, string, mcp.Request) (mcp.Result, error) {
+					close(entered)
+					<-release
+					return nil, nil
+				})(context.Background(), c.method, c.req)
+			}()
+			<-entered
+			w = serveReq(r, "POST", "/mcp", strings.Replace(initialize, `"id":1`, `"id":2`, 1), rollout.DefaultTokenHeader, tok)
+			close(release)
+			<-handled
+			if w.Code != c.want {
+				t.Errorf("the same rollout's initialize while the session handles %s: %d %s, want %d", c.method, w.Code, w.Body, c.want)
+			}
+		})
+	}
 }

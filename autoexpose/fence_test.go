@@ -159,7 +159,10 @@ func TestFenceOffPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(prog, "fence")
-	build := exec.Command(goCmd, "build", "-o", bin, ".")
+	// -trimpath keeps the copy's temporary directory out of what the build
+	// cache keys its packages by: the next run, with another directory,
+	// compiles none of the go-sdk again (6 s warm without it, 2 s with).
+	build := exec.Command(goCmd, "build", "-trimpath", "-o", bin, ".")
 	build.Dir = prog
 	// Offline, from the module cache this test binary was built from; -mod=mod
 	// completes the module's requirements there.

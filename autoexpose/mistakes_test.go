@@ -16,9 +16,9 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.uber.org/goleak"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/internal/leakcheck"
 	"github.com/mcpdoor/mcpdoor/session"
 	"github.com/mcpdoor/mcpdoor/token"
 )
@@ -419,7 +419,7 @@ func TestInstallTwice(t *testing.T) {
 // tool, as an MCP client sees, and the log says why; the routes registered
 // after it still answer over HTTP.
 func TestInstallBeforeRoutes(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	leakcheck.Check(t)
 	var logs bytes.Buffer
 	r := chi.NewRouter()
 	if _, err := autoexpose.Install(r, parse(t, on, &logs)); err != nil {
@@ -538,7 +538,7 @@ func TestWrapMistakes(t *testing.T) {
 // "mcp" metadata goes out as the handler wrote it, byte for byte, with the
 // session cookie, and the log says why it carries no session token.
 func TestSeedWithoutToken(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	leakcheck.Check(t)
 	const why = `level=WARN msg="mcpdoor: /seed_session's response carries no MCP session token: `
 	big := `{"state":"` + strings.Repeat("x", 100) + `"}`
 	for _, tc := range []struct {

@@ -14,14 +14,7 @@ import (
 // (bench/), and goleak is for tests. A user's build ignores this
 // repository's go.work, and so does the check (GOWORK=off).
 func TestModuleDeps(t *testing.T) {
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("needs the go command: ", err)
-	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	goCmd, root := goTool(t)
 	list := exec.Command(goCmd, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./...")
 	list.Dir = root
 	list.Env = append(os.Environ(), "GOWORK=off")
@@ -37,4 +30,62 @@ func TestModuleDeps(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestUserModuleGraph: the module graph of a user's one-file program that
+// imports autoexpose names neither mark3labs/mcp-go nor goleak. A module
+// graph holds every requirement of the modules it uses, test-only ones
+// included, so the library's go.mod must require neither: they belong to
+// the modules of bench/ and tests/. The program's module replaces mcpdoor
+// with this checkout, ignores go.work, and resolves from the module cache
+// alone (GOPROXY=off); without what it needs there, the test is skipped.
+func TestUserModuleGraph(t *testing.T) {
+	goCmd, root := goTool(t)
+	dir := t.TempDir()
+	files := map[string]string{
+		"main.go": "package main\n\nimport \"github.com/mcpdoor/mcpdoor/autoexpose\"\n\nfunc main() { _ = autoexpose.Config{} }\n",
+		"go.mod": "module example.com/user\n\ngo 1.25.5\n\nrequire github.com/mcpdoor/mcpdoor v0.0.0\n\n" +
+			"replace github.com/mcpdoor/mcpdoor => " + filepath.ToSlash(root) + "\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(goCmd, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOPROXY=off")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run("mod", "tidy"); err != nil {
+		t.Skipf("go mod tidy of a program importing autoexpose, from the module cache alone: %v\n%s", err, out)
+	}
+	graph, err := run("mod", "graph")
+	if err != nil {
+		t.Fatalf("go mod graph: %v\n%s", err, graph)
+	}
+	for line := range strings.Lines(graph) {
+		for _, banned := range []string{"github.com/mark3labs/mcp-go@", "go.uber.org/goleak@"} {
+			if strings.Contains(line, banned) {
+				t.Errorf("a user's module graph has %q: keep %s out of the library's go.mod (bench/ and tests/ are modules of their own)", strings.TrimSpace(line), strings.TrimSuffix(banned, "@"))
+			}
+		}
+	}
+}
+
+// goTool returns the go command, skipping the test without one, and the
+// library module's root.
+func goTool(t *testing.T) (goCmd, root string) {
+	t.Helper()
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("needs the go command: ", err)
+	}
+	root, err = filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return goCmd, root
 }

@@ -13,6 +13,27 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 )
 
+// Result returns the tool result that a call of tool gets when the tool's
+// route answers status, header and body: what a client of the MCP door is
+// answered where a client of the HTTP door was answered that, by the rules
+// of the package documentation ("Results"), a body over mcp.max_body_bytes
+// included. ok is false when the Door serves no tool of that name. Package
+// autoexposetest's Parity checks the two doors against each other by it.
+func (d *Door) Result(tool string, status int, header http.Header, body []byte) (res *mcp.CallToolResult, ok bool) {
+	if !d.serving() {
+		return nil, false
+	}
+	t, ok := d.tools[tool]
+	if !ok {
+		return nil, false
+	}
+	resp := &dispatch.Response{Status: status, Header: header, Body: body}
+	if int64(len(body)) > d.calls.maxBody {
+		resp.Body, resp.Truncated = body[:d.calls.maxBody], true
+	}
+	return t.result(resp), true
+}
+
 // result maps a dispatched route's response to the MCP result a client gets
 // (docs/results.md).
 func (t *tool) result(resp *dispatch.Response) *mcp.CallToolResult {

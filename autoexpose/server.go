@@ -59,8 +59,11 @@ func (d *Door) transport(m *MCPConfig) http.Handler {
 // tools/list nor unknown tools: this is the one place that narrows them.
 func (d *Door) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if d.slot != nil {
+		if d.slot != nil && !strings.HasPrefix(method, "notifications/") {
 			// The exclusive session is not taken over while it runs a call.
+			// A notification is none: its POST was answered 202 before it
+			// is handled, so no client waits for it, and counting it would
+			// refuse a reconnect that follows it closely.
 			if ss := req.GetSession(); ss != nil {
 				defer d.slot.serving(ss.ID())()
 			}

@@ -15,7 +15,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.uber.org/goleak"
+
+	"github.com/mcpdoor/mcpdoor/internal/leakcheck"
 )
 
 // statefulServer serves, on a real listener, a stateful plain API with one
@@ -69,7 +70,7 @@ func rawInitialize(t *testing.T, c *http.Client, url string, i int) (*http.Respo
 // the key. With no cap, 2,000 initializes held 2,000 sessions, each a
 // goroutine and a few KiB, for idle_timeout (600s).
 func TestSessionCap(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	leakcheck.Check(t)
 	door, srv := statefulServer(t, "")
 	url := srv.URL + "/mcp"
 	tr := &http.Transport{}

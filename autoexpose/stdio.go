@@ -58,9 +58,13 @@ func ServeStdio(ctx context.Context, r chi.Router, cfg Config) error {
 }
 
 // serveIO serves the Door's tools over one newline-delimited JSON-RPC
-// stream until in ends (nil), or ctx does (its error). The Door must serve
-// no other stream.
+// stream until in ends (nil), or ctx does (its error). A Door serves one
+// stream: the middleware below stays on its go-sdk server, and would end
+// the calls of a second stream with the first one's ctx.
 func (d *Door) serveIO(ctx context.Context, in io.ReadCloser, out io.Writer) error {
+	if d.streamed.Swap(true) {
+		return errors.New("mcpdoor: stdio: this Door has served a stream already; serve each stream with a Door of its own (ServeStdio makes one per call)")
+	}
 	// The go-sdk waits for the calls in flight when the session closes;
 	// ending their contexts with ctx lets the handlers that honour it return.
 	d.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {

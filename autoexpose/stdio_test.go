@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"go.uber.org/goleak"
+
+	"github.com/mcpdoor/mcpdoor/internal/leakcheck"
 )
 
 // stdioDoor builds the Door ServeStdio would serve, for r and cfg.
@@ -33,11 +34,11 @@ func stdioDoor(t *testing.T, r chi.Router, cfg Config) *Door {
 // tokenless, and ends cleanly with its input (nil) or with its context
 // (the context's error), leaving no goroutine behind.
 func TestServeIO(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	leakcheck.Check(t)
 	r := rolloutRouter(func(r chi.Router) { r.Method("POST", "/get_weather", Handler(getWeather)) })
-	d := stdioDoor(t, r, enabled(MCPConfig{}))
 	for _, end := range []string{"input", "context"} {
 		t.Run(end, func(t *testing.T) {
+			d := stdioDoor(t, r, enabled(MCPConfig{})) // a Door serves one stream
 			inR, inW := io.Pipe()
 			outR, outW := io.Pipe()
 			ctx, cancel := context.WithCancel(context.Background())
@@ -74,6 +75,33 @@ func TestServeIO(t *testing.T) {
 	}
 }
 
+// TestServeIOOnce: a Door serves one stream. The calls of a second would
+// run under the first's middleware, whose context ends with the first
+// stream: serving it is refused instead, at once.
+func TestServeIOOnce(t *testing.T) {
+	r := rolloutRouter(func(r chi.Router) { r.Method("POST", "/get_weather", Handler(getWeather)) })
+	d := stdioDoor(t, r, enabled(MCPConfig{}))
+	inR, inW := io.Pipe()
+	inW.Close() // the client ends the first stream at once
+	if err := d.serveIO(context.Background(), inR, io.Discard); err != nil {
+		t.Fatalf("the first stream: %v", err)
+	}
+	inR, inW = io.Pipe()
+	second := make(chan error, 1)
+	go func() { second <- d.serveIO(context.Background(), inR, io.Discard) }()
+	const want = "mcpdoor: stdio: this Door has served a stream already; serve each stream with a Door of its own (ServeStdio makes one per call)"
+	select {
+	case err := <-second:
+		if err == nil || err.Error() != want {
+			t.Errorf("a second stream: %v, want %q", err, want)
+		}
+	case <-time.After(5 * time.Second):
+		t.Errorf("the Door serves a second stream, want %q", want)
+		inW.Close()
+		<-second
+	}
+}
+
 // TestServeStdioRefuses: what cannot be served over stdio is an error, and
 // nothing is redirected.
 func TestServeStdioRefuses(t *testing.T) {
@@ -98,7 +126,7 @@ func TestServeStdioRefuses(t *testing.T) {
 // TestServeIOCancelsCalls: when ctx ends, the call in flight sees its
 // context end, and serveIO returns once it has.
 func TestServeIOCancelsCalls(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	leakcheck.Check(t)
 	started, ended := make(chan struct{}), make(chan string, 1)
 	r := rolloutRouter(func(r chi.Router) {
 		r.Post("/block", func(w http.ResponseWriter, r *http.Request) {

@@ -5,16 +5,17 @@
 #
 #   1. installs the Node test dependencies (tests/node: the MCP TypeScript SDK,
 #      the MCP conformance suite and Node 22) when missing or out of date;
-#   2. go vet ./... and staticcheck ./..., in the library's module and in
-#      the benchmark's (bench/, a module of its own);
-#   3. go test -race ./...   in both, with MCPDOOR_REQUIRE_NODE=1, so the
+#   2. go vet ./... and staticcheck ./..., in each module of the
+#      repository: the library (.), its end-to-end tests (tests/), the
+#      examples (examples/) and the benchmark (bench/);
+#   3. go test -race ./...   in each, with MCPDOOR_REQUIRE_NODE=1, so the
 #      tests that drive the server with the Node client fail instead of
 #      skipping, and
 #      MCPDOOR_LONG=1, so the load tests (TestLoad, TestConcurrentRollouts)
 #      run at full size rather than the small size of a plain go test;
 #      then, without the race detector (under which allocation figures mean
 #      little), the allocation test: go test -run TestCallAllocations;
-#   4. a short fuzz pass: every Fuzz target, one at a time, for $FUZZTIME
+#   4. a short fuzz pass: every Fuzz target of every module, one at a time, for $FUZZTIME
 #      (default 20000x: a count of inputs, not a duration — a duration-based
 #      -fuzztime can fail with "context deadline exceeded" and no crasher,
 #      a race in Go's fuzz coordinator, go.dev/issue/75804, fixed in Go 1.27).
@@ -84,38 +85,45 @@ run "$node_dir/node_modules/node/bin/node" --version
 
 export MCPDOOR_REQUIRE_NODE=1 MCPDOOR_LONG=1
 
-# 2, 3. Vet, lint and test.
-run go vet ./...
-run go -C bench vet ./...
-run go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
-run go -C bench run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
-run go test -race "${short[@]}" ./...
-run go -C bench test -race "${short[@]}" ./...
+# The repository's modules (go.work uses each): the library, its
+# end-to-end tests, the examples, the benchmark.
+modules=(. tests examples bench)
+
+# 2, 3. Vet, lint and test, module by module.
+for m in "${modules[@]}"; do
+	run go -C "$m" vet ./...
+	run go -C "$m" run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+done
+for m in "${modules[@]}"; do
+	run go -C "$m" test -race "${short[@]}" ./...
+done
 run go test "${short[@]}" -run '^TestCallAllocations$' ./autoexpose
 
 # 4. Fuzz. `go test -list` prints each package's matching names, then an
 # "ok <package>" line.
 if ((fuzz)); then
-	echo "+ go test -list '^Fuzz' ./..." >&2
-	list="$(go test -list '^Fuzz' ./...)"
 	targets=()
-	names=()
-	while IFS= read -r line; do
-		case "$line" in
-		Fuzz*) names+=("$line") ;;
-		ok*)
-			pkg="$(awk '{print $2}' <<<"$line")"
-			for name in "${names[@]}"; do
-				targets+=("$pkg $name")
-			done
-			names=()
-			;;
-		*) names=() ;;
-		esac
-	done <<<"$list"
+	for m in "${modules[@]}"; do
+		echo "+ go -C $m test -list '^Fuzz' ./..." >&2
+		list="$(go -C "$m" test -list '^Fuzz' ./...)"
+		names=()
+		while IFS= read -r line; do
+			case "$line" in
+			Fuzz*) names+=("$line") ;;
+			ok*)
+				pkg="$(awk '{print $2}' <<<"$line")"
+				for name in "${names[@]}"; do
+					targets+=("$m $pkg $name")
+				done
+				names=()
+				;;
+			*) names=() ;;
+			esac
+		done <<<"$list"
+	done
 	echo "test.sh: ${#targets[@]} fuzz target(s)" >&2
 	for target in "${targets[@]}"; do
-		read -r pkg name <<<"$target"
-		run go test -run='^$' -fuzz="^${name}\$" -fuzztime="${FUZZTIME:-20000x}" "$pkg"
+		read -r m pkg name <<<"$target"
+		run go -C "$m" test -run='^$' -fuzz="^${name}\$" -fuzztime="${FUZZTIME:-20000x}" "$pkg"
 	done
 fi

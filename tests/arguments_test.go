@@ -40,10 +40,11 @@ func startArguments(t *testing.T) *server {
 	r.Method(http.MethodPost, "/order", autoexpose.Handler(func(context.Context, *http.Request, orderIn) (map[string]int, error) {
 		return map[string]int{"ordered": 1}, nil
 	}))
-	if _, err := autoexpose.Install(r, cfg); err != nil {
+	door, err := autoexpose.Install(r, cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return serve(t, r)
+	return inProcess(t, r, door)
 }
 
 // TestArgumentErrors: an MCP client calling with bad arguments is refused

@@ -44,7 +44,7 @@ func TestReplayRunsAuth(t *testing.T) {
 		got.Reason != "middleware github.com/mcpdoor/mcpdoor/tests.requireBearer must run" {
 		t.Fatalf("report row %+v", got)
 	}
-	s := serve(t, r)
+	s := inProcess(t, r, door)
 
 	t.Run("without the credential", func(t *testing.T) {
 		hr := s.post("/secret", `{"city":"Paris"}`)
@@ -78,10 +78,11 @@ func TestReplayRunsAuth(t *testing.T) {
 		r2.With(requireBearer).Post("/secret", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
 		r2.Post("/seed_session", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
 		r2.Post("/verify", func(w http.ResponseWriter, r *http.Request) {})
-		if _, err := autoexpose.Install(r2, cfg); err != nil {
+		door, err := autoexpose.Install(r2, cfg)
+		if err != nil {
 			t.Fatal(err)
 		}
-		s2 := serve(t, r2)
+		s2 := inProcess(t, r2, door)
 		cs := s2.connectSeeded(mcpOptions{header: http.Header{"Authorization": {"Bearer s3cret"}}})
 		if got := resultJSON(t, call(t, cs, "secret", nil)); got != `{"content":[{"type":"text","text":"HTTP 401 from POST /secret: unauthorized"}],"structuredContent":{"error":{"code":"unauthorized","effect":"not_applied","message":"unauthorized","status":401}},"isError":true}` {
 			t.Errorf("got %s", got)

@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	weather "github.com/mcpdoor/mcpdoor/examples/weather/server"
 	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
 )
 
@@ -59,11 +58,7 @@ func goldenCatalog(t *testing.T) (full, narrowed string) {
 // only the tools a seeded rollout's allow-list names with its token. The
 // conformance suite's resources-list scenario passes.
 func TestCatalog(t *testing.T) {
-	h, _, err := weather.New(exampleConfig(t, "name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:\n  rollout:\n    allow_tokenless: true"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := serve(t, h)
+	s := startExample(t, "weather", exampleConfig("name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:\n  rollout:\n    allow_tokenless: true")).server
 	full, narrowed := goldenCatalog(t)
 
 	// seedToken seeds a rollout allowed get_weather alone.
@@ -125,7 +120,7 @@ func TestCatalog(t *testing.T) {
 
 	t.Run("TypeScript", func(t *testing.T) {
 		out := nodeclient.Run(t, nodeclient.Scenario{
-			URL: s.srv.URL + "/mcp",
+			URL: s.url + "/mcp",
 			Steps: []nodeclient.Step{
 				nodeclient.Resources(),
 				nodeclient.Read(catalogURI),
@@ -153,7 +148,7 @@ func TestCatalog(t *testing.T) {
 	})
 
 	t.Run("conformance resources-list", func(t *testing.T) {
-		rep := nodeclient.RequireConformance(t, s.srv.URL+"/mcp", "resources-list")
+		rep := nodeclient.RequireConformance(t, s.url+"/mcp", "resources-list")
 		if sc := rep.Scenario("resources-list"); sc == nil || sc.Result != "PASS" {
 			t.Errorf("resources-list: %+v", sc)
 		}

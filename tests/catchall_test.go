@@ -76,7 +76,7 @@ func TestCatchAllDispatch(t *testing.T) {
 			if diff := cmp.Diff(want, verdicts); diff != "" {
 				t.Errorf("tools' verdicts (-want +got):\n%s", diff)
 			}
-			s := serve(t, h)
+			s := inProcess(t, h, door)
 			auth := []string{"Authorization", "Bearer s3cret"}
 			cs := s.connectSeeded(mcpOptions{header: http.Header{"Authorization": {"Bearer s3cret"}}})
 			for _, c := range []struct{ tool, args string }{
@@ -99,8 +99,8 @@ func TestCatchAllDispatch(t *testing.T) {
 // TestToolNamesCannotEscape: a name outside the exposed set, however it is
 // spelled, is an unknown tool: it never reaches a route.
 func TestToolNamesCannotEscape(t *testing.T) {
-	h, _ := catchAllRouter(t, false)
-	s := serve(t, h)
+	h, door := catchAllRouter(t, false)
+	s := inProcess(t, h, door)
 	cs := s.connectSeeded(mcpOptions{})
 	for _, name := range []string{"../seed_session", "send_email/../verify", "%2e%2e%2fverify", "seed_session", "verify", "mcp",
 		"send_email/x", "send_email?x=1", "send_email#x", "./send_email", "send_email ", "SEND_EMAIL", "", "static/../verify"} {

@@ -18,14 +18,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
-	conformance "github.com/mcpdoor/mcpdoor/examples/conformance/server"
 )
 
-// askRouter is a server whose routes ask the client that called them:
-// /confirm elicits a yes and a reason, /profile elicits twice in a row,
-// /summarize samples. Each answers what it got, or, on an error, 409 with
+// askServer serves, with the test kit, a router whose routes ask the
+// client that called them: /confirm elicits a yes and a reason, /profile
+// elicits twice in a row, /summarize samples. Each answers what it got, or, on an error, 409 with
 // the error and what errors.Is says of it. runs counts the handlers' runs.
-func askRouter(t *testing.T, dispatch string, stateful bool) (http.Handler, *atomic.Int32) {
+func askServer(t *testing.T, dispatch string, stateful bool) (*server, *atomic.Int32) {
 	t.Helper()
 	var runs atomic.Int32
 	fail := func(w http.ResponseWriter, err error) {
@@ -81,10 +80,11 @@ func askRouter(t *testing.T, dispatch string, stateful bool) (http.Handler, *ato
 	})
 	cfg := autoexpose.Config{Name: "ask", ExposeToolsOverMCP: true, Logger: slog.New(slog.DiscardHandler)}
 	cfg.MCP.Dispatch, cfg.MCP.Stateful = autoexpose.Dispatch(dispatch), stateful
-	if _, err := autoexpose.Install(r, cfg); err != nil {
+	door, err := autoexpose.Install(r, cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return r, &runs
+	return inProcess(t, r, door), &runs
 }
 
 // answering is a client that answers elicitations and sampling requests,
@@ -156,8 +156,7 @@ func TestElicitAndSample(t *testing.T) {
 			{"stateless 2026-07-28", false, [3]int32{2, 3, 2}},
 		} {
 			t.Run(dispatch+"/"+tc.name, func(t *testing.T) {
-				h, runs := askRouter(t, dispatch, tc.stateful)
-				s := serve(t, h)
+				s, runs := askServer(t, dispatch, tc.stateful)
 				var a answering
 				cs := s.connect(mcpOptions{client: a.options()})
 				for i, c := range []struct {
@@ -210,8 +209,7 @@ func TestElicitUnavailable(t *testing.T) {
 			"mcpdoor: sample: the MCP client does not support sampling (it declared no sampling capability) (no client: false, unsupported: true)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h, _ := askRouter(t, "auto", tc.stateful)
-			s := serve(t, h)
+			s, _ := askServer(t, "auto", tc.stateful)
 			var a answering
 			o := mcpOptions{protocol: tc.protocol}
 			if tc.answers {
@@ -233,8 +231,7 @@ func TestElicitUnavailable(t *testing.T) {
 	}
 
 	t.Run("HTTP door", func(t *testing.T) {
-		h, _ := askRouter(t, "auto", true)
-		s := serve(t, h)
+		s, _ := askServer(t, "auto", true)
 		for tool, want := range map[string]string{
 			"confirm":   "mcpdoor: elicit: no MCP client: the request came through the HTTP door (no client: true, unsupported: true)",
 			"summarize": "mcpdoor: sample: no MCP client: the request came through the HTTP door (no client: true, unsupported: true)",
@@ -254,8 +251,7 @@ func TestElicitUnavailable(t *testing.T) {
 func TestElicitAnswerChecked(t *testing.T) {
 	const wantText = `mcpdoor: elicit: %svalidating root: validating /properties/sure: type: yes has type "string", want "boolean" (no client: false, unsupported: false)`
 	t.Run("stateful", func(t *testing.T) {
-		h, _ := askRouter(t, "auto", true)
-		s := serve(t, h)
+		s, _ := askServer(t, "auto", true)
 		cs := s.connect(mcpOptions{client: &mcp.ClientOptions{
 			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"sure": "yes"}}, nil
@@ -269,8 +265,7 @@ func TestElicitAnswerChecked(t *testing.T) {
 	})
 
 	t.Run("stateless 2026-07-28", func(t *testing.T) {
-		h, _ := askRouter(t, "auto", false)
-		s := serve(t, h)
+		s, _ := askServer(t, "auto", false)
 		const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}`
 		rpc := func(params string) string {
 			r := s.post("/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"confirm","arguments":{},`+meta+params+`}}`,
@@ -315,12 +310,7 @@ func TestElicitAnswerChecked(t *testing.T) {
 // 2026-07-28 is asked through input requests; over HTTP the route answers
 // that no MCP client is there to ask.
 func TestConformanceExampleAsks(t *testing.T) {
-	cfg := autoexpose.Config{Name: "mcpdoor_conformance", ExposeToolsOverMCP: true, Logger: slog.New(slog.DiscardHandler)}
-	h, _, err := conformance.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := serve(t, h)
+	s := startExample(t, "conformance", "").server // its own server.yaml: stateless
 	for _, c := range []struct{ path, body, want string }{
 		{"/test_elicitation", `{"message":"Who are you?"}`, "mcpdoor: elicit: no MCP client: the request came through the HTTP door\n"},
 		{"/test_sampling", `{"prompt":"Why is the sky blue?"}`, "mcpdoor: sample: no MCP client: the request came through the HTTP door\n"},
@@ -367,10 +357,11 @@ func TestElicitTyped(t *testing.T) {
 		return autoexpose.Elicit(ctx, "Sure?", nil)
 	}))
 	cfg := autoexpose.Config{Name: "typed", ExposeToolsOverMCP: true, Logger: newLogger(&log)}
-	if _, err := autoexpose.Install(r, cfg); err != nil {
+	door, err := autoexpose.Install(r, cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
-	s := serve(t, r)
+	s := inProcess(t, r, door)
 	cs := s.connect(mcpOptions{client: &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept"}, nil

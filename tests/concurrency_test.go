@@ -21,8 +21,8 @@ func TestConcurrentRollouts(t *testing.T) {
 	if long() && !testing.Short() {
 		rollouts, calls = 32, 50
 	}
-	h, _, _ := newFixture(t, fixtureConfig(t))
-	s := serve(t, h)
+	h, door, _ := newFixture(t, fixtureConfig(t))
+	s := inProcess(t, h, door)
 
 	var wg sync.WaitGroup
 	errs := make(chan error, rollouts)
@@ -84,9 +84,9 @@ func runRollout(t *testing.T, s *server, i, calls int) error {
 // TestReplicas: two replicas of one server (same name, same secret) accept
 // each other's tokens; a server with another name does not.
 func TestReplicas(t *testing.T) {
-	a, _, _ := newFixture(t, fixtureConfig(t))
-	b, _, _ := newFixture(t, fixtureConfig(t))
-	sa, sb := serve(t, a), serve(t, b)
+	a, doorA, _ := newFixture(t, fixtureConfig(t))
+	b, doorB, _ := newFixture(t, fixtureConfig(t))
+	sa, sb := inProcess(t, a, doorA), inProcess(t, b, doorB)
 	_, meta := sa.newClient().seedSession(`{}`)
 	tok := meta.Headers[tokenHeader]
 
@@ -97,8 +97,8 @@ func TestReplicas(t *testing.T) {
 
 	cfg := fixtureConfig(t)
 	cfg.Name = "other"
-	o, _, _ := newFixture(t, cfg)
-	res = call(t, serve(t, o).connect(mcpOptions{header: http.Header{tokenHeader: {tok}}}), "teapot", nil)
+	o, doorO, _ := newFixture(t, cfg)
+	res = call(t, inProcess(t, o, doorO).connect(mcpOptions{header: http.Header{tokenHeader: {tok}}}), "teapot", nil)
 	if got := resultJSON(t, res); got != `{"content":[{"type":"text","text":"Invalid MCP session token."}],"structuredContent":{"error":{"code":"invalid_token","effect":"not_applied","message":"the session token is not valid for this server","status":401}},"isError":true}` {
 		t.Errorf("another server answered %s", resultJSON(t, res))
 	}

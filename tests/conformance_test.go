@@ -1,14 +1,11 @@
 package tests
 
 import (
-	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/mcpdoor/mcpdoor/autoexpose"
-	conformance "github.com/mcpdoor/mcpdoor/examples/conformance/server"
 	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
 )
 
@@ -34,7 +31,7 @@ func TestConformance(t *testing.T) {
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			t.Parallel()
-			base := startWeather(t, mode.args...)
+			base := startExample(t, "weather", "", mode.args...).url
 			rep := nodeclient.Conformance(t, base+"/mcp")
 			for _, name := range nodeclient.CoreScenarios {
 				s := rep.Scenario(name)
@@ -92,20 +89,10 @@ func TestConformanceExample(t *testing.T) {
 		{"stateful", "stateful.yaml"},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
-			cfg, err := autoexpose.LoadConfig(filepath.Join(nodeclient.RepoRoot(t), "examples", "conformance", mode.config))
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg.Logger = slog.New(slog.DiscardHandler)
-			h, door, err := conformance.New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := serve(t, h)
-			t.Cleanup(func() { door.Close() })
+			s := startExample(t, "conformance", "", "-config", filepath.Join(nodeclient.RepoRoot(t), "examples", "conformance", mode.config))
 			// The whole suite in one run is several times faster than the
 			// scenarios one by one; the others are logged, not judged.
-			rep := nodeclient.Conformance(t, s.srv.URL+"/mcp")
+			rep := nodeclient.Conformance(t, s.url+"/mcp")
 			for _, name := range exampleScenarios {
 				want := "PASS"
 				switch {

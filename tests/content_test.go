@@ -75,8 +75,8 @@ func contentRouter(t *testing.T, bodies map[string]string) (http.Handler, *autoe
 // application/vnd.mcpdoor.content+json is the MCP result it spells out, block
 // for block, while the HTTP door answers it unchanged.
 func TestContentConvention(t *testing.T) {
-	h, _ := contentRouter(t, map[string]string{"rich": richBody})
-	s := serve(t, h)
+	h, door := contentRouter(t, map[string]string{"rich": richBody})
+	s := inProcess(t, h, door)
 
 	r := s.post("/rich", `{}`)
 	if r.Status != http.StatusOK || r.Header.Get("Content-Type") != contentType || string(r.Body) != richBody {
@@ -129,8 +129,8 @@ func TestContentConventionRefusals(t *testing.T) {
 	for _, c := range cases {
 		bodies[c.name] = c.body
 	}
-	h, _ := contentRouter(t, bodies)
-	s := serve(t, h)
+	h, door := contentRouter(t, bodies)
+	s := inProcess(t, h, door)
 	cs := s.connect(mcpOptions{})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

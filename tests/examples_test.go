@@ -2,132 +2,72 @@ package tests
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/autoexpose"
-	nethttp "github.com/mcpdoor/mcpdoor/examples/nethttp/server"
-	"github.com/mcpdoor/mcpdoor/examples/workplace/env"
-	workplace "github.com/mcpdoor/mcpdoor/examples/workplace/server"
 	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
 )
 
-func exampleConfig(t *testing.T, yaml string) autoexpose.Config {
+// A workplaceSolution is a known-good sequence of tool calls that completes
+// one of the workplace example's scenarios, as its tests keep it
+// (examples/workplace/testdata/solutions.json).
+type workplaceSolution struct {
+	Scenario string    `json:"scenario"`
+	Calls    []gymCall `json:"calls"`
+}
+
+// workplaceSolutions returns the workplace example's solutions, one per
+// scenario, in the scenarios' order.
+func workplaceSolutions(t *testing.T) []workplaceSolution {
 	t.Helper()
-	cfg, err := autoexpose.ParseConfig([]byte(yaml + "\n  session_secret: \"" + testSecret + "\"\n"))
+	b, err := os.ReadFile(filepath.Join(nodeclient.RepoRoot(t), "examples", "workplace", "testdata", "solutions.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Logger = newLogger(discard{})
-	return cfg
-}
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
-
-// TestWorkplaceParity replays every scenario's solution through the HTTP
-// door in one session and through the MCP door in another, seeded alike,
-// and compares each call's answers; then both sessions score 1.0. Every
-// tool is also called with no arguments through both doors.
-func TestWorkplaceParity(t *testing.T) {
-	h, _, err := workplace.New(exampleConfig(t, "name: workplace_assistant\nexpose_tools_over_mcp: true\nmcp:"))
-	if err != nil {
-		t.Fatal(err)
+	var out []workplaceSolution
+	if err := json.Unmarshal(b, &out); err != nil || len(out) < 5 {
+		t.Fatalf("examples/workplace/testdata/solutions.json: %d solutions, %v", len(out), err)
 	}
-	s := serve(t, h)
-	readOnly := make(map[string]bool)
-	for _, spec := range env.Tools() {
-		readOnly[spec.Name] = spec.ReadOnly
-	}
-	compare := func(t *testing.T, web *server, cs *mcp.ClientSession, tool string, args []byte) {
-		t.Helper()
-		hr := web.post("/"+tool, string(args))
-		res := call(t, cs, tool, rawArgs(args))
-		if hr.Status == http.StatusUnprocessableEntity && strings.HasPrefix(res.Content[0].(*mcp.TextContent).Text, "Invalid arguments for "+tool+" (") {
-			// The MCP door checks the arguments against the declared schema
-			// before dispatch; the handler checks them its own way over HTTP.
-			// Both refuse; only the wording differs.
-			return
-		}
-		effect := "not_applied"
-		if hr.Status >= 500 && !readOnly[tool] {
-			effect = "unknown"
-		}
-		sameJSON(t, res, expectedResult(t, tool, hr, statusCode(hr.Status), effect, false))
-	}
-	for _, sc := range env.Scenarios() {
-		t.Run(sc.ID, func(t *testing.T) {
-			seed := fmt.Sprintf(`{"scenario":%q}`, sc.ID)
-			web, agent := s.newClient(), s.newClient()
-			web.post("/seed_session", seed)
-			_, meta := agent.seedSession(seed)
-			cs := agent.connect(mcpOptions{header: http.Header{tokenHeader: {meta.Headers[tokenHeader]}}})
-			for _, c := range sc.Solution {
-				args, _ := json.Marshal(c.Arguments)
-				compare(t, web, cs, c.Tool, args)
-			}
-			for _, who := range []*server{web, agent} {
-				var v struct{ Reward float64 }
-				json.Unmarshal(who.post("/verify", `{}`).Body, &v)
-				if v.Reward != 1.0 {
-					t.Errorf("reward %v", v.Reward)
-				}
-			}
-		})
-	}
-	t.Run("every tool, no arguments", func(t *testing.T) {
-		web, agent := s.newClient(), s.newClient()
-		web.post("/seed_session", `{}`)
-		_, meta := agent.seedSession(`{}`)
-		cs := agent.connect(mcpOptions{header: http.Header{tokenHeader: {meta.Headers[tokenHeader]}}})
-		for _, spec := range env.Tools() {
-			compare(t, web, cs, spec.Name, []byte(`{}`))
-		}
-	})
-}
-
-// statusCode is the envelope code of an HTTP status, as documented on
-// autoexpose.ErrorInfo.
-func statusCode(status int) string {
-	return strings.NewReplacer(" ", "_", "-", "_", "'", "").Replace(strings.ToLower(http.StatusText(status)))
+	return out
 }
 
 // TestWorkplaceTypeScript completes a scenario's task with the official
-// TypeScript SDK client: seed, list the tools, call them, verify.
+// TypeScript SDK client: seed, list the tools, call them, verify. (The
+// example's own tests compare its two doors scenario by scenario, with the
+// test kit's Parity.)
 func TestWorkplaceTypeScript(t *testing.T) {
 	t.Parallel()
 	nodeclient.Node(t)
-	h, _, err := workplace.New(exampleConfig(t, "name: workplace_assistant\nexpose_tools_over_mcp: true\nmcp:"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := serve(t, h)
-	sc := env.Scenarios()[1]
+	s := startExample(t, "workplace", "")
+	sol := workplaceSolutions(t)[1]
 	connect := nodeclient.ConnectHeadersFrom(0, "mcp.headers")
 	connect.URLPath = "mcp.url_path"
-	steps := []nodeclient.Step{nodeclient.HTTP("POST", "/seed_session", map[string]any{"scenario": sc.ID}), connect, nodeclient.List()}
-	for _, c := range sc.Solution {
+	steps := []nodeclient.Step{nodeclient.HTTP("POST", "/seed_session", map[string]any{"scenario": sol.Scenario}), connect, nodeclient.List()}
+	for _, c := range sol.Calls {
 		steps = append(steps, nodeclient.Call(c.Tool, c.Arguments))
 	}
 	steps = append(steps, nodeclient.HTTP("POST", "/verify", map[string]any{}))
-	out := nodeclient.Run(t, nodeclient.Scenario{URL: s.srv.URL + "/mcp", Steps: steps})
+	out := nodeclient.Run(t, nodeclient.Scenario{URL: s.url + "/mcp", Steps: steps})
 
 	var list struct{ Tools []struct{ Name string } }
 	out.Decode(t, 2, &list)
-	if len(list.Tools) != len(env.Tools()) || len(list.Tools) < 20 {
-		t.Errorf("listed %d tools, want %d", len(list.Tools), len(env.Tools()))
+	var names []string
+	for _, tl := range list.Tools {
+		names = append(names, tl.Name)
 	}
-	for i := range sc.Solution {
+	if want := listNames(t, s.connect(mcpOptions{})); len(want) < 20 || !cmp.Equal(names, want) {
+		t.Errorf("the TypeScript client listed %d tools %v, want the %d the go-sdk client lists", len(names), names, len(want))
+	}
+	for i := range sol.Calls {
 		var res struct{ IsError bool }
 		out.Decode(t, 3+i, &res)
 		if res.IsError {
-			t.Errorf("call %d (%s): %s", i, sc.Solution[i].Tool, out.Results[3+i])
+			t.Errorf("call %d (%s): %s", i, sol.Calls[i].Tool, out.Results[3+i])
 		}
 	}
 	var verify nodeclient.HTTPResult
@@ -139,17 +79,16 @@ func TestWorkplaceTypeScript(t *testing.T) {
 	}
 }
 
+// statusCode is the envelope code of an HTTP status, as documented on
+// autoexpose.ErrorInfo.
+func statusCode(status int) string {
+	return strings.NewReplacer(" ", "_", "-", "_", "'", "").Replace(strings.ToLower(http.StatusText(status)))
+}
+
 // TestNetHTTPParity: every tool of the ServeMux example, through both doors
 // of one session.
 func TestNetHTTPParity(t *testing.T) {
-	h, err := nethttp.New(exampleConfig(t, "name: notes\nexpose_tools_over_mcp: true\nmcp:"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(h.Report()) == 0 {
-		t.Fatal("Wrap returned a door that serves no tool")
-	}
-	s := serve(t, h)
+	s := startExample(t, "nethttp", "").server
 	s.post("/list_notes", `{}`)   // makes the cookie session
 	cs := s.connect(mcpOptions{}) // a plain API: no token; the cookie names the session
 	steps := []struct{ tool, args string }{

@@ -48,8 +48,8 @@ type policyServer struct {
 	// before the first request.
 	stubborn bool
 
-	active atomic.Int64  // requests in flight
-	quiet  chan struct{} // gets a value when active falls to 0
+	calls atomic.Int64  // MCP requests the door is handling
+	quiet chan struct{} // gets a value when calls falls to 0
 }
 
 func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
@@ -89,31 +89,38 @@ func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.server = serve(t, http.HandlerFunc(func(w http.ResponseWriter, r2 *http.Request) {
-		p.active.Add(1)
-		defer func() {
-			if p.active.Add(-1) == 0 {
-				select {
-				case p.quiet <- struct{}{}:
-				default:
+	// Added after Install's, this middleware is the outermost: a request
+	// it sees end has ended in the door too, its slot's count included.
+	p.door.Server().AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			p.calls.Add(1)
+			defer func() {
+				if p.calls.Add(-1) == 0 {
+					select {
+					case p.quiet <- struct{}{}:
+					default:
+					}
 				}
-			}
-		}()
-		r.ServeHTTP(w, r2)
-	}))
+			}()
+			return next(ctx, method, req)
+		}
+	})
+	p.server = serve(t, r)
 	t.Cleanup(func() { p.door.Close() })
 	return p
 }
 
-// waitQuiet waits until the server has no request in flight: every
-// request it was sent, the door's part of it included, has been served.
+// waitQuiet waits until the door handles no MCP request: every call it
+// was sent has returned, in its session, whether or not its client still
+// waits for it. Counting HTTP requests would not do: when a client hangs
+// up, the go-sdk ends the call's POST at once and the call runs on.
 func (p *policyServer) waitQuiet(t testing.TB) {
 	t.Helper()
-	for p.active.Load() != 0 {
+	for p.calls.Load() != 0 {
 		select {
 		case <-p.quiet:
 		case <-time.After(30 * time.Second):
-			t.Fatalf("%d requests still in flight after 30s", p.active.Load())
+			t.Fatalf("%d MCP requests still being handled after 30s", p.calls.Load())
 		}
 	}
 }
@@ -406,7 +413,7 @@ func TestExclusiveTypeScript(t *testing.T) {
 	t.Parallel()
 	nodeclient.Node(t)
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
-	url := s.srv.URL + "/mcp"
+	url := s.url + "/mcp"
 	rollout := func(sid string) map[string]string { return map[string]string{tokenHeader: rolloutToken(t, sid)} }
 	var info struct {
 		SessionID string `json:"sessionId"`
@@ -558,7 +565,7 @@ func (s *server) abandonable(header http.Header, jar http.CookieJar) (*mcp.Clien
 	client := mcp.NewClient(&mcp.Implementation{Name: "abandoned", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.srv.URL + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, nil)
 	if err != nil {
 		s.t.Fatalf("connecting: %v", err)
 	}
@@ -704,8 +711,9 @@ func TestExclusiveReconnectCallRunning(t *testing.T) {
 	if how := <-s.ended; how != "cancelled" {
 		t.Fatalf("the running call was %s, want cancelled (by its connection's end)", how)
 	}
-	// The call's last step (its result going nowhere) ends a moment after
-	// the handler returns, and with it the call's request.
+	// The call's last steps (the route's answer made a result, which goes
+	// nowhere) end a moment after the handler returns: until they have, the
+	// call runs, and the reconnect would rightly get the 409.
 	s.waitQuiet(t)
 	r := s.newClient().rawMCP(t, initializeBody(3), raw{header: []string{tokenHeader, tok}})
 	sid := r.Header.Get("Mcp-Session-Id")

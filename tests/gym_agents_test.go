@@ -13,10 +13,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	weather "github.com/mcpdoor/mcpdoor/examples/weather/server"
-	"github.com/mcpdoor/mcpdoor/examples/workplace/env"
-	workplace "github.com/mcpdoor/mcpdoor/examples/workplace/server"
 )
 
 // These tests drive the examples the way NeMo Gym's own agents drive a
@@ -47,7 +43,7 @@ type gymAgent struct {
 }
 
 func newGymAgent(t *testing.T, s *server, prefix string) *gymAgent {
-	a := &gymAgent{t: t, base: s.srv.URL + prefix, client: &http.Client{Timeout: 30 * time.Second}}
+	a := &gymAgent{t: t, base: s.url + prefix, client: &http.Client{Timeout: 30 * time.Second}}
 	t.Cleanup(a.client.CloseIdleConnections)
 	return a
 }
@@ -228,52 +224,35 @@ type gymRollout struct {
 	calls []gymCall
 }
 
-// gymExample is an example server built for the Gym tests.
+// gymExample is an example server the Gym tests run, and its rollouts.
 type gymExample struct {
 	name     string
-	build    func(t *testing.T, dispatch string) http.Handler
+	config   string // its config, but for mcp.dispatch
 	rollouts []gymRollout
 }
 
-func gymExamples() []gymExample {
+// start runs the example with mcp.dispatch set to dispatch.
+func (ex gymExample) start(t *testing.T, dispatch string) *server {
+	return startExample(t, ex.name, exampleConfig(ex.config+"\n  dispatch: "+dispatch)).server
+}
+
+func gymExamples(t *testing.T) []gymExample {
 	weatherRollout := gymRollout{name: "paris", seed: map[string]any{}, calls: []gymCall{
 		{"get_weather", map[string]any{"city": "Paris"}},
 		{"forecast", map[string]any{"city": "Paris", "days": 2}},
 		{"get_weather", map[string]any{"city": "Oslo"}},
 	}}
 	var workplaceRollouts []gymRollout
-	for _, sc := range env.Scenarios() {
-		ro := gymRollout{name: sc.ID, seed: map[string]any{"scenario": sc.ID}}
-		for _, c := range sc.Solution {
+	for _, sol := range workplaceSolutions(t) {
+		ro := gymRollout{name: sol.Scenario, seed: map[string]any{"scenario": sol.Scenario}}
+		for _, c := range sol.Calls {
 			ro.calls = append(ro.calls, gymCall{c.Tool, c.Arguments})
 		}
 		workplaceRollouts = append(workplaceRollouts, ro)
 	}
 	return []gymExample{
-		{
-			name: "weather",
-			build: func(t *testing.T, dispatch string) http.Handler {
-				cfg := exampleConfig(t, "name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:\n  dispatch: "+dispatch)
-				h, _, err := weather.New(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return h
-			},
-			rollouts: []gymRollout{weatherRollout},
-		},
-		{
-			name: "workplace",
-			build: func(t *testing.T, dispatch string) http.Handler {
-				cfg := exampleConfig(t, "name: workplace_assistant\nexpose_tools_over_mcp: true\nmcp:\n  dispatch: "+dispatch)
-				h, _, err := workplace.New(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return h
-			},
-			rollouts: workplaceRollouts,
-		},
+		{name: "weather", config: "name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:", rollouts: []gymRollout{weatherRollout}},
+		{name: "workplace", config: "name: workplace_assistant\nexpose_tools_over_mcp: true\nmcp:", rollouts: workplaceRollouts},
 	}
 }
 
@@ -286,9 +265,9 @@ const gymPrefix = "/ng-rollout/rollout-7.b_2"
 // observability prefix, and with a /run request that already carries a
 // session cookie (which the seed response must hand back).
 func TestGymSimpleAgent(t *testing.T) {
-	for _, ex := range gymExamples() {
+	for _, ex := range gymExamples(t) {
 		t.Run(ex.name, func(t *testing.T) {
-			s := serve(t, ex.build(t, "auto"))
+			s := ex.start(t, "auto")
 			for _, prefix := range []string{"", gymPrefix} {
 				for _, ro := range ex.rollouts {
 					t.Run(strings.TrimPrefix(prefix+"/"+ro.name, "/"), func(t *testing.T) {
@@ -315,10 +294,10 @@ func TestGymSimpleAgent(t *testing.T) {
 // and on the MCP endpoint too), and with a stale cookie of another rollout
 // on the MCP requests.
 func TestGymMCPAgent(t *testing.T) {
-	for _, ex := range gymExamples() {
+	for _, ex := range gymExamples(t) {
 		for _, dispatch := range []string{"auto", "replay"} {
 			t.Run(ex.name+"/"+dispatch, func(t *testing.T) {
-				s := serve(t, ex.build(t, dispatch))
+				s := ex.start(t, dispatch)
 				// A stale cookie: another rollout's session, with state of its own.
 				other := s.newClient()
 				seed, _ := json.Marshal(ex.rollouts[0].seed)
@@ -345,7 +324,7 @@ func TestGymMCPAgent(t *testing.T) {
 					for _, ro := range ex.rollouts {
 						t.Run(v.name+"/"+ro.name, func(t *testing.T) {
 							a := newGymAgent(t, s, v.prefix)
-							got := mcpAgentRollout(t, a, s.srv.URL+v.mcpPrefix, v.protocol, ro.seed, ro.calls, v.cookies)
+							got := mcpAgentRollout(t, a, s.url+v.mcpPrefix, v.protocol, ro.seed, ro.calls, v.cookies)
 							if got.Reward != 1 {
 								t.Errorf("reward %v, want 1", got.Reward)
 							}
@@ -363,7 +342,7 @@ func TestGymMCPAgent(t *testing.T) {
 func TestGymWeatherState(t *testing.T) {
 	for _, dispatch := range []string{"auto", "replay"} {
 		t.Run(dispatch, func(t *testing.T) {
-			s := serve(t, gymExamples()[0].build(t, dispatch))
+			s := gymExamples(t)[0].start(t, dispatch)
 			web, agent := newGymAgent(t, s, ""), newGymAgent(t, s, gymPrefix)
 			web.post("/seed_session", map[string]any{})
 			status, body := agent.post("/seed_session", map[string]any{})

@@ -14,66 +14,81 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/autoexpose/autoexposetest"
 )
 
-// server is a router under test on a real loopback listener, with an HTTP
-// client whose cookie jar is the client's session.
+// A server is a server under test and one client of it: an HTTP client
+// whose cookie jar is the client's session. The server listens on a real
+// loopback port (serve, dialServer, startExample), for what the test kit
+// cannot do — Node clients, raw connections, a listener that closes — or is
+// served in process by the test kit (inProcess), for tests whose point is
+// the door: the client is then a kit Client, and its posts, seeds and MCP
+// sessions are the kit's.
 type server struct {
 	t      testing.TB
-	srv    *httptest.Server
+	url    string           // the server's base URL
+	srv    *httptest.Server // the listener, when the test serves the handler on one
 	client *http.Client
+	ts     *autoexposetest.Server // the kit's server, for one served in process
+	kit    *autoexposetest.Client // and this client of it
 }
 
 // serve starts h on 127.0.0.1 until the test ends.
 func serve(t testing.TB, h http.Handler) *server {
 	t.Helper()
 	srv := httptest.NewServer(h)
-	jar, _ := cookiejar.New(nil)
-	s := &server{t: t, srv: srv, client: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
-	t.Cleanup(func() {
-		s.client.CloseIdleConnections()
-		srv.Close()
-	})
+	t.Cleanup(srv.Close) // registered first, so it runs after the client's cleanup
+	s := dialServer(t, srv.URL)
+	s.srv = srv
 	return s
+}
+
+// dialServer returns a client of the server at url, with a cookie jar of
+// its own.
+func dialServer(t testing.TB, url string) *server {
+	jar, _ := cookiejar.New(nil)
+	s := &server{t: t, url: url, client: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
+	t.Cleanup(s.client.CloseIdleConnections)
+	return s
+}
+
+// inProcess serves h, what the server serves (the door, or the router it is
+// installed on), with the test kit until the test ends, and returns a
+// client of it.
+func inProcess(t testing.TB, h http.Handler, door *autoexpose.Door) *server {
+	t.Helper()
+	return kitClient(t, autoexposetest.NewServer(t, h, door))
+}
+
+func kitClient(t testing.TB, ts *autoexposetest.Server) *server {
+	c := ts.Client()
+	return &server{t: t, url: ts.URL, client: c.HTTP, ts: ts, kit: c}
 }
 
 // newClient returns a client of the same server with its own cookie jar:
 // another user, another session.
 func (s *server) newClient() *server {
-	jar, _ := cookiejar.New(nil)
-	c := &server{t: s.t, srv: s.srv, client: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
-	s.t.Cleanup(c.client.CloseIdleConnections)
+	if s.ts != nil {
+		return kitClient(s.t, s.ts)
+	}
+	c := dialServer(s.t, s.url)
+	c.srv = s.srv
 	return c
 }
 
 // httpResponse is what the HTTP door answered.
-type httpResponse struct {
-	Status int
-	Header http.Header
-	Body   []byte
-}
+type httpResponse = autoexposetest.Response
 
-// post sends body to path through the HTTP door.
+// post sends body to path through the HTTP door, as JSON, with the headers
+// given as name, value pairs.
 func (s *server) post(path, body string, header ...string) httpResponse {
 	s.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, s.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		s.t.Fatal(err)
+	if s.kit != nil && len(header) == 0 {
+		return *s.kit.Post(s.t, path, body)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		s.t.Fatalf("POST %s: %v", path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		s.t.Fatalf("POST %s: reading body: %v", path, err)
-	}
-	return httpResponse{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	return s.request(http.MethodPost, path, body, true, header)
 }
 
 // send sends body to path with method through the HTTP door, with a JSON
@@ -81,26 +96,40 @@ func (s *server) post(path, body string, header ...string) httpResponse {
 // pairs; path may be percent-encoded, and is sent as written.
 func (s *server) send(method, path, body string, header ...string) httpResponse {
 	s.t.Helper()
-	req, err := http.NewRequest(method, s.srv.URL+path, strings.NewReader(body))
+	return s.request(method, path, body, body != "", header)
+}
+
+func (s *server) request(method, path, body string, json bool, header []string) httpResponse {
+	s.t.Helper()
+	req, err := http.NewRequest(method, s.url+path, strings.NewReader(body))
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	if body != "" {
+	if json {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	resp, err := s.client.Do(req)
+	r, err := s.do(req)
 	if err != nil {
 		s.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return r
+}
+
+// do sends req with the client, and reads the whole answer.
+func (s *server) do(req *http.Request) (httpResponse, error) {
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return httpResponse{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		s.t.Fatalf("%s %s: reading body: %v", method, path, err)
+		return httpResponse{}, fmt.Errorf("reading the body: %w", err)
 	}
-	return httpResponse{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	return httpResponse{Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
 }
 
 // headerTransport adds fixed headers to every request.
@@ -114,7 +143,11 @@ func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	for k, v := range h.header {
 		r.Header[k] = v
 	}
-	return h.base.RoundTrip(r)
+	base := h.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return base.RoundTrip(r)
 }
 
 // mcpOptions configures connect.
@@ -126,9 +159,18 @@ type mcpOptions struct {
 }
 
 // connect opens a go-sdk client session to the server's MCP endpoint, over
-// the same HTTP client (and cookie jar) as the HTTP door.
+// the same HTTP client (and cookie jar) as the HTTP door; for a server the
+// kit serves, with the kit client's Connect (which also sends the token of
+// its last seed).
 func (s *server) connect(o mcpOptions) *mcp.ClientSession {
 	s.t.Helper()
+	if s.kit != nil && o.path == "" {
+		c := *s.kit // the same client, with o.header on this session's requests
+		if o.header != nil {
+			c.HTTP = &http.Client{Jar: s.kit.HTTP.Jar, Transport: &headerTransport{base: s.kit.HTTP.Transport, header: o.header}, CheckRedirect: s.kit.HTTP.CheckRedirect}
+		}
+		return c.Connect(s.t, &autoexposetest.ConnectOptions{ProtocolVersion: o.protocol, Client: o.client})
+	}
 	if o.path == "" {
 		o.path = "/mcp"
 	}
@@ -145,7 +187,7 @@ func (s *server) dial(o mcpOptions) (*mcp.ClientSession, error) {
 	hc := s.client
 	if o.header != nil {
 		hc = &http.Client{Jar: s.client.Jar, Timeout: s.client.Timeout,
-			Transport: &headerTransport{base: http.DefaultTransport, header: o.header}}
+			Transport: &headerTransport{base: s.client.Transport, header: o.header}}
 	}
 	if o.path == "" {
 		o.path = "/mcp"
@@ -154,7 +196,7 @@ func (s *server) dial(o mcpOptions) (*mcp.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint:             s.srv.URL + o.path,
+		Endpoint:             s.url + o.path,
 		HTTPClient:           hc,
 		DisableStandaloneSSE: true,
 	}, &mcp.ClientSessionOptions{ProtocolVersion: o.protocol})
@@ -207,7 +249,7 @@ func (s *server) rawMCP(t testing.TB, body string, o raw) httpResponse {
 	}
 	var r httpResponse
 	err := func() error {
-		req, err := http.NewRequestWithContext(o.ctx, o.method, s.srv.URL+o.path, o.body)
+		req, err := http.NewRequestWithContext(o.ctx, o.method, s.url+o.path, o.body)
 		if err != nil {
 			return err
 		}
@@ -222,13 +264,7 @@ func (s *server) rawMCP(t testing.TB, body string, o raw) httpResponse {
 		for i := 0; i+1 < len(o.header); i += 2 {
 			req.Header.Set(o.header[i], o.header[i+1])
 		}
-		resp, err := s.client.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		r = httpResponse{Status: resp.StatusCode, Header: resp.Header}
-		r.Body, err = io.ReadAll(resp.Body)
+		r, err = s.do(req)
 		return err
 	}()
 	if o.err != nil {
@@ -313,19 +349,18 @@ func compactJSON(t testing.TB, b []byte) string {
 // connects to the MCP endpoint with the token the seed response carries.
 func (s *server) connectSeeded(o mcpOptions) *mcp.ClientSession {
 	s.t.Helper()
-	r := s.post("/seed_session", `{}`)
-	var seed struct {
-		MCP struct {
-			Headers map[string]string `json:"headers"`
-		} `json:"mcp"`
+	if s.kit != nil {
+		s.kit.Seed(s.t, `{}`) // the kit client's sessions send its token from now on
+		return s.connect(o)
 	}
-	if err := json.Unmarshal(r.Body, &seed); err != nil || len(seed.MCP.Headers) == 0 {
+	r, meta := s.seedSession(`{}`)
+	if len(meta.Headers) == 0 {
 		s.t.Fatalf("seed: %d %s", r.Status, r.Body)
 	}
 	if o.header == nil {
 		o.header = http.Header{}
 	}
-	for k, v := range seed.MCP.Headers {
+	for k, v := range meta.Headers {
 		o.header.Set(k, v)
 	}
 	return s.connect(o)

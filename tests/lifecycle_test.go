@@ -39,7 +39,7 @@ func TestDoorClose(t *testing.T) {
 			s := newPolicyServer(t, m)
 			// A client with the standalone SSE stream open.
 			client := mcp.NewClient(&mcp.Implementation{Name: "listener", Version: "1"}, nil)
-			cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.srv.URL + "/mcp", HTTPClient: s.client}, nil)
+			cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp", HTTPClient: s.client}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -21,8 +21,8 @@ import (
 func TestRateLimit(t *testing.T) {
 	cfg := fixtureConfig(t)
 	cfg.MCP.RateLimit = autoexpose.RateLimit{PerSession: 0.01, Burst: 2} // one call per 100s after the burst
-	h, _, _ := newFixture(t, cfg)
-	s := serve(t, h)
+	h, door, _ := newFixture(t, cfg)
+	s := inProcess(t, h, door)
 	const limited = `{"content":[{"type":"text","text":"Rate limit exceeded for this session; retry in 1m40s."}],` +
 		`"structuredContent":{"error":{"code":"rate_limited","effect":"not_applied","message":"the session has made more calls than mcp.rate_limit allows","retry_after_ms":100000,"status":429}},"isError":true}`
 	const hello = `{"content":[{"type":"text","text":"hello, world"}]}`

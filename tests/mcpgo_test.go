@@ -50,7 +50,7 @@ func TestMCPGoClient(t *testing.T) {
 				t.Fatalf("POST /weather: %d %s", r.Status, r.Body)
 			}
 
-			client, err := mcpgoclient.NewStreamableHttpClient(s.srv.URL+meta.URLPath,
+			client, err := mcpgoclient.NewStreamableHttpClient(s.url+meta.URLPath,
 				mcpgotransport.WithHTTPHeaders(map[string]string{tokenHeader: tok}))
 			if err != nil {
 				t.Fatal(err)

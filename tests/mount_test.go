@@ -56,7 +56,7 @@ func TestMountedWrapperAuth(t *testing.T) {
 	if rows := door.Report(); len(rows) == 0 || rows[0].Tool != "report" || rows[0].Verdict != "replay" || rows[0].Reason != reason {
 		t.Errorf("report: %+v\nwant report replay %q", rows, reason)
 	}
-	s := serve(t, r)
+	s := inProcess(t, r, door)
 
 	hr := s.post("/api/report", `{}`)
 	if hr.Status != http.StatusUnauthorized {

@@ -50,10 +50,11 @@ func narrowingServer(t *testing.T) *server {
 	r.With(requireBearer).Post("/delta", answer)
 	r.Post("/seed_session", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
 	r.Post("/verify", answer)
-	if _, err := autoexpose.Install(r, cfg); err != nil {
+	door, err := autoexpose.Install(r, cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return serve(t, r)
+	return inProcess(t, r, door)
 }
 
 // rpc sends one JSON-RPC request to the stateless endpoint with the token

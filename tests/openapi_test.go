@@ -5,34 +5,24 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/autoexpose"
-	"github.com/mcpdoor/mcpdoor/detector"
-	bookstore "github.com/mcpdoor/mcpdoor/examples/openapi/server"
+	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
 )
 
-// startBookstore builds examples/openapi's server in process, with its own
-// server.yaml, on a loopback listener.
-func startBookstore(t *testing.T) (*server, *autoexpose.Door) {
+// startBookstore runs examples/openapi, with its own server.yaml.
+func startBookstore(t *testing.T) *example {
 	t.Helper()
-	cfg, err := autoexpose.LoadConfig("../examples/openapi/server.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Logger = newLogger(io.Discard)
-	h, door, err := bookstore.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return serve(t, h), door
+	return startExample(t, "openapi", "")
 }
 
 // bookstoreTools is what tools/list advertises: every schema, description
-// and annotation comes from examples/openapi/server/openapi.yaml.
+// and annotation comes from examples/openapi/openapi.yaml.
 const bookstoreTools = `[
   {
     "name": "add_book",
@@ -113,7 +103,7 @@ const bookstoreTools = `[
 // TestOpenAPIExampleTools: an MCP client sees the tools as the OpenAPI
 // document describes them, and the startup report says so.
 func TestOpenAPIExampleTools(t *testing.T) {
-	s, door := startBookstore(t)
+	s := startBookstore(t)
 	cs := s.connect(mcpOptions{})
 	res, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
@@ -121,18 +111,18 @@ func TestOpenAPIExampleTools(t *testing.T) {
 	}
 	sameJSON(t, res.Tools, json.RawMessage(bookstoreTools))
 
-	var report strings.Builder
-	detector.WriteTable(&report, door.Report())
-	want := `TOOL              ROUTE                   VERDICT   SCHEMA   REASON
-add_book          POST /add_book          direct    openapi
-find_books        POST /find_books        direct    openapi
-inventory_report  POST /inventory_report  direct    openapi
-remove_book       POST /remove_book       direct    openapi
-reset_inventory   POST /reset_inventory   excluded  -        x-mcp-exclude
-update_stock      POST /update_stock      direct    openapi
-`
-	if report.String() != want {
-		t.Errorf("report:\n%s\nwant:\n%s", report.String(), want)
+	// The startup report, as the example logs it, row by row.
+	for _, want := range []string{
+		`tool=add_book route="POST /add_book" verdict=direct reason="" schema=openapi`,
+		`tool=find_books route="POST /find_books" verdict=direct reason="" schema=openapi`,
+		`tool=inventory_report route="POST /inventory_report" verdict=direct reason="" schema=openapi`,
+		`tool=remove_book route="POST /remove_book" verdict=direct reason="" schema=openapi`,
+		`tool=reset_inventory route="POST /reset_inventory" verdict=excluded reason=x-mcp-exclude schema=""`,
+		`tool=update_stock route="POST /update_stock" verdict=direct reason="" schema=openapi`,
+	} {
+		if !strings.Contains(s.Log(), `msg="mcpdoor: route" `+want+"\n") {
+			t.Errorf("the startup log has no row\n  %s\nlog:\n%s", want, s.Log())
+		}
 	}
 }
 
@@ -140,8 +130,7 @@ update_stock      POST /update_stock      direct    openapi
 // HTTP door of one bookstore and the MCP door of another, give the same
 // answers (the package documentation, "Results").
 func TestOpenAPIExampleParity(t *testing.T) {
-	overHTTP, _ := startBookstore(t)
-	overMCP, _ := startBookstore(t)
+	overHTTP, overMCP := startBookstore(t), startBookstore(t)
 	cs := overMCP.connect(mcpOptions{})
 	const newBook = `{"isbn":"9780201633610","title":"Design Patterns","author":{"name":"Erich Gamma","born":null},"price":49.95,"copies":2}`
 	steps := []struct {
@@ -178,7 +167,7 @@ func TestOpenAPIExampleParity(t *testing.T) {
 // TestOpenAPIExampleArguments: arguments that break the document's schema
 // are refused before the handler runs, with the 422 naming the field.
 func TestOpenAPIExampleArguments(t *testing.T) {
-	s, _ := startBookstore(t)
+	s := startBookstore(t)
 	cs := s.connect(mcpOptions{})
 	before := s.post("/inventory_report", `{}`)
 	// refused is the answer to arguments the schema refuses.
@@ -223,14 +212,18 @@ func TestOpenAPIExampleArguments(t *testing.T) {
 // TestOpenAPIExampleHTTP: the server serves its document, and the route the
 // document keeps off MCP still works over HTTP.
 func TestOpenAPIExampleHTTP(t *testing.T) {
-	s, _ := startBookstore(t)
-	resp, err := s.client.Get(s.srv.URL + "/openapi.yaml")
+	s := startBookstore(t)
+	resp, err := s.client.Get(s.url + "/openapi.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/yaml" || !bytes.Equal(doc, bookstore.Document) {
+	document, err := os.ReadFile(filepath.Join(nodeclient.RepoRoot(t), "examples", "openapi", "openapi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/yaml" || !bytes.Equal(doc, document) {
 		t.Errorf("GET /openapi.yaml: %d %s, %d bytes", resp.StatusCode, resp.Header.Get("Content-Type"), len(doc))
 	}
 

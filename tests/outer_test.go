@@ -49,9 +49,9 @@ func outerServer(t *testing.T, outer bool, dispatch string) (*server, *autoexpos
 		t.Fatal(err)
 	}
 	if outer {
-		return serve(t, door), door
+		return inProcess(t, door, door), door
 	}
-	return serve(t, adminOnly(r)), door
+	return inProcess(t, adminOnly(r), door), door
 }
 
 // TestOuterHandler: with Config.Outer naming the handler the server serves,

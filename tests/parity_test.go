@@ -13,6 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/autoexpose/autoexposetest"
 )
 
 // expectedResult is the MCP result the contract derives from what the HTTP
@@ -139,8 +141,8 @@ func TestParity(t *testing.T) {
 	var logs bytes.Buffer
 	cfg := fixtureConfig(t)
 	cfg.Logger = newLogger(&logs)
-	h, _, _ := newFixture(t, cfg)
-	s := serve(t, h)
+	h, door, _ := newFixture(t, cfg)
+	s := inProcess(t, h, door)
 
 	cases := []struct {
 		name, tool, args string
@@ -189,6 +191,16 @@ func TestParity(t *testing.T) {
 		})
 	}
 
+	// The kit's Parity makes the same calls through both doors, each in a
+	// session of its own, and compares them by the Door's own mapping.
+	t.Run("the kit's Parity", func(t *testing.T) {
+		calls := make([]autoexposetest.Call, len(cases))
+		for i, c := range cases {
+			calls[i] = autoexposetest.Call{Tool: c.tool, Arguments: c.args}
+		}
+		s.ts.Parity(t, calls...)
+	})
+
 	t.Run("raw body reaches the handler unchanged", func(t *testing.T) {
 		cs := s.connectSeeded(mcpOptions{})
 		const args = `{"z":1,"a":{"y":2,"b":3}}` // key order a re-marshal would sort
@@ -218,8 +230,8 @@ func TestParity(t *testing.T) {
 // TestResultMapping checks the MCP door's answers that have no HTTP
 // counterpart to compare with: a corrupt image, and the exact texts.
 func TestResultMapping(t *testing.T) {
-	h, _, _ := newFixture(t, fixtureConfig(t))
-	s := serve(t, h)
+	h, door, _ := newFixture(t, fixtureConfig(t))
+	s := inProcess(t, h, door)
 	cs := s.connectSeeded(mcpOptions{})
 
 	cases := []struct {
@@ -260,8 +272,8 @@ func TestResultMapping(t *testing.T) {
 // TestSharedSession: an HTTP call then MCP calls then an HTTP call in one
 // client's session see the same state, in order; another client does not.
 func TestSharedSession(t *testing.T) {
-	h, _, _ := newFixture(t, fixtureConfig(t))
-	s := serve(t, h)
+	h, door, _ := newFixture(t, fixtureConfig(t))
+	s := inProcess(t, h, door)
 
 	cs := s.connectSeeded(mcpOptions{}) // the token names the cookie's session
 	if r := s.post("/weather", `{"city":"Paris"}`); r.Status != 200 {

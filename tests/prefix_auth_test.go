@@ -144,7 +144,7 @@ func TestRolloutPrefixKeepsGates(t *testing.T) {
 				if where == "mount" {
 					targets = prefixTargets[:1]
 				}
-				sameUnderPrefix(t, serve(t, door), &ran, targets)
+				sameUnderPrefix(t, inProcess(t, door, door), &ran, targets)
 			})
 		}
 	}
@@ -208,7 +208,7 @@ func TestWrapPrefixKeepsOuter(t *testing.T) {
 			}
 			// Outer stands in front of the MCP endpoint too: the MCP target's
 			// gate holds on /mcp, as on the tool's route.
-			sameUnderPrefix(t, serve(t, door), &ran, prefixTargets)
+			sameUnderPrefix(t, inProcess(t, door, door), &ran, prefixTargets)
 		})
 	}
 }
@@ -216,7 +216,7 @@ func TestWrapPrefixKeepsOuter(t *testing.T) {
 // whoamiServer is a rollout server with an open route that answers what
 // its handler reads of the request, and a gate on /admin*. It returns the
 // Door.
-func whoamiServer(t *testing.T) http.Handler {
+func whoamiServer(t *testing.T) *autoexpose.Door {
 	t.Helper()
 	cfg := fixtureConfig(t)
 	sessions, _ := cfg.UseSessions()
@@ -240,7 +240,8 @@ func whoamiServer(t *testing.T) http.Handler {
 // reaches its handler with the bare path and rollout.ID set, over HTTP and
 // over MCP at /ng-rollout/<id>/mcp.
 func TestRolloutPrefixAllowed(t *testing.T) {
-	s := serve(t, whoamiServer(t))
+	door := whoamiServer(t)
+	s := inProcess(t, door, door)
 	if got := string(s.post("/ng-rollout/r1/whoami?x=1", `{}`).Body); got != `{"path":"/whoami","rollout_id":"r1","uri":"/whoami?x=1"}`+"\n" {
 		t.Errorf("prefixed HTTP: %s", got)
 	}
@@ -272,7 +273,8 @@ func seedAt(t *testing.T, s *server, path string) string {
 // A call at the plain /mcp (Gym's tool calls are not prefixed) reads the
 // token's; a call under another rollout's prefix is refused.
 func TestRolloutIDFromToken(t *testing.T) {
-	s := serve(t, whoamiServer(t))
+	door := whoamiServer(t)
+	s := inProcess(t, door, door)
 	tokA := seedAt(t, s, "/ng-rollout/rolloutA/seed_session")
 
 	plain := s.newClient().connect(mcpOptions{header: http.Header{tokenHeader: {tokA}}})
@@ -317,7 +319,7 @@ func TestRolloutPrefixRouterServed(t *testing.T) {
 	}
 	const refusal = "mcpdoor: /ng-rollout/<id>/ paths are served by the Door: serve the Door that autoexpose.Install returned, " +
 		"in place of the router (http.ListenAndServe(addr, door)), so that the prefix is stripped before any check of the server runs\n"
-	router := serve(t, r)
+	router := inProcess(t, r, door)
 	for _, path := range []string{"/ng-rollout/r1/admin_reset", "/ng-rollout/r1/open", "/ng-rollout/r2/seed_session", "/ng-rollout/r1/mcp"} {
 		if got := router.post(path, `{}`); got.Status != http.StatusNotFound || string(got.Body) != refusal {
 			t.Errorf("POST %s to the router: %d %q", path, got.Status, got.Body)
@@ -335,7 +337,7 @@ func TestRolloutPrefixRouterServed(t *testing.T) {
 		t.Errorf("%d warnings, want 1:\n%s", n, logs.String())
 	}
 
-	served := serve(t, door)
+	served := inProcess(t, door, door)
 	if got := served.post("/ng-rollout/r1/open", `{}`); got.Status != http.StatusOK || ran.Load() != 1 {
 		t.Errorf("POST /ng-rollout/r1/open to the Door: %d %q", got.Status, got.Body)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
-	weather "github.com/mcpdoor/mcpdoor/examples/weather/server"
 )
 
 var (
@@ -50,11 +49,7 @@ const rolloutID = "task-3_rollout.7-a1"
 // such request exactly as the unprefixed one, in its own session, over both
 // doors; the session the prefixed requests build is the one /verify scores.
 func TestRolloutPrefixWeather(t *testing.T) {
-	h, _, err := weather.New(exampleConfig(t, "name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := serve(t, h)
+	s := startExample(t, "weather", exampleConfig("name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:")).server
 	plain, prefixed := s.newClient(), s.newClient()
 	prefix := "/ng-rollout/" + rolloutID
 	trajectory := `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__example_mcp_weather__get_weather","arguments":"{\"city\":\"Lima\"}"}]}}`
@@ -111,11 +106,7 @@ func TestRolloutPrefixWeather(t *testing.T) {
 // prefix without a path after it, is not a rollout prefix: 404, as without
 // mcpdoor.
 func TestRolloutPrefixRefusesBadIDs(t *testing.T) {
-	h, _, err := weather.New(exampleConfig(t, "name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := serve(t, h)
+	s := startExample(t, "weather", exampleConfig("name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:")).server
 	for _, path := range []string{
 		"/ng-rollout/-x/get_weather",
 		"/ng-rollout/a%2Fb/get_weather",
@@ -161,7 +152,7 @@ func TestRolloutIDSeen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := serve(t, door)
+	s := inProcess(t, door, door)
 
 	if got := string(s.post("/ng-rollout/r-1/whoami?x=1", `{}`).Body); got != `{"path":"/whoami","pattern":"/whoami","rollout_id":"r-1","uri":"/whoami?x=1"}`+"\n" {
 		t.Errorf("prefixed HTTP: %s", got)

@@ -3,7 +3,6 @@ package tests
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"slices"
 	"sync"
@@ -14,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
-	weather "github.com/mcpdoor/mcpdoor/examples/weather/server"
 )
 
 // notes collects the notifications a go-sdk client receives, as JSON.
@@ -110,7 +108,7 @@ func TestProgressAndLog(t *testing.T) {
 				if got := door.Report()[0].Verdict; dispatch == "replay" && got != "replay" {
 					t.Fatalf("verdict %s, want replay", got)
 				}
-				s := serve(t, h)
+				s := inProcess(t, h, door)
 				var n notes
 				cs := s.connectSeeded(mcpOptions{protocol: tc.protocol, client: n.options()})
 				params := &mcp.CallToolParams{Name: "steps", Arguments: map[string]any{"n": 3}}
@@ -154,8 +152,8 @@ func TestProgressAndLog(t *testing.T) {
 	}
 
 	t.Run("HTTP door", func(t *testing.T) {
-		h, _, _ := newFixture(t, fixtureConfig(t))
-		s := serve(t, h)
+		h, door, _ := newFixture(t, fixtureConfig(t))
+		s := inProcess(t, h, door)
 		if r := s.post("/steps", `{"n":3}`); r.Status != http.StatusOK || string(r.Body) != `{"done":3}` {
 			t.Errorf("POST /steps: %d %s", r.Status, r.Body)
 		}
@@ -165,16 +163,7 @@ func TestProgressAndLog(t *testing.T) {
 // TestForecastProgress: the weather example's forecast reports a day at a
 // time to an MCP client that asks for progress.
 func TestForecastProgress(t *testing.T) {
-	cfg, err := autoexpose.ParseConfig([]byte("name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:\n  rollout:\n    allow_tokenless: true\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Logger = slog.New(slog.DiscardHandler)
-	h, _, err := weather.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := serve(t, h)
+	s := startExample(t, "weather", "name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:\n  rollout:\n    allow_tokenless: true\n").server
 	var n notes
 	cs := s.connect(mcpOptions{client: n.options()})
 	params := &mcp.CallToolParams{Name: "forecast", Arguments: map[string]any{"city": "Paris", "days": 2}}

@@ -7,14 +7,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/autoexpose"
-	rest "github.com/mcpdoor/mcpdoor/examples/rest/server"
 	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
 )
 
@@ -26,32 +23,16 @@ const (
 	adminToken = "Bearer admin-token"
 )
 
-// restServer serves the rest example with its own server.yaml, on a
-// loopback listener.
-func restServer(t *testing.T) (*server, *autoexpose.Door) {
+// restServer runs the rest example with its own server.yaml, and the
+// fixtures' session secret. (Its own tests try hostile path values, with
+// and without its declarations, through the test kit.)
+func restServer(t *testing.T) *server {
 	t.Helper()
-	return restServerWith(t, nil)
-}
-
-// restServerWith is restServer with Config.Declared set to declared, when
-// it is not nil (an empty map: nothing declared).
-func restServerWith(t *testing.T, declared map[string]autoexpose.Declaration) (*server, *autoexpose.Door) {
-	t.Helper()
-	yaml, err := os.ReadFile(filepath.Join("..", "examples", "rest", "server.yaml"))
+	yaml, err := os.ReadFile(filepath.Join(nodeclient.RepoRoot(t), "examples", "rest", "server.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := autoexpose.ParseConfig(append(yaml, "\n  session_secret: \""+testSecret+"\"\n"...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Logger = newLogger(discard{})
-	cfg.Declared = declared
-	h, door, err := rest.Serve(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return serve(t, h), door
+	return startExample(t, "rest", exampleConfig(strings.TrimRight(string(yaml), "\n"))).server
 }
 
 // restExpected is the MCP result the contract derives from a REST route's
@@ -127,7 +108,7 @@ var restRoutes = map[string]string{
 // group's and the mounted admin router's refusals, with and without the
 // forwarded Authorization header.
 func TestRESTParity(t *testing.T) {
-	s, _ := restServer(t)
+	s := restServer(t)
 	web, agent := s.newClient(), s.newClient()
 	web.send("GET", "/healthz", "") // the cookie sessions
 	agent.send("GET", "/healthz", "")
@@ -190,7 +171,7 @@ func TestRESTParity(t *testing.T) {
 // TestRESTRefusals: arguments the MCP door refuses before the route runs,
 // where the HTTP door's route refuses the same request its own way.
 func TestRESTRefusals(t *testing.T) {
-	s, _ := restServer(t)
+	s := restServer(t)
 	cs := s.connect(mcpOptions{header: http.Header{"Authorization": {userToken}}})
 	for _, tc := range []struct {
 		tool, args string
@@ -224,87 +205,14 @@ func TestRESTRefusals(t *testing.T) {
 	}
 }
 
-// hostileValues are path parameter values that try to reach another
-// route, or to confuse the one they are for.
-var hostileValues = []string{
-	"..", ".", "/", "a/b", "../admin", "..%2Fadmin", "%2F", "%252F", "", " ", "search",
-	"1/archive", "1?x=1", "1#frag", "1;x", "%", "caf\u00e9", "\u202e", "\x00", "a\nb",
-	"*", "{id}", "-1", "01", "1.0", "ann", "ANN", "ann/notes", "../../stats", "stats",
-}
-
-// TestRESTHostileValues: every hostile value of a path parameter, on
-// every route that has one, is refused by the MCP door before the route
-// runs (a clear isError naming the parameter), or reaches that very route
-// with that very value and gets its own answer (a note route's 404 naming
-// the value; the admin purge's count). None reaches another route. With
-// the example's declarations, an id is digits; without, any text, which
-// the route's path must carry.
-func TestRESTHostileValues(t *testing.T) {
-	for _, declared := range []bool{true, false} {
-		t.Run(fmt.Sprintf("declared=%v", declared), func(t *testing.T) {
-			var decls map[string]autoexpose.Declaration
-			if !declared {
-				decls = map[string]autoexpose.Declaration{}
-			}
-			s, _ := restServerWith(t, decls)
-			hostileValuesOn(t, s)
-		})
-	}
-}
-
-func hostileValuesOn(t *testing.T, s *server) {
-	user := s.connect(mcpOptions{header: http.Header{"Authorization": {userToken}}})
-	admin := s.connect(mcpOptions{header: http.Header{"Authorization": {adminToken}}})
-	for _, tc := range []struct {
-		tool, param, extra string
-		cs                 *mcp.ClientSession
-	}{
-		{"get_note", "id", "", user},
-		{"update_note", "id", `,"text":"x"`, user},
-		{"delete_note", "id", "", user},
-		{"archive_note", "id", "", user},
-		{"delete_admin_user_notes", "user", "", admin},
-	} {
-		t.Run(tc.tool, func(t *testing.T) {
-			var refused, routed int
-			for _, v := range hostileValues {
-				q, _ := json.Marshal(v)
-				res := call(t, tc.cs, tc.tool, rawArgs(fmt.Sprintf(`{%q:%s%s}`, tc.param, q, tc.extra)))
-				var env struct {
-					Error envelope `json:"error"`
-				}
-				b, _ := json.Marshal(res.StructuredContent)
-				json.Unmarshal(b, &env)
-				text := res.Content[0].(*mcp.TextContent).Text
-				switch {
-				case res.IsError && env.Error.Code == "invalid_arguments" && env.Error.Effect == "not_applied" &&
-					strings.HasPrefix(text, "Invalid arguments for "+tc.tool+" (") && slices.Equal(env.Error.Fields, []string{tc.param}):
-					refused++
-				case res.IsError && tc.param == "id" && env.Error.Code == "not_found" && env.Error.Message == fmt.Sprintf("no note %q", v) &&
-					strings.HasPrefix(text, "HTTP 404 from "+restRoutes[tc.tool]+": "):
-					routed++
-				case !res.IsError && tc.param == "user" && string(b) == `{"deleted":0}`:
-					routed++
-				default:
-					t.Errorf("%q: %s", v, resultJSON(t, res))
-				}
-			}
-			t.Logf("%d values refused, %d routed", refused, routed)
-			if refused == 0 || routed == 0 {
-				t.Errorf("%d values refused, %d routed; the test wants both kinds", refused, routed)
-			}
-		})
-	}
-}
-
 // TestRESTTypeScript: the official TypeScript SDK client lists the rest
 // example's tools and calls them, URL and query parameters included, with
 // its bearer token on every request.
 func TestRESTTypeScript(t *testing.T) {
 	nodeclient.Node(t)
-	s, _ := restServer(t)
+	s := restServer(t)
 	out := nodeclient.Run(t, nodeclient.Scenario{
-		URL:     s.srv.URL + "/mcp",
+		URL:     s.url + "/mcp",
 		Headers: map[string]string{"Authorization": userToken},
 		Steps: []nodeclient.Step{
 			nodeclient.List(),

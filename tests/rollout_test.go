@@ -31,7 +31,12 @@ type seedMetadata struct {
 // "mcp" metadata it carries.
 func (s *server) seedSession(body string) (httpResponse, seedMetadata) {
 	s.t.Helper()
-	r := s.post("/seed_session", body)
+	return metadataOf(s.post("/seed_session", body))
+}
+
+// metadataOf returns a /seed_session response and the "mcp" metadata it
+// carries (none for a response without).
+func metadataOf(r httpResponse) (httpResponse, seedMetadata) {
 	var resp struct {
 		MCP seedMetadata `json:"mcp"`
 	}
@@ -39,11 +44,16 @@ func (s *server) seedSession(body string) (httpResponse, seedMetadata) {
 	return r, resp.MCP
 }
 
-// rollout is one agent's view of a seeded rollout: its HTTP client (with the
-// session cookie) and its MCP session (with the token header).
+// rollout is one agent's view of a seeded rollout: a new client (with the
+// session cookie) and its MCP session (with the token header), and the
+// token.
 func (s *server) rollout(seed string) (*server, *mcp.ClientSession, string) {
 	s.t.Helper()
 	c := s.newClient()
+	if c.kit != nil {
+		_, meta := metadataOf(*c.kit.Seed(s.t, seed))
+		return c, c.connect(mcpOptions{}), meta.Headers[tokenHeader]
+	}
 	r, meta := c.seedSession(seed)
 	tok := meta.Headers[tokenHeader]
 	if r.Status != 200 || tok == "" {
@@ -70,8 +80,8 @@ func listNames(t *testing.T, cs *mcp.ClientSession) []string {
 var allTools = []string{"array", "bad_image", "boom", "history", "image", "map_body", "nocontent", "problem", "raw_echo", "sniffed_image", "steps", "teapot", "text", "weather"}
 
 func TestSeedSession(t *testing.T) {
-	h, _, _ := newFixture(t, fixtureConfig(t))
-	s := serve(t, h)
+	h, door, _ := newFixture(t, fixtureConfig(t))
+	s := inProcess(t, h, door)
 	codec := token.NewCodec("fixture", testKeys(t), 0)
 
 	t.Run("adds the mcp metadata", func(t *testing.T) {
@@ -155,8 +165,8 @@ func cookieSession(t *testing.T, c *server, r httpResponse) (string, error) {
 
 // TestGating: tools/list and tools/call checked as the rollout contract says, in order.
 func TestGating(t *testing.T) {
-	h, _, _ := newFixture(t, fixtureConfig(t))
-	s := serve(t, h)
+	h, door, _ := newFixture(t, fixtureConfig(t))
+	s := inProcess(t, h, door)
 
 	t.Run("a tokenless listing shows all tools, a garbage token's is refused", func(t *testing.T) {
 		if diff := cmp.Diff(allTools, listNames(t, s.connect(mcpOptions{}))); diff != "" {
@@ -234,8 +244,8 @@ func TestGating(t *testing.T) {
 // TestRolloutState: two rollouts keep separate, ordered state, shared
 // between the HTTP door (cookie) and the MCP door (token) of each.
 func TestRolloutState(t *testing.T) {
-	h, _, _ := newFixture(t, fixtureConfig(t))
-	s := serve(t, h)
+	h, door, _ := newFixture(t, fixtureConfig(t))
+	s := inProcess(t, h, door)
 	a, csA, _ := s.rollout(`{}`)
 	b, csB, _ := s.rollout(`{}`)
 	call(t, csA, "weather", map[string]any{"city": "A1"})
@@ -252,8 +262,8 @@ func TestRolloutState(t *testing.T) {
 func TestRequireTokenFalse(t *testing.T) {
 	cfg := fixtureConfig(t)
 	cfg.MCP.Rollout.AllowTokenless = true
-	h, _, _ := newFixture(t, cfg)
-	s := serve(t, h)
+	h, door, _ := newFixture(t, cfg)
+	s := inProcess(t, h, door)
 	// The HTTP door's cookie session carries over to tokenless MCP calls.
 	s.post("/weather", `{"city":"Paris"}`)
 	cs := s.connect(mcpOptions{})
@@ -311,8 +321,8 @@ func TestVerifyNormalization(t *testing.T) {
 		}
 	}
 	t.Run("verify", func(t *testing.T) {
-		h, _, _ := newFixture(t, fixtureConfig(t))
-		check(t, serve(t, h))
+		h, door, _ := newFixture(t, fixtureConfig(t))
+		check(t, inProcess(t, h, door))
 	})
 	t.Run("re-registered verify", func(t *testing.T) {
 		cfg := fixtureConfig(t)
@@ -333,9 +343,10 @@ func TestVerifyNormalization(t *testing.T) {
 			body["seen_names"], body["reward"] = seen, 1.0
 			json.NewEncoder(w).Encode(body)
 		})
-		if _, err := autoexpose.Install(r, cfg); err != nil {
+		door, err := autoexpose.Install(r, cfg)
+		if err != nil {
 			t.Fatal(err)
 		}
-		check(t, serve(t, r))
+		check(t, inProcess(t, r, door))
 	})
 }

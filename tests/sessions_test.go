@@ -95,7 +95,7 @@ func newSessionServer(t *testing.T, configure func(*autoexpose.MCPConfig)) *sess
 // cookieless returns a client of the same server that keeps no cookies, as
 // most MCP clients do.
 func (s *server) cookieless() *server {
-	c := &server{t: s.t, srv: s.srv, client: &http.Client{Timeout: 30 * time.Second}}
+	c := &server{t: s.t, url: s.url, srv: s.srv, client: &http.Client{Timeout: 30 * time.Second}}
 	s.t.Cleanup(c.client.CloseIdleConnections)
 	return c
 }
@@ -262,7 +262,7 @@ func TestTokenlessSession(t *testing.T) {
 
 // cookies returns the cookies the client's jar holds for the server.
 func (s *server) cookies() []*http.Cookie {
-	u, _ := url.Parse(s.srv.URL)
+	u, _ := url.Parse(s.url)
 	return s.client.Jar.Cookies(u)
 }
 

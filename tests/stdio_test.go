@@ -4,15 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,62 +23,6 @@ var strayLines = []string{
 	"stray fmt.Println from the echo handler: hi",
 	"stray os.Stdout write from the echo handler",
 	"stray write to file descriptor 1 from the echo handler",
-}
-
-// builds are the binaries goBuild has built, by package. They are kept in
-// a directory of the user's cache, one per checkout, from one run to the
-// next: go build leaves a binary that is up to date as it is, so later runs
-// skip the link (a second or two on a busy machine). Without a user cache
-// directory they go to a temporary one, which TestMain removes.
-var builds struct {
-	mu   sync.Mutex
-	dir  string
-	temp bool // dir is temporary
-	bins map[string]string
-}
-
-// goBuild builds the main package pkg (relative to the repository root),
-// once per run, and returns the binary's path.
-func goBuild(t *testing.T, pkg string) string {
-	t.Helper()
-	builds.mu.Lock()
-	defer builds.mu.Unlock()
-	if bin, ok := builds.bins[pkg]; ok {
-		return bin
-	}
-	root := nodeclient.RepoRoot(t)
-	if builds.dir == "" {
-		dir, err := os.UserCacheDir()
-		if err == nil {
-			sum := sha256.Sum256([]byte(root))
-			dir = filepath.Join(dir, "mcpdoor-tests", hex.EncodeToString(sum[:6]))
-			err = os.MkdirAll(dir, 0o755)
-		}
-		if err != nil {
-			if dir, err = os.MkdirTemp("", "mcpdoor-tests-"); err != nil {
-				t.Fatal(err)
-			}
-			builds.temp = true
-		}
-		builds.dir, builds.bins = dir, make(map[string]string)
-	}
-	bin := filepath.Join(builds.dir, strings.ReplaceAll(strings.Trim(pkg, "./"), "/", "_"))
-	build := exec.Command("go", "build", "-o", bin, pkg)
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-	}
-	builds.bins[pkg] = bin
-	return bin
-}
-
-// removeBuilds removes what goBuild built in a temporary directory.
-func removeBuilds() {
-	builds.mu.Lock()
-	defer builds.mu.Unlock()
-	if builds.temp {
-		os.RemoveAll(builds.dir)
-	}
 }
 
 // wantStray checks that every stray line reached standard error.

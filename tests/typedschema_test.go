@@ -179,7 +179,7 @@ func TestTypedOutputNullTypeScript(t *testing.T) {
 	nodeclient.Node(t)
 	s := shelfServer(t)
 	connect := nodeclient.ConnectHeadersFrom(0, "mcp.headers")
-	out := nodeclient.Run(t, nodeclient.Scenario{URL: s.srv.URL + "/mcp", Steps: []nodeclient.Step{
+	out := nodeclient.Run(t, nodeclient.Scenario{URL: s.url + "/mcp", Steps: []nodeclient.Step{
 		nodeclient.HTTP("POST", "/seed_session", map[string]any{}),
 		connect,
 		nodeclient.List(),

@@ -41,8 +41,8 @@ func longTrajectory(t *testing.T, size int) (body []byte, calls int) {
 // cap, and long rollouts pass 4 MiB — reaches the handler, names
 // normalized, and its answer comes back with the emitted names.
 func TestVerifyLongTrajectory(t *testing.T) {
-	h, _, _ := newFixture(t, fixtureConfig(t))
-	s := serve(t, h)
+	h, door, _ := newFixture(t, fixtureConfig(t))
+	s := inProcess(t, h, door)
 	// Rewriting 10 MiB of JSON both ways takes seconds under the race
 	// detector on a busy machine; the default 30 s has run out there.
 	s.client.Timeout = 3 * time.Minute
@@ -80,8 +80,8 @@ func TestVerifyLimit(t *testing.T) {
 	cfg := fixtureConfig(t)
 	cfg.MCP.Rollout.MaxVerifyBytes = 1 << 20
 	cfg.MCP.MaxBodyBytes = 64 << 10
-	h, _, _ := newFixture(t, cfg)
-	s := serve(t, h)
+	h, door, _ := newFixture(t, cfg)
+	s := inProcess(t, h, door)
 	body, _ := longTrajectory(t, 1<<20+1)
 	r := s.post("/verify", string(body))
 	if want := "request body exceeds the 1048576-byte limit (mcp.rollout.max_verify_bytes)\n"; r.Status != http.StatusRequestEntityTooLarge || string(r.Body) != want {

@@ -1,68 +1,14 @@
 package tests
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
 )
-
-// startWeather builds examples/weather and starts it on a free loopback port,
-// as the README's first command does, until the test ends. It returns the
-// base URL.
-func startWeather(t *testing.T, args ...string) string {
-	t.Helper()
-	bin := goBuild(t, "./examples/weather")
-	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:0"}, args...)...)
-	cmd.Env = append(os.Environ(), "WEATHER_MCP_SECRET=")
-	output, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	addr := make(chan string, 1)
-	done := make(chan struct{})
-	var log strings.Builder
-	go func() {
-		defer close(done)
-		listening := regexp.MustCompile(`msg="weather: serving HTTP" addr=(\S+)`)
-		sc := bufio.NewScanner(output)
-		for sc.Scan() {
-			log.WriteString(sc.Text() + "\n")
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		<-done
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("weather's log:\n%s", log.String())
-		}
-	})
-	select {
-	case a := <-addr:
-		return "http://" + a
-	case <-done:
-		t.Fatalf("weather exited before serving:\n%s", log.String())
-	case <-time.After(60 * time.Second):
-		t.Fatalf("weather did not start:\n%s", log.String())
-	}
-	return ""
-}
 
 // TestNewUser does what a newcomer does: start the example with the README's
 // first command, then list and call its tools with the official TypeScript
@@ -70,7 +16,7 @@ func startWeather(t *testing.T, args ...string) string {
 func TestNewUser(t *testing.T) {
 	t.Parallel()
 	nodeclient.Node(t)
-	base := startWeather(t)
+	base := startExample(t, "weather", "").url
 	out := nodeclient.Run(t, nodeclient.Scenario{
 		URL:   base + "/mcp",
 		Steps: []nodeclient.Step{nodeclient.List(), nodeclient.Call("get_weather", map[string]any{"city": "Paris"})},
@@ -112,7 +58,7 @@ func TestNewUser(t *testing.T) {
 func TestRolloutTypeScript(t *testing.T) {
 	t.Parallel()
 	nodeclient.Node(t)
-	base := startWeather(t)
+	base := startExample(t, "weather", "").url
 	connect := nodeclient.ConnectHeadersFrom(0, "mcp.headers")
 	connect.URLPath = "mcp.url_path"
 	verify := map[string]any{

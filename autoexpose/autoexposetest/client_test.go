@@ -52,10 +52,18 @@ func TestRollout(t *testing.T) {
 				c := ts.Client()
 
 				seed := c.Seed(t, `{}`)
-				if seed.Token == "" || seed.Headers["X-NeMo-Gym-Session-Token"] != seed.Token || len(seed.Headers) != 1 {
-					t.Errorf("seed: token %q, headers %v", seed.Token, seed.Headers)
+				var meta struct {
+					MCP struct {
+						ServerName string            `json:"server_name"`
+						URLPath    string            `json:"url_path"`
+						Headers    map[string]string `json:"headers"`
+					} `json:"mcp"`
 				}
-				if got, want := fmt.Sprintf("%d %s %s %s", seed.Status, seed.Body[:14], seed.ServerName, seed.URLPath), `200 {"ready":true, shop /mcp`; got != want {
+				json.Unmarshal(seed.Body, &meta)
+				if tok := meta.MCP.Headers["X-NeMo-Gym-Session-Token"]; tok == "" || len(meta.MCP.Headers) != 1 {
+					t.Errorf("seed: headers %v, want the token's alone", meta.MCP.Headers)
+				}
+				if got, want := fmt.Sprintf("%d %s %s %s", seed.Status, seed.Body[:14], meta.MCP.ServerName, meta.MCP.URLPath), `200 {"ready":true, shop /mcp`; got != want {
 					t.Errorf("seed: %s, want %s", got, want)
 				}
 

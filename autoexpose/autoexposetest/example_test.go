@@ -75,7 +75,7 @@ func ExampleClient_Seed() {
 	ts := autoexposetest.NewServer(t, h, door)
 	c := ts.Client()
 	seed := c.Seed(t, `{"allowed_tools":["get_weather"]}`)
-	t.Logf("token %s for %s", seed.Token, seed.URLPath)
+	t.Logf("seeded: %d %s", seed.Status, seed.Body) // the "mcp" metadata, with the token
 
 	cs := c.Connect(t, nil) // sends the token
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "get_weather", Arguments: map[string]any{"city": "Oslo"}})

@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/internal/kitlink"
+	"github.com/mcpdoor/mcpdoor/autoexpose"
 )
 
 // A Call is one tool call that [Server.Parity] makes through both doors.
@@ -35,7 +35,7 @@ type Call struct {
 // session sends the token it gets.
 //
 // The answers are compared by the Door's own mapping of a route's response
-// to a tool result (docs/results.md):
+// to a tool result ([autoexpose.Door.Result]; docs/results.md):
 // the HTTP answer is mapped as the Door would map it, and the result must be
 // the MCP door's, field for field: isError and the status, the content (the
 // error text "HTTP <status> from POST /<tool>: <body>", the body as text),
@@ -69,7 +69,7 @@ func (s *Server) Parity(t testing.TB, calls ...Call) {
 		return
 	}
 	web, agent := s.Client(), s.Client()
-	if s.link.Rollout {
+	if s.tokenHeader != "" {
 		web.Seed(t, s.Seed)
 		agent.Seed(t, s.Seed)
 	}
@@ -128,7 +128,7 @@ func (s *Server) compare(cs *mcp.ClientSession, web *Client, c Call) string {
 		return fmt.Sprintf("the MCP door refused the arguments before calling the route (code invalid_arguments), but the HTTP door did not answer 422\n  HTTP door: %s\n  MCP door:  %s",
 			describeHTTP(hr), describeMCP(res))
 	}
-	mapped, ok := s.link.Result(c.Tool, hr.Status, hr.Header, hr.Body)
+	mapped, ok := s.door.Result(c.Tool, hr.Status, hr.Header, hr.Body)
 	if !ok {
 		return fmt.Sprintf("the door serves no tool %s", c.Tool)
 	}
@@ -161,8 +161,8 @@ func resultFields(res *mcp.CallToolResult) (map[string]json.RawMessage, error) {
 	}
 	var meta map[string]json.RawMessage
 	json.Unmarshal(m["_meta"], &meta)
-	if env, ok := meta[kitlink.ErrorMetaKey]; ok {
-		out["_meta"] = json.RawMessage(`{"` + kitlink.ErrorMetaKey + `":` + string(env) + `}`)
+	if env, ok := meta[autoexpose.ErrorMetaKey]; ok {
+		out["_meta"] = json.RawMessage(`{"` + autoexpose.ErrorMetaKey + `":` + string(env) + `}`)
 	}
 	return out, nil
 }
@@ -191,7 +191,7 @@ func errorCode(m map[string]any) string {
 	}
 	env := m["structuredContent"]
 	if meta, ok := m["_meta"].(map[string]any); ok {
-		env = meta[kitlink.ErrorMetaKey]
+		env = meta[autoexpose.ErrorMetaKey]
 	}
 	e, _ := env.(map[string]any)
 	inner, _ := e["error"].(map[string]any)

@@ -2,20 +2,17 @@ package autoexposetest
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
-	"github.com/mcpdoor/mcpdoor/internal/kitlink"
 )
 
 // A Server serves a handler to clients in the same process, with no
@@ -32,10 +29,12 @@ type Server struct {
 	// sessions, when the rollout contract is on. Default {}.
 	Seed string
 
-	door  *autoexpose.Door
-	link  kitlink.Door
-	host  *host
-	ports atomic.Int32
+	door *autoexpose.Door
+	// path and tokenHeader are the door's Endpoint: where its MCP endpoint
+	// is, and the rollout's token header ("" when the contract is off).
+	path, tokenHeader string
+	host              *host
+	ports             atomic.Int32
 }
 
 // NewServer serves h, what the server serves (door itself, or the router
@@ -46,8 +45,8 @@ type Server struct {
 // false, or mcp.degrade: http-only dropped it).
 func NewServer(t testing.TB, h http.Handler, door *autoexpose.Door) *Server {
 	t.Helper()
-	link, ok := kitlink.Of(door)
-	if !ok {
+	path, tokenHeader := door.Endpoint()
+	if path == "" {
 		why := "expose_tools_over_mcp is false"
 		if door != nil && door.Degraded() != nil {
 			why = "mcp.degrade: http-only dropped it: " + door.Degraded().Error()
@@ -55,9 +54,10 @@ func NewServer(t testing.TB, h http.Handler, door *autoexpose.Door) *Server {
 		t.Fatalf("autoexposetest: NewServer: the door serves no MCP endpoint (%s)", why)
 	}
 	s := &Server{
-		URL:  "http://127.0.0.1",
-		door: door,
-		link: link,
+		URL:         "http://127.0.0.1",
+		door:        door,
+		path:        path,
+		tokenHeader: tokenHeader,
 		host: &host{
 			h:        h,
 			local:    &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80},
@@ -80,20 +80,17 @@ func NewServer(t testing.TB, h http.Handler, door *autoexpose.Door) *Server {
 }
 
 // Client returns a new client of the server: one user, with a cookie jar
-// of its own that already holds a session cookie of a new session (signed
-// by the Door's session manager), so that its HTTP requests and its MCP
-// calls run in that session, apart from every other client's.
+// of its own, empty, as a new user's is. The first response that sets the
+// server's session cookie (its session middleware's, or /seed_session's)
+// gives the client its session, apart from every other client's; from then
+// on its HTTP requests and its MCP calls run in it. An MCP call made before
+// runs where a real client's would: in the session its token names, else
+// the door's local one.
 func (s *Server) Client() *Client {
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		panic("mcpdoor: autoexposetest: " + err.Error())
 	}
-	base, _ := url.Parse(s.URL)
-	cookie, err := s.link.Sessions.Cookie(rand.Text())
-	if err != nil {
-		panic("mcpdoor: autoexposetest: a session cookie: " + err.Error())
-	}
-	jar.SetCookies(base, []*http.Cookie{cookie})
 	tr := &transport{host: s.host, remote: fmt.Sprintf("127.0.0.1:%d", 40000+s.ports.Add(1))}
 	return &Client{
 		HTTP: &http.Client{
@@ -112,7 +109,9 @@ func (s *Server) Client() *Client {
 type Client struct {
 	// HTTP sends requests to the server in process, with the client's
 	// cookies. It does not follow redirects: a test sees what the route
-	// answered.
+	// answered. The client's MCP sessions ([Client.Connect]) send their
+	// requests through its Jar and Transport too, so a header that a
+	// test's Transport adds (credentials, say) reaches both doors.
 	HTTP *http.Client
 
 	srv    *Server

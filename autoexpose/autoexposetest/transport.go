@@ -78,8 +78,8 @@ func (h *host) done(s *serving) {
 // reaches the client event by event).
 //
 // The handler's request is what net/http's server would make of the
-// client's request: its URL holds the path and query only, RequestURI,
-// Host and RemoteAddr are set (RemoteAddr is the client's own loopback
+// client's request: its header's keys are canonical, its URL holds the
+// path and query only, RequestURI, Host and RemoteAddr are set (RemoteAddr is the client's own loopback
 // address), and its context carries http.LocalAddrContextKey and ends when
 // the client's request does, when the client closes the response body, or
 // when the handler returns. As net/http does, the response's Content-Type
@@ -108,6 +108,14 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	stop := context.AfterFunc(req.Context(), cancel)
 
 	in := req.Clone(ctx)
+	// A server reads header names case-insensitively, into canonical keys:
+	// a client's map entry under another spelling reaches the handler as
+	// Header.Get finds it.
+	in.Header = make(http.Header, len(req.Header))
+	for k, v := range req.Header {
+		k = http.CanonicalHeaderKey(k)
+		in.Header[k] = append(in.Header[k], v...)
+	}
 	in.URL = &url.URL{Path: req.URL.Path, RawPath: req.URL.RawPath, RawQuery: req.URL.RawQuery}
 	in.RequestURI = req.URL.RequestURI()
 	in.Host = req.Host

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,6 +66,29 @@ func TestTransportRequest(t *testing.T) {
 	got := fmt.Sprintf("%s %s %s %s %s", resp.Status, resp.Proto, resp.Header.Get("Content-Type"), resp.Header.Get("X-Seen"), body)
 	if want := "202 Accepted HTTP/1.1 text/html; charset=utf-8 yes <html><p>accepted</p></html>"; got != want {
 		t.Errorf("the client got %q, want %q", got, want)
+	}
+}
+
+// TestTransportHeaderKeys: a header a client sets under a key that is not
+// in canonical form (as a map entry, not with Header.Set) reaches the
+// handler as net/http's server would parse it: under the canonical key,
+// where Header.Get finds it.
+func TestTransportHeaderKeys(t *testing.T) {
+	seen := make(chan string, 1)
+	ts := newRaw(t, func(r chi.Router) {
+		r.Get("/header", func(w http.ResponseWriter, r *http.Request) {
+			seen <- fmt.Sprintf("get=%q keys=%v", r.Header.Get("X-NeMo-Gym-Session-Token"), slices.Sorted(maps.Keys(r.Header)))
+		})
+	})
+	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/header", nil)
+	req.Header["X-NeMo-Gym-Session-Token"] = []string{"tok"}
+	resp, err := ts.Client().HTTP.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got, want := <-seen, `get="tok" keys=[X-Nemo-Gym-Session-Token]`; got != want {
+		t.Errorf("the handler saw %s, want %s", got, want)
 	}
 }
 

@@ -6,20 +6,90 @@
 package main
 
 import (
+	"context"
 	_ "embed"
+	"flag"
+	"log/slog"
+	"net"
 	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
-	"github.com/mcpdoor/mcpdoor/examples/internal/serve"
-	"github.com/mcpdoor/mcpdoor/examples/nethttp/server"
 )
 
 //go:embed server.yaml
 var config []byte
 
 func main() {
-	serve.Example{Name: "nethttp", Addr: "127.0.0.1:8082", Config: config, Build: func(cfg autoexpose.Config) (http.Handler, *autoexpose.Door, error) {
-		door, err := server.New(cfg)
-		return door, door, err
-	}}.Main()
+	addr := flag.String("addr", "127.0.0.1:8082", "address to listen on")
+	file := flag.String("config", "", "config file (default: the example's own server.yaml)")
+	flag.Parse()
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if err := run(*addr, *file, log); err != nil {
+		log.Error("nethttp", "err", err)
+		os.Exit(1)
+	}
+}
+
+// run serves over HTTP on addr until SIGINT or SIGTERM.
+func run(addr, file string, log *slog.Logger) error {
+	cfg, err := loadConfig(file, log)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	door, err := newServer(cfg)
+	if err != nil {
+		return err
+	}
+	return serveHTTP(ctx, addr, door, log)
+}
+
+// loadConfig reads the config file, or the example's own server.yaml. An
+// example runs without a secret when the environment names none: the log
+// then says so.
+func loadConfig(file string, log *slog.Logger) (autoexpose.Config, error) {
+	cfg, err := autoexpose.ParseConfig(config)
+	if file != "" {
+		cfg, err = autoexpose.LoadConfig(file)
+	}
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Logger = log
+	if env := cfg.MCP.SessionSecretEnv; env != "" && os.Getenv(env) == "" {
+		cfg.MCP.SessionSecretEnv = ""
+	}
+	return cfg, nil
+}
+
+// serveHTTP serves door on addr until ctx ends, then closes the door and
+// shuts the server down.
+func serveHTTP(ctx context.Context, addr string, door *autoexpose.Door, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: door, ReadHeaderTimeout: 10 * time.Second}
+	// Shutdown waits for connections to go idle; closing the door ends the
+	// MCP sessions' open streams, so that they can.
+	srv.RegisterOnShutdown(func() { door.Close() })
+	if path, _ := door.Endpoint(); path != "" {
+		log.Info("nethttp: MCP endpoint", "url", "http://"+ln.Addr().String()+path)
+	}
+	log.Info("nethttp: serving HTTP", "addr", ln.Addr().String())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdown)
 }

@@ -19,6 +19,13 @@ import (
 // identifiers of all its importable packages together.
 const maxExported = 200
 
+// maxKit is the bound on the test kit's share of it: what a server's tests,
+// tests/ and the examples need, and no more.
+const maxKit = 24
+
+// kit is the test kit's directory, relative to the module root.
+const kit = "autoexpose/autoexposetest"
+
 // TestExportedSurface counts the exported identifiers of every public
 // package (not internal/, examples/, tests/, testdata/, nor a nested module)
 // the way go/doc presents them: funcs, types, methods, struct fields
@@ -76,6 +83,34 @@ func TestExportedSurface(t *testing.T) {
 	if total > maxExported {
 		t.Errorf("the public packages export %d identifiers, more than %d:\n%s", total, maxExported, b.String())
 	}
+	if counts[kit] > maxKit {
+		t.Errorf("the test kit (%s) exports %d identifiers, more than %d", kit, counts[kit], maxKit)
+	}
+}
+
+// TestKitUsesExportedAPI: the test kit is built on what any user's test
+// can import: the public packages, and no internal package but
+// internal/rollout, which owns the rollout contract's constants (its paths,
+// its metadata key), not a Door's state. What the kit knows of a Door, it
+// reads through the Door's exported methods.
+func TestKitUsesExportedAPI(t *testing.T) {
+	root := moduleRoot(t)
+	bp, err := build.ImportDir(filepath.Join(root, kit), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const module = "github.com/mcpdoor/mcpdoor/"
+	for _, imp := range bp.Imports {
+		if rest, ok := strings.CutPrefix(imp, module); ok && isInternal(rest) && rest != "internal/rollout" {
+			t.Errorf("the test kit imports %s: read what it needs through the Door's exported API", imp)
+		}
+	}
+}
+
+// isInternal reports whether the package at rel (relative to the module
+// root) is internal to the module.
+func isInternal(rel string) bool {
+	return rel == "internal" || strings.HasPrefix(rel, "internal/") || strings.Contains(rel, "/internal/") || strings.HasSuffix(rel, "/internal")
 }
 
 // skipDir reports whether the directory at rel (slash-separated, relative to

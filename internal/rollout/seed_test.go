@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
-	"go.uber.org/goleak"
 
+	"github.com/mcpdoor/mcpdoor/internal/leakcheck"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 )
@@ -91,7 +91,7 @@ func tokenOf(body string) string {
 // as its last member, every other byte kept; its token names the session
 // the response's cookie names.
 func TestSeedMetadata(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	leakcheck.Check(t)
 	const meta = `"mcp":{"server_name":"weather","url_path":"/mcp","transport":"http","headers":{"X-NeMo-Gym-Session-Token":"TOKEN"}}`
 	for _, tc := range []struct {
 		name, body, want string
@@ -134,7 +134,7 @@ func TestSeedMetadata(t *testing.T) {
 // refusal included, beside the cookies the handler sets; a request's
 // session cookie keeps its session.
 func TestSeedCookies(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	leakcheck.Check(t)
 	mgr := sessions.New(testKeys(t, testSecret), nil)
 	mine, err := mgr.Cookie("rollout-7")
 	if err != nil {
@@ -196,7 +196,7 @@ func TestSeedCookies(t *testing.T) {
 // returns is the token's; its error fails the request before the handler
 // runs, and no token is minted.
 func TestSeedAllowedTools(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	leakcheck.Check(t)
 	const posted = "{\"task\": \"forecast\" }\n"
 	for _, tc := range []struct {
 		name    string
@@ -256,7 +256,7 @@ func TestSeedAllowedTools(t *testing.T) {
 // naming mcp.max_body_bytes, and the handler never runs; one at the limit
 // reaches it whole.
 func TestSeedRequestLimit(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	leakcheck.Check(t)
 	c, _ := newContract(t, rollout.Config{}, nil) // MaxSeedBytes 1024
 	var got atomic.Int64
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -279,7 +279,7 @@ func TestSeedRequestLimit(t *testing.T) {
 // be held back to be rewritten, goes out as the handler writes it, flushes
 // included, with the session cookie; the log says so.
 func TestSeedLargeResponse(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	leakcheck.Check(t)
 	var logs bytes.Buffer
 	c, mgr := newContract(t, rollout.Config{}, &logs) // MaxSeedBytes 1024
 	chunk := strings.Repeat("x", 600)
@@ -316,7 +316,7 @@ func TestSeedLargeResponse(t *testing.T) {
 // 500 with the session cookie, logged; once the response has gone out, the
 // panic goes on, and the client sees the response cut, as without the wrap.
 func TestSeedPanic(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	leakcheck.Check(t)
 	var logs bytes.Buffer
 	c, mgr := newContract(t, rollout.Config{}, &logs) // MaxSeedBytes 1024
 	early := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -414,7 +414,7 @@ func TestSeedRolloutToken(t *testing.T) {
 // TestSeedLogsRollout: under NeMo Gym's /ng-rollout/<id>/ prefix, the
 // wrap's log lines name the rollout.
 func TestSeedLogsRollout(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	leakcheck.Check(t)
 	var logs bytes.Buffer
 	c, _ := newContract(t, rollout.Config{}, &logs)
 	srv := httptest.NewServer(routerFor(c.Seed(answer(200, `[]`))))

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
-	"go.uber.org/goleak"
 
+	"github.com/mcpdoor/mcpdoor/internal/leakcheck"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
 
@@ -28,7 +28,7 @@ const trajectory = `{"response": {"output": [
 // TestVerify: the verifier sees this server's names bare, every other byte
 // as sent, and its response echoes the names the agent emitted.
 func TestVerify(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	leakcheck.Check(t)
 	var logs bytes.Buffer
 	c, _ := newContract(t, rollout.Config{}, &logs)
 	var seen atomic.Value
@@ -63,7 +63,7 @@ func TestVerify(t *testing.T) {
 // naming the key, the verifier never runs, and the log says so, naming
 // the rollout.
 func TestVerifyLimit(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	leakcheck.Check(t)
 	var logs bytes.Buffer
 	c, _ := newContract(t, rollout.Config{MaxVerifyBytes: 64}, &logs)
 	var calls atomic.Int32

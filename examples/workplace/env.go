@@ -1,0 +1,112 @@
+package main
+
+// The office-assistant environment for reinforcement learning,
+// in the style of NeMo Gym's workplace_assistant resources server.
+//
+// An agent plays Sam Patel, an account executive at Brightline, and completes
+// office tasks through two dozen tools over one mailbox, a shared calendar, a CRM,
+// the employee directory and a task list. Every tool is served by one
+// catch-all route, POST /{tool}, which takes the tool's arguments as a JSON
+// object and answers a JSON object:
+//
+//	sessions := session.New(keys, nil)
+//	r := chi.NewRouter()
+//	r.Use(sessions.Middleware) // the environment keeps one office per session
+//	newEnv().Routes(r)
+//
+// A rollout starts with POST /seed_session, which resets the session's office
+// to a scenario and answers the task in words; the agent then calls tools;
+// POST /verify scores the office it left behind: reward 1.0 when every check
+// of the scenario passes, else 0.0, with the checks by name.
+//
+// Tools lists the tools with their input schemas, derived from the same Go
+// types the dispatcher decodes into, so that a server can describe the
+// catch-all route as one tool each (over MCP, for example). Scenarios lists
+// the scenarios; testdata/solutions.json holds a known-good sequence of
+// tool calls for each, which the tests play.
+//
+// The handlers know nothing of MCP.
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/mcpdoor/mcpdoor/session"
+)
+
+// Env is the environment: one office per session. It is safe for concurrent
+// use; the calls of one session run one at a time, those of different
+// sessions in parallel.
+type Env struct {
+	mu       sync.Mutex
+	rollouts map[string]*rollout // by session id
+}
+
+// newEnv returns an Env with no sessions yet.
+func newEnv() *Env {
+	return &Env{rollouts: make(map[string]*rollout)}
+}
+
+// Routes registers the environment on r: POST /seed_session, POST /verify,
+// and POST /{tool}, the one route that serves every tool of Tools.
+//
+// The session id comes from session.ID, so r must run the session
+// middleware; without it every request shares one office.
+func (e *Env) Routes(r chi.Router) {
+	r.Post("/seed_session", e.seedSession)
+	r.Post("/verify", e.verify)
+	r.Post("/{tool}", e.dispatch)
+}
+
+// A rollout is one session's attempt at a scenario: the scenario it was
+// seeded with and the office as the agent has left it so far.
+type rollout struct {
+	mu       sync.Mutex
+	scenario *Scenario
+	state    *state
+}
+
+// rolloutFor returns the request's rollout. A session that calls a tool before
+// seeding plays the first scenario, so that a client that never seeds still
+// meets a populated office.
+func (e *Env) rolloutFor(r *http.Request) *rollout {
+	id := session.ID(r)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ro, ok := e.rollouts[id]
+	if !ok {
+		ro = &rollout{scenario: &scenarios[0], state: newWorld()}
+		e.rollouts[id] = ro
+	}
+	return ro
+}
+
+// seed starts the request's session over on sc. A call of the previous
+// rollout still running finishes on the old office, which nothing reads
+// afterwards.
+func (e *Env) seed(r *http.Request, sc *Scenario) {
+	e.mu.Lock()
+	e.rollouts[session.ID(r)] = &rollout{scenario: sc, state: newWorld()}
+	e.mu.Unlock()
+}
+
+// state is one office. Records are kept by pointer so that tools change them
+// in place; the dispatcher encodes a tool's answer before it lets go of the
+// rollout, so no answer is read while another call writes.
+type state struct {
+	emails    []*email
+	events    []*event
+	customers []*customer
+	employees []employee
+	tasks     []*task
+	seq       map[string]int // the last number used per id prefix
+}
+
+// newID returns a fresh id with the given prefix, such as "E1101".
+func (s *state) newID(prefix string) string {
+	s.seq[prefix]++
+	return fmt.Sprintf("%s%d", prefix, s.seq[prefix])
+}
