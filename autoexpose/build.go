@@ -89,7 +89,7 @@ func (b *builder) inspect(r chi.Router, doc *openapi.Document) *detect.Report {
 	b.decideRollout(func(path string) bool { return wrappedServes(r, nil, path) })
 	mode, _ := detect.ParseMode(string(m.Dispatch))
 	rep, err := detect.Inspect(r, &detect.Options{Mode: mode, Transparent: m.TransparentMiddleware, MCPPath: m.path(), Reserved: b.reserved,
-		REST: restOptions(b.cfg, doc)})
+		REST: restOptions(b.cfg, doc, newGenIndex(discardLog))})
 	if err != nil {
 		b.errs = append(b.errs, fmt.Errorf("mcpdoor: %w", err))
 		return &detect.Report{}

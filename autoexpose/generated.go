@@ -111,31 +111,44 @@ func newGenIndex(log *slog.Logger) *genIndex {
 // describe as it stands (it moved, or is newer than the file) is recorded
 // as stale, and has none.
 func (g *genIndex) of(rt *detect.Route, tool string) *genHandler {
-	if g == nil || len(g.dirs) == 0 {
-		return nil
-	}
-	ep := rt.Endpoint
-	if g.resolve != nil {
-		ep = g.resolve(rt)
-	}
-	if _, typed := ep.(typedTool); typed || ep == nil {
-		return nil
-	}
-	id, ok := identify(ep)
-	if !ok {
-		return nil
-	}
-	h := g.find(id)
-	switch {
-	case h != nil && (h.facts.Middleware || h.facts.Wraps):
-		return nil
-	case h != nil:
+	h, id, ok := g.lookup(rt)
+	if h != nil || !ok {
 		return h
 	}
 	if p := g.owner(id); p != nil {
 		g.stale[p] = append(g.stale[p], fmt.Sprintf("%s (%s, %s)", tool, rt.Method+" "+rt.Pattern, id.why(p)))
 	}
 	return nil
+}
+
+// peek returns the facts of the handler that serves rt, as of does,
+// without noting a stale file: for deciding, before the tools are
+// harvested, whether a route is a browser's (see leftOff).
+func (g *genIndex) peek(rt *detect.Route) *genHandler {
+	h, _, _ := g.lookup(rt)
+	return h
+}
+
+// lookup returns the facts of the handler that serves rt, or nil and, when
+// the handler is a function the facts could describe, its identity (ok).
+func (g *genIndex) lookup(rt *detect.Route) (h *genHandler, id funcID, ok bool) {
+	if g == nil || len(g.dirs) == 0 {
+		return nil, funcID{}, false
+	}
+	ep := rt.Endpoint
+	if g.resolve != nil {
+		ep = g.resolve(rt)
+	}
+	if _, typed := ep.(typedTool); typed || ep == nil {
+		return nil, funcID{}, false
+	}
+	if id, ok = identify(ep); !ok {
+		return nil, id, false
+	}
+	if h = g.find(id); h != nil && (h.facts.Middleware || h.facts.Wraps) {
+		return nil, id, false
+	}
+	return h, id, true
 }
 
 // find returns the facts the file holds for the function id names, if
@@ -268,6 +281,20 @@ func handlerOf(f *genfacts.File, name string) (*genfacts.Handler, bool) {
 
 // body returns the input schema of the body the handler decodes, and why
 // there is none when it decodes one the schema cannot stand for.
+// browser says why the handler is a browser's, not an API's — it reads
+// a form, or answers a page and no JSON — or "".
+func (h *genHandler) browser() string {
+	switch {
+	case h == nil:
+		return ""
+	case h.facts.Form:
+		return "mcpdoor gen read that it reads a form, a page's for a browser"
+	case slices.Contains(h.facts.Answers, "html") && !slices.Contains(h.facts.Answers, "json"):
+		return "mcpdoor gen read that it answers a page (text/html) and no JSON, for a browser"
+	}
+	return ""
+}
+
 func (h *genHandler) body() (*jsonschema.Schema, string) {
 	b := h.facts.Body
 	if b == nil {
@@ -490,3 +517,7 @@ func wrappedEndpoint(h http.Handler, method, p string) http.Handler {
 	}
 	return nil
 }
+
+// discardLog is the logger of a genIndex read twice at Install: the one
+// that harvests the tools logs what is wrong with a file.
+var discardLog = slog.New(slog.DiscardHandler)

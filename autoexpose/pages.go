@@ -23,6 +23,9 @@ import (
 //     not describe is left off, and so is one it describes as reading a
 //     form (application/x-www-form-urlencoded, multipart/form-data, Swagger
 //     2.0's formData) or answering text/html only.
+//   - Without an operation of the document, the facts mcpdoor gen read
+//     from the route's handler: one that reads a form, or answers a page
+//     (text/html) and no JSON, is left off.
 //   - A route behind a CSRF middleware (its name says csrf, xsrf or
 //     nosurf) is a browser's form.
 //   - A typed handler (Handler) answers JSON, and a route whose tool
@@ -35,7 +38,7 @@ import (
 
 // leftOff says why the REST route rt, whose operation in doc is op (nil
 // for none), is left off by default, or "" when it is a tool.
-func leftOff(cfg *Config, doc *openapi.Document, op *openapi.Operation, rt *detect.Route) string {
+func leftOff(cfg *Config, doc *openapi.Document, op *openapi.Operation, rt *detect.Route, gen *genIndex) string {
 	if _, typed := rt.Endpoint.(typedTool); typed {
 		return ""
 	}
@@ -50,6 +53,11 @@ func leftOff(cfg *Config, doc *openapi.Document, op *openapi.Operation, rt *dete
 	for _, mw := range rt.MiddlewareNames {
 		if csrfMiddleware(mw) {
 			return fmt.Sprintf("it runs %s, a browser form's check, whose token an MCP client has not", mw) + fix
+		}
+	}
+	if op == nil {
+		if why := gen.peek(rt).browser(); why != "" {
+			return why + fix
 		}
 	}
 	switch {

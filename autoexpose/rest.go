@@ -61,7 +61,10 @@ type restTool struct {
 
 // restOptions returns the detector's REST options for the config and the
 // OpenAPI document, or nil for the tool-route convention.
-func restOptions(cfg *Config, doc *openapi.Document) *detect.RESTOptions {
+//
+// gen holds the generated facts, which tell a browser's route (see
+// leftOff); nil for none.
+func restOptions(cfg *Config, doc *openapi.Document, gen *genIndex) *detect.RESTOptions {
 	r := cfg.MCP.REST
 	if r == nil {
 		return nil
@@ -77,7 +80,7 @@ func restOptions(cfg *Config, doc *openapi.Document) *detect.RESTOptions {
 		if op != nil {
 			id = op.ID
 		}
-		return id, leftOff(cfg, doc, op, rt)
+		return id, leftOff(cfg, doc, op, rt, gen)
 	}
 	return o
 }

@@ -54,7 +54,9 @@ func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []stri
 			routes[route] = false
 		}
 	}
-	opts := restOptions(b.cfg, doc)
+	peek := newGenIndex(discardLog)
+	peek.resolve = func(rt *detect.Route) http.Handler { return wrappedEndpoint(h, rt.Method, rt.Pattern) }
+	opts := restOptions(b.cfg, doc, peek)
 	mux, isMux := h.(*http.ServeMux)
 	for _, key := range slices.Sorted(maps.Keys(b.cfg.MCP.REST.Names)) {
 		// A refused route's name is not a second mistake.

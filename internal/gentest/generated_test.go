@@ -54,6 +54,16 @@ func newCloser() http.HandlerFunc {
 
 var closer = newCloser()
 
+func login(w http.ResponseWriter, r *http.Request) {
+	r.ParseForm()
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+func signupPage(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html")
+	w.Write([]byte("<form method=post></form>"))
+}
+
 // at returns the file:line the generator writes for function f.
 func at(f any) string {
 	fn := runtime.FuncForPC(reflect.ValueOf(f).Pointer())
@@ -71,8 +81,11 @@ func init() {
 {"func":%q,"at":%q,"doc":"saveNote saves a note.","body":{"type":0,"required":[["text"]]},"out":1,"answers":["json"]},
 {"func":%q,"at":"generated_test.go:1","doc":"moved moved."},
 {"func":%q,"at":%q,"doc":"bulk takes many.","body":{"type":2}},
-{"at":%q,"doc":"newCloser returns the closer.","out":3}
-]}`, pkg, pkg+".saveNote", at(saveNote), pkg+".moved", pkg+".bulk", at(bulk), at(closer)),
+{"at":%q,"doc":"newCloser returns the closer.","out":3},
+{"func":%q,"at":%q,"doc":"login signs a user in.","answers":["redirect"],"form":true},
+{"func":%q,"at":%q,"doc":"signupPage shows the form.","answers":["html"]}
+]}`, pkg, pkg+".saveNote", at(saveNote), pkg+".moved", pkg+".bulk", at(bulk), at(closer),
+		pkg+".login", at(login), pkg+".signupPage", at(signupPage)),
 		reflect.TypeFor[Note](), reflect.TypeFor[Saved](), reflect.TypeFor[[]Note](), reflect.TypeFor[struct {
 			Closed bool `json:"closed"`
 		}]())
@@ -290,4 +303,47 @@ func TestWrapServeMux(t *testing.T) {
 	if tl := res.Tools[0]; tl.Description != "saveNote saves a note." || !strings.Contains(sorted(tl.InputSchema), `"text"`) {
 		t.Errorf("the wrapped route's tool: %q %s; want the facts'\n%s", tl.Description, sorted(tl.InputSchema), log.String())
 	}
+}
+
+// TestBrowserRoutesLeftOff: under mcp.rest, a route whose handler the
+// facts say reads a form, or answers a page and no JSON, is a browser's
+// and is left off, with the reason in the report; a JSON route of the
+// same router is a tool.
+func TestBrowserRoutesLeftOff(t *testing.T) {
+	r := chi.NewRouter()
+	r.Post("/login", login)
+	r.Get("/signup", signupPage)
+	r.Post("/notes", saveNote)
+	tools, door, _ := serve(t, r, autoexpose.Config{MCP: autoexpose.MCPConfig{REST: &autoexpose.REST{Methods: []string{"GET", "POST"}}}})
+	if _, ok := tools["create_note"]; !ok {
+		t.Errorf("tools %v, want create_note among them", keys(tools))
+	}
+	for _, name := range []string{"login", "get_signup"} {
+		if _, ok := tools[name]; ok {
+			t.Errorf("%s is a tool; its handler is a browser's", name)
+		}
+	}
+	want := map[string]string{
+		"POST /login": "mcpdoor gen read that it reads a form, a page's for a browser; name it in mcp.rest.names to make it a tool",
+		"GET /signup": "mcpdoor gen read that it answers a page (text/html) and no JSON, for a browser; name it in mcp.rest.names to make it a tool",
+	}
+	for _, row := range door.Report() {
+		if w, ok := want[row.Route]; ok {
+			if row.Tool != "" || row.Reason != w {
+				t.Errorf("%s: report row %+v, want no tool and the reason %q", row.Route, row, w)
+			}
+			delete(want, row.Route)
+		}
+	}
+	for route := range want {
+		t.Errorf("%s: no report row", route)
+	}
+}
+
+func keys(m map[string]*mcp.Tool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
