@@ -275,10 +275,14 @@ func idleReleases(t *testing.T, idle time.Duration) (started bool) {
 	if r := s.newClient().rawMCP(t, initializeBody(4), raw{header: []string{tokenHeader, other}}); r.Status != http.StatusOK || r.Header.Get("Mcp-Session-Id") == "" {
 		t.Fatalf("initialize after the idle timeout: %d %s", r.Status, r.Body)
 	}
-	// The idle session is gone for its client too.
+	// The idle session is gone for its client too. The go-sdk answers a
+	// request of an ended session with 404 (session not found), or, in the
+	// moment between the session's end and its leaving the handler's table,
+	// serves it to the closed session, whose stream ends with no response:
+	// either way the call fails, and nothing of it runs.
 	_, err = first.CallTool(context.Background(), &mcp.CallToolParams{Name: "text", Arguments: map[string]any{}})
-	if !errors.Is(err, mcp.ErrSessionMissing) {
-		t.Errorf("the idle client's next call: %v, want %v", err, mcp.ErrSessionMissing)
+	if !errors.Is(err, mcp.ErrSessionMissing) && (err == nil || !strings.Contains(err.Error(), "request terminated without response")) {
+		t.Errorf("the idle client's next call: %v, want %v (or the go-sdk's \"request terminated without response\")", err, mcp.ErrSessionMissing)
 	}
 	return true
 }
