@@ -279,7 +279,7 @@ func idleReleases(t *testing.T, idle time.Duration) (started bool) {
 	// request of an ended session with 404 (session not found), or, in the
 	// moment between the session's end and its leaving the handler's table,
 	// serves it to the closed session, whose stream ends with no response:
-	// either way the call fails, and nothing of it runs.
+	// either way the call fails.
 	_, err = first.CallTool(context.Background(), &mcp.CallToolParams{Name: "text", Arguments: map[string]any{}})
 	if !errors.Is(err, mcp.ErrSessionMissing) && (err == nil || !strings.Contains(err.Error(), "request terminated without response")) {
 		t.Errorf("the idle client's next call: %v, want %v (or the go-sdk's \"request terminated without response\")", err, mcp.ErrSessionMissing)
