@@ -150,8 +150,8 @@ func simpleAgentRollout(t *testing.T, a *gymAgent, seed map[string]any, calls []
 // mcpAgentRollout plays one rollout as claude_code_agent does: seed over
 // HTTP, the calls over MCP with the token and no cookie (mcpCookies, if
 // any, are sent on every MCP request as a stale jar would), /verify with
-// the seed response's cookies. mcpBase is the base URL the agent's MCP
-// config is built from.
+// the seed response's cookies. mcpBase is the server's URL, which the
+// agent's MCP config joins to the seed's url_path.
 func mcpAgentRollout(t *testing.T, a *gymAgent, mcpBase, protocol string, seed map[string]any, calls []gymCall, mcpCookies []*http.Cookie) verifyReply {
 	t.Helper()
 	status, body := a.post("/seed_session", seed)
@@ -164,6 +164,11 @@ func mcpAgentRollout(t *testing.T, a *gymAgent, mcpBase, protocol string, seed m
 	}
 	if err := json.Unmarshal(body, &seeded); err != nil || seeded.MCP.URLPath == "" {
 		t.Fatalf("seed_session: no mcp metadata: %s", body)
+	}
+	// The MCP endpoint is under the prefix the seed came under, if any:
+	// the agent's calls then take the path its seed took.
+	if want := strings.TrimPrefix(a.base, mcpBase) + "/mcp"; seeded.MCP.URLPath != want {
+		t.Errorf("seed at %s/seed_session: url_path %q, want %q", a.base, seeded.MCP.URLPath, want)
 	}
 	header := http.Header{}
 	for k, v := range seeded.MCP.Headers {
@@ -291,8 +296,8 @@ func TestGymSimpleAgent(t *testing.T) {
 // claude_code_agent does: the calls over MCP with the token and no cookie,
 // dispatched directly and replayed through the router, on both protocol
 // versions, with and without the observability prefix (on the HTTP routes,
-// and on the MCP endpoint too), and with a stale cookie of another rollout
-// on the MCP requests.
+// and so on the MCP endpoint the seed's url_path names), and with a stale
+// cookie of another rollout on the MCP requests.
 func TestGymMCPAgent(t *testing.T) {
 	for _, ex := range gymExamples(t) {
 		for _, dispatch := range []string{"auto", "replay"} {
@@ -312,19 +317,19 @@ func TestGymMCPAgent(t *testing.T) {
 					t.Fatal("the other rollout has no session cookie")
 				}
 				for _, v := range []struct {
-					name, prefix, mcpPrefix, protocol string
-					cookies                           []*http.Cookie
+					name, prefix, protocol string
+					cookies                []*http.Cookie
 				}{
 					{name: "plain"},
 					{name: "2025-11-25", protocol: "2025-11-25"},
 					{name: "stale-cookie", cookies: stale},
-					{name: "prefixed-http", prefix: gymPrefix},
-					{name: "prefixed-mcp", prefix: gymPrefix, mcpPrefix: gymPrefix, protocol: "2025-11-25"},
+					{name: "prefixed", prefix: gymPrefix},
+					{name: "prefixed-2025-11-25", prefix: gymPrefix, protocol: "2025-11-25"},
 				} {
 					for _, ro := range ex.rollouts {
 						t.Run(v.name+"/"+ro.name, func(t *testing.T) {
 							a := newGymAgent(t, s, v.prefix)
-							got := mcpAgentRollout(t, a, s.url+v.mcpPrefix, v.protocol, ro.seed, ro.calls, v.cookies)
+							got := mcpAgentRollout(t, a, s.url, v.protocol, ro.seed, ro.calls, v.cookies)
 							if got.Reward != 1 {
 								t.Errorf("reward %v, want 1", got.Reward)
 							}

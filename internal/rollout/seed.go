@@ -80,7 +80,7 @@ func (c *Contract) Seed(next http.Handler) http.Handler {
 			}
 			out = withMember(out, MetadataKey, Metadata{
 				ServerName: c.server,
-				URLPath:    c.path,
+				URLPath:    mcpPath(c.path, FromContext(r.Context())),
 				Transport:  "http",
 				Headers:    map[string]string{c.header: tok},
 			})
@@ -92,6 +92,18 @@ func (c *Contract) Seed(next http.Handler) http.Handler {
 		w.WriteHeader(resp.status)
 		w.Write(out)
 	})
+}
+
+// mcpPath is where the door serves MCP (at path) for a request that came
+// under the prefix of rollout id ("" for none): the door serves
+// /ng-rollout/<id>/<path> as <path>, and an agent that calls it there
+// sends its MCP calls down the path its seed took, which a proxy routing by
+// path keeps on one replica. An id needs no escaping (idPattern).
+func mcpPath(path, id string) string {
+	if id == "" {
+		return path
+	}
+	return prefix + id + path
 }
 
 // noToken says why a seed response gets no token, or "" when it gets one:

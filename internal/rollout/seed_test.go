@@ -447,3 +447,31 @@ func BenchmarkSeed(b *testing.B) {
 		}
 	}
 }
+
+// TestSeedURLPath: the metadata's url_path is where the door serves MCP for
+// the seed's request: under /ng-rollout/<id>/ when the seed came under it
+// (the door serves /ng-rollout/<id>/mcp as /mcp), so that a proxy hashing
+// the path sends the rollout's MCP calls where its seed went.
+func TestSeedURLPath(t *testing.T) {
+	c, _ := newContract(t, rollout.Config{}, nil)
+	srv := httptest.NewServer(routerFor(c.Seed(answer(200, `{}`))))
+	defer srv.Close()
+	for _, tc := range []struct{ seedAt, want string }{
+		{"/seed_session", "/mcp"},
+		{"/ng-rollout/rollout-7.b_2/seed_session", "/ng-rollout/rollout-7.b_2/mcp"},
+		{"/ng-rollout/0/seed_session", "/ng-rollout/0/mcp"},
+	} {
+		resp, err := http.Post(srv.URL+tc.seedAt, "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var seeded struct {
+			MCP rollout.Metadata `json:"mcp"`
+		}
+		if err := json.Unmarshal(body, &seeded); err != nil || seeded.MCP.URLPath != tc.want {
+			t.Errorf("seed at %s: url_path %q, want %q (%s)", tc.seedAt, seeded.MCP.URLPath, tc.want, body)
+		}
+	}
+}
