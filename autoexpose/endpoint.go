@@ -59,6 +59,20 @@ func (d *Door) endpoint(m *MCPConfig) http.Handler {
 			message:  exclusiveMessage(m.idleTimeout(), tokenHeader),
 			maxBody:  d.calls.maxBody,
 			wait:     claimWait,
+			reserve:  m.unusedSessionTimeout(),
+			cookieSID: func(h http.Header) string {
+				for _, line := range h.Values("Set-Cookie") {
+					if c, err := http.ParseSetCookie(line); err == nil && c.Name == d.calls.sessions.CookieName() {
+						sid, _ := d.calls.sessions.Decode(c.Value)
+						return sid
+					}
+				}
+				return ""
+			},
+			requestSID: func(r *http.Request) string {
+				sid, _ := d.calls.sessions.Read(r)
+				return sid
+			},
 		}
 		if d.calls.contract != nil && !m.Rollout.AllowTokenless {
 			d.slot.tokenHeader = tokenHeader // tool calls need a token, and so does the slot

@@ -121,11 +121,24 @@ type slot struct {
 	tokenHeader string
 	maxBody     int64
 	wait        time.Duration // how long a POST waits for a pending one
+	// reserve is how long a seed keeps the slot for its rollout's client
+	// to connect (mcp.unused_session_timeout).
+	reserve time.Duration
+	// cookieSID returns the session a response's session cookie names, or "".
+	cookieSID func(http.Header) string
+	// requestSID returns the session a request's session cookie names, or "".
+	requestSID func(*http.Request) string
 
 	mu         sync.Mutex
 	holder     string         // the live session's id, or ""
 	owner      string         // the identity the holder's session was opened with
 	ownerToken bool           // it was opened with a valid token
+	heldSince  time.Time      // when the holder's initialize was answered
+	confirmed  bool           // the holder's client has sent a request in its session
+	called     bool           // the holder has made a tool call
+	reserved   string         // the session a seed kept the slot for, or ""
+	until      time.Time      // when that reservation lapses
+	seeding    bool           // a seed is being served
 	pending    bool           // a POST without a session is being served
 	claimant   string         // its identity
 	claimToken bool           // its token is valid
@@ -155,8 +168,9 @@ func (s *slot) claim(ctx context.Context, who string, token bool) (takeover stri
 			return "", false
 		}
 	}
-	if s.holder != "" && !s.alive(s.holder) {
-		s.holder, s.owner, s.ownerToken = "", "", false
+	lapsed := s.lapse()
+	if s.reserved != "" && s.reserved != who {
+		return "", false
 	}
 	if s.holder != "" {
 		sameRollout := who != "" && who == s.owner
@@ -165,11 +179,192 @@ func (s *slot) claim(ctx context.Context, who string, token bool) (takeover stri
 			return "", false
 		}
 		takeover = s.holder
-		s.holder, s.owner, s.ownerToken = "", "", false
+		s.free()
+	}
+	if takeover == "" {
+		takeover = lapsed
 	}
 	s.pending, s.claimant, s.claimToken, s.settled = true, who, token, make(chan struct{})
 	return takeover, true
 }
+
+// confirmWait is how long a session that has been answered its initialize
+// holds the slot before its client sends anything in it (a client sends
+// notifications/initialized as soon as it reads the answer). A client that
+// hung up before then never learned the session's id, and would hold the
+// slot until mcp.unused_session_timeout.
+const confirmWait = 2 * time.Second
+
+// lapse frees, under s.mu, a slot that nobody holds any more: a holder
+// whose session has ended, a holder whose client never confirmed it within
+// confirmWait (whose id it returns, for the caller to end once s.mu is
+// released), and a seed's reservation that has lapsed.
+func (s *slot) lapse() (end string) {
+	if s.holder != "" && !s.alive(s.holder) {
+		s.free()
+	}
+	if s.holder != "" && !s.confirmed && time.Since(s.heldSince) > confirmWait {
+		end = s.holder
+		s.free()
+	}
+	if s.reserved != "" && time.Now().After(s.until) {
+		s.reserved = ""
+	}
+	return end
+}
+
+// free drops the holder, under s.mu.
+func (s *slot) free() {
+	s.holder, s.owner, s.ownerToken, s.confirmed, s.called = "", "", false, false, false
+}
+
+// busy reports, under s.mu, whether the slot serves a rollout other than
+// the session who's ("" a new one): a seed of it gets 503.
+func (s *slot) busy(who string) bool {
+	return s.seeding || (s.holder != "" && s.owner != who) || (s.reserved != "" && s.reserved != who) ||
+		(s.pending && s.claimant != who)
+}
+
+// seen notes a request of session id: the holder's client has learned its
+// session, so its initialize completed.
+func (s *slot) seen(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id == s.holder {
+		s.confirmed = true
+	}
+}
+
+// toolCalled notes a tool call of session id.
+func (s *slot) toolCalled(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id == s.holder {
+		s.called = true
+	}
+}
+
+// broke frees the slot when the holder's stream broke (its client hung
+// up) before its first tool call: a connect that failed, whose client would
+// otherwise hold the slot for mcp.idle_timeout. Its session ends.
+func (s *slot) broke(id string) {
+	s.mu.Lock()
+	drop := id == s.holder && !s.called
+	if drop {
+		s.free()
+	}
+	s.mu.Unlock()
+	if drop {
+		s.end(id)
+	}
+}
+
+// seedBusyText is the 503's body of a seed on a busy exclusive server.
+const seedBusyText = "mcpdoor: this server is exclusive (mcp.exclusive) and serves another rollout: " +
+	"retry /seed_session on another replica, or here once that rollout ends"
+
+// busyRetry is the Retry-After, in seconds, of an exclusive server's 503s:
+// a balancer retries on another replica at once; a client that retries
+// here polls.
+const busyRetry = "1"
+
+// wrapSeed serves /seed_session (next, the contract's wrap) under the
+// slot: a seed for a rollout other than the one the slot serves gets 503
+// with Retry-After, which a balancer retries on another replica; a seed
+// answered 2xx keeps the slot for its session (the one its response's
+// cookie names) while its client connects, for s.reserve.
+func (s *slot) wrapSeed(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		who := s.requestSID(r)
+		s.mu.Lock()
+		lapsed := s.lapse()
+		busy := s.busy(who)
+		if !busy {
+			s.seeding = true
+		}
+		s.mu.Unlock()
+		if lapsed != "" {
+			s.end(lapsed)
+		}
+		if busy {
+			w.Header().Set("Retry-After", busyRetry)
+			http.Error(w, seedBusyText, http.StatusServiceUnavailable)
+			return
+		}
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.seeding = false
+			if sid := s.cookieSID(w.Header()); sw.status/100 == 2 && sid != "" && s.owner != sid {
+				s.reserved, s.until = sid, time.Now().Add(s.reserve)
+			}
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// wrapVerify serves /verify (next) and then ends the rollout whose
+// session the request's cookie names: the slot is free for the next
+// rollout's seed, and the rollout's MCP session, if live, ends.
+func (s *slot) wrapVerify(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r)
+		sid := s.requestSID(r)
+		if sid == "" {
+			return
+		}
+		s.mu.Lock()
+		if s.reserved == sid {
+			s.reserved = ""
+		}
+		end := ""
+		if s.holder != "" && s.owner == sid {
+			end = s.holder
+			s.free()
+		}
+		s.mu.Unlock()
+		if end != "" {
+			s.end(end)
+		}
+	})
+}
+
+// taken reports whether the slot serves a rollout, for the readiness
+// answer (ready.go).
+func (s *slot) taken() bool {
+	s.mu.Lock()
+	lapsed := s.lapse()
+	taken := s.busy("")
+	s.mu.Unlock()
+	if lapsed != "" {
+		s.end(lapsed)
+	}
+	return taken
+}
+
+// statusWriter remembers the status a handler answered.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the writer underneath.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // settle ends a claim: the slot is held by the session id the POST's
 // response named, if that session is live, and is free otherwise.
@@ -177,7 +372,11 @@ func (s *slot) settle(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if id != "" && s.alive(id) {
-		s.holder, s.owner, s.ownerToken = id, s.claimant, s.claimToken
+		s.free()
+		s.holder, s.owner, s.ownerToken, s.heldSince = id, s.claimant, s.claimToken, time.Now()
+		if s.reserved == s.owner {
+			s.reserved = ""
+		}
 	}
 	s.pending, s.claimant, s.claimToken = false, "", false
 	close(s.settled)
@@ -204,7 +403,15 @@ func (s *slot) serving(id string) (done func()) {
 // wrap serves next under the slot (see the policy above).
 func (s *slot) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.Header.Get(sessionIDHeader) != "" {
+		if id := r.Header.Get(sessionIDHeader); id != "" {
+			s.seen(id)
+			next.ServeHTTP(w, r)
+			if r.Method == http.MethodGet && r.Context().Err() != nil {
+				s.broke(id) // the client hung up on its stream
+			}
+			return
+		}
+		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r)
 			return
 		}

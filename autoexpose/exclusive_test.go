@@ -227,7 +227,7 @@ func FuzzExclusiveBody(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	s := &slot{alive: func(string) bool { return true }, identify: func(*http.Request) (string, bool) { return "someone else", false },
-		message: "busy", maxBody: defaultMaxBodyBytes, holder: "live", owner: "its rollout"}
+		message: "busy", maxBody: defaultMaxBodyBytes, holder: "live", owner: "its rollout", confirmed: true}
 	h := s.wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		panic("a request without a session reached the go-sdk while the slot was taken")
 	}))

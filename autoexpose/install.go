@@ -73,7 +73,7 @@ func install(r chi.Router, cfg *Config) (*Door, error) {
 		// /seed_session and /verify keep every middleware they had: the
 		// router's own still run in front of them, and the rest are applied
 		// again with With.
-		for path, wrap := range map[string]func(http.Handler) http.Handler{rollout.SeedPath: c.Seed, rollout.VerifyPath: c.Verify} {
+		for path, wrap := range map[string]func(http.Handler) http.Handler{rollout.SeedPath: d.seed(c), rollout.VerifyPath: d.verify(c)} {
 			rt := rep.Route(path)
 			own := rt.Middlewares[len(r.Middlewares()):]
 			r.With(own...).Method(http.MethodPost, path, wrap(rt.Endpoint))
@@ -82,6 +82,7 @@ func install(r chi.Router, cfg *Config) (*Door, error) {
 	}
 	r.Handle(d.path, d.handler)
 	r.Handle(d.path+"/", d.handler)
+	r.Get(d.path+readyPath, d.ready)
 	return d, nil
 }
 

@@ -66,6 +66,9 @@ func (d *Door) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			// refuse a reconnect that follows it closely.
 			if ss := req.GetSession(); ss != nil {
 				defer d.slot.serving(ss.ID())()
+				if method == "tools/call" {
+					d.slot.toolCalled(ss.ID())
+				}
 			}
 		}
 		switch method {

@@ -80,6 +80,7 @@ func Wrap(h http.Handler, cfg Config) (*Door, error) {
 type wrapMux struct {
 	path     string
 	endpoint http.Handler
+	ready    http.Handler // the readiness answer, at path + readyPath
 	inner    http.Handler
 	seed     http.Handler // nil while the rollout contract is off
 	verify   http.Handler
@@ -89,6 +90,8 @@ func (m *wrapMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch p := r.URL.Path; {
 	case p == m.path || p == m.path+"/":
 		m.endpoint.ServeHTTP(w, r)
+	case p == m.path+readyPath && r.Method == http.MethodGet:
+		m.ready.ServeHTTP(w, r)
 	case r.Method == http.MethodPost && p == rollout.SeedPath && m.seed != nil:
 		m.seed.ServeHTTP(w, r)
 	case r.Method == http.MethodPost && p == rollout.VerifyPath && m.verify != nil:
@@ -168,9 +171,9 @@ func (b *builder) wrapDoor(h http.Handler, cfg *Config, tools []toolSpec, routes
 		return nil, err
 	}
 	d.handler = d.endpoint(&cfg.MCP)
-	mux.endpoint = d.handler
+	mux.endpoint, mux.ready = d.handler, http.HandlerFunc(d.ready)
 	if c := d.calls.contract; c != nil {
-		mux.seed, mux.verify = c.Seed(h), c.Verify(h)
+		mux.seed, mux.verify = d.seed(c)(h), d.verify(c)(h)
 	}
 	return d, nil
 }
