@@ -372,7 +372,7 @@ func TestExclusiveRace(t *testing.T) {
 // an initialize that succeeded.
 func TestExclusiveRaceSameRollout(t *testing.T) {
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
-	tok := rolloutToken(t, "one rollout")
+	tok := rolloutToken(t, "one-rollout")
 	results := s.raceInitializes(t, 20, func(int) string { return tok })
 	won := map[string]bool{}
 	for i, r := range results {

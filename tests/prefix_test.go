@@ -28,6 +28,9 @@ var (
 func transcript(r httpResponse) string {
 	h := r.Header.Clone()
 	h.Del("Date")
+	if h.Get("Mcpdoor-Session") != "" {
+		h.Set("Mcpdoor-Session", "<session>")
+	}
 	if tokenValue.Match(r.Body) && h.Get("Content-Length") != "" {
 		h.Set("Content-Length", "<length>")
 	}

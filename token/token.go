@@ -8,6 +8,7 @@ import (
 	"github.com/gorilla/securecookie"
 
 	"github.com/mcpdoor/mcpdoor/internal/keyring"
+	"github.com/mcpdoor/mcpdoor/internal/sessionkey"
 )
 
 // Payload is what a session token carries: the rollout's session id, the
@@ -98,26 +99,36 @@ func NewCodec(server string, keys Keys, ttl time.Duration) *Codec {
 	return &Codec{name: "mcpdoor-token/" + server, codecs: keyring.Codecs(keys, purpose, 0), ttl: secs, now: time.Now}
 }
 
-// Mint returns a signed token carrying p and the time it was minted.
+// Mint returns a signed token carrying p and the time it was minted. Its
+// wire form begins with p.SID in plain and a dot, "<sid>.<signed>", so
+// that a load balancer can route on the session with no decoding (HAProxy:
+// req.hdr(x-nemo-gym-session-token),field(1,.)). p.SID must be 1 to 64
+// characters of A-Z, a-z, 0-9, '-' and '_', as mcpdoor's own ids are.
 func (c *Codec) Mint(p Payload) (string, error) {
-	if p.SID == "" {
-		return "", errors.New("mcpdoor: minting a session token: empty session id")
+	if err := sessionkey.Check(p.SID); err != nil {
+		return "", fmt.Errorf("mcpdoor: minting a session token: %w", err)
 	}
 	tok, err := securecookie.EncodeMulti(c.name, signed{SID: p.SID, Tools: p.Tools, Rollout: p.Rollout, IssuedAt: c.now().Unix()}, c.codecs...)
 	if err != nil {
 		return "", fmt.Errorf("mcpdoor: minting a session token: %w", err)
 	}
-	return tok, nil
+	return sessionkey.Join(p.SID, tok), nil
 }
 
 // Verify checks tok's signature, server and age, and returns its payload.
 // Every refusal wraps ErrInvalid (and ErrExpired when the token is too old),
 // whatever the cause: a tampered, truncated or foreign token tells a client
 // nothing more. A token minted in the future of this Codec's clock (another
-// replica's clock runs ahead) is not refused for it.
+// replica's clock runs ahead) is not refused for it. The plain session id
+// in front must be the signed one; a token without it (the format of
+// before tokens carried it) is refused.
 func (c *Codec) Verify(tok string) (Payload, error) {
 	if tok == "" {
 		return Payload{}, fmt.Errorf("mcpdoor: %w: empty", ErrInvalid)
+	}
+	plain, tok, err := sessionkey.Split(tok)
+	if err != nil {
+		return Payload{}, fmt.Errorf("mcpdoor: %w: %w", ErrInvalid, err)
 	}
 	var s signed
 	if err := securecookie.DecodeMulti(c.name, tok, &s, c.codecs...); err != nil {
@@ -125,6 +136,9 @@ func (c *Codec) Verify(tok string) (Payload, error) {
 	}
 	if s.SID == "" {
 		return Payload{}, fmt.Errorf("mcpdoor: %w: no session id", ErrInvalid)
+	}
+	if err := sessionkey.Matches(plain, s.SID); err != nil {
+		return Payload{}, fmt.Errorf("mcpdoor: %w: %w", ErrInvalid, err)
 	}
 	if s.IssuedAt <= 0 {
 		return Payload{}, fmt.Errorf("mcpdoor: %w: no issue time", ErrInvalid)

@@ -79,27 +79,27 @@ func TestVerifyRefuses(t *testing.T) {
 	keys := mustKeys(t, secretA)
 	c := NewCodec("weather", keys, 0)
 	good, _ := c.Mint(Payload{SID: "s1", Tools: []string{"get_weather"}})
-	raw, err := base64.URLEncoding.DecodeString(good)
+	raw, err := base64.URLEncoding.DecodeString(strings.TrimPrefix(good, "s1."))
 	if err != nil {
 		t.Fatal(err)
 	}
 	parts := strings.SplitN(string(raw), "|", 3) // date|value|mac
 	payload, _ := base64.URLEncoding.DecodeString(parts[1])
 	forged := strings.Replace(string(payload), `"tools":["get_weather"]`, `"tools":null`, 1)
-	tamperedPayload := base64.URLEncoding.EncodeToString([]byte(parts[0] + "|" + base64.URLEncoding.EncodeToString([]byte(forged)) + "|" + parts[2]))
+	tamperedPayload := "s1." + base64.URLEncoding.EncodeToString([]byte(parts[0]+"|"+base64.URLEncoding.EncodeToString([]byte(forged))+"|"+parts[2]))
 	mac := []byte(parts[2])
 	mac[0] ^= 1
-	tamperedMAC := base64.URLEncoding.EncodeToString([]byte(parts[0] + "|" + parts[1] + "|" + string(mac)))
+	tamperedMAC := "s1." + base64.URLEncoding.EncodeToString([]byte(parts[0]+"|"+parts[1]+"|"+string(mac)))
 	// The same signature over another rollout's id.
 	ofRollout, _ := c.Mint(Payload{SID: "s1", Rollout: "rolloutA"})
-	raw, _ = base64.URLEncoding.DecodeString(ofRollout)
+	raw, _ = base64.URLEncoding.DecodeString(strings.TrimPrefix(ofRollout, "s1."))
 	parts = strings.SplitN(string(raw), "|", 3)
 	payload, _ = base64.URLEncoding.DecodeString(parts[1])
 	otherRollout := strings.Replace(string(payload), `"rid":"rolloutA"`, `"rid":"rolloutB"`, 1)
 	if otherRollout == string(payload) {
 		t.Fatalf("no rollout id in the payload %s", payload)
 	}
-	tamperedRollout := base64.URLEncoding.EncodeToString([]byte(parts[0] + "|" + base64.URLEncoding.EncodeToString([]byte(otherRollout)) + "|" + parts[2]))
+	tamperedRollout := "s1." + base64.URLEncoding.EncodeToString([]byte(parts[0]+"|"+base64.URLEncoding.EncodeToString([]byte(otherRollout))+"|"+parts[2]))
 	other, _ := NewCodec("news", keys, 0).Mint(Payload{SID: "s1"})
 	foreignKey, _ := NewCodec("weather", mustKeys(t, secretB), 0).Mint(Payload{SID: "s1"})
 	// Validly signed, in the format of before tokens carried their issue time.
@@ -107,6 +107,7 @@ func TestVerifyRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	noIssueTime = "s1." + noIssueTime
 
 	cases := map[string]string{
 		"empty":                "",
@@ -120,7 +121,9 @@ func TestVerifyRefuses(t *testing.T) {
 		"no issue time":        noIssueTime,
 		"extra byte":           good + "A",
 		"huge":                 strings.Repeat("A", 1<<20),
-		"separator only":       base64.URLEncoding.EncodeToString([]byte("||")),
+		"separator only":       "s1." + base64.URLEncoding.EncodeToString([]byte("||")),
+		"plain id only":        "s1.",
+		"dots":                 "...",
 		"not base64 after all": "%%%%",
 	}
 	for name, tok := range cases {
@@ -242,6 +245,7 @@ func TestExpiryRealClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	old = "s1." + old
 	if _, err := c.Verify(old); !errors.Is(err, ErrExpired) {
 		t.Fatalf("a token minted two hours ago, ttl 1h: %v; want ErrExpired", err)
 	}
@@ -272,6 +276,9 @@ func FuzzVerify(f *testing.F) {
 		}
 		if p.SID == "" {
 			t.Fatal("verified a token without a session id")
+		}
+		if !strings.HasPrefix(tok, p.SID+".") {
+			t.Fatalf("verified token %q does not begin with its session id %q", tok, p.SID)
 		}
 	})
 }

@@ -68,8 +68,8 @@ func mint(t testing.TB, secret, server, sid string, tools []string) string {
 
 // forged returns a token of server "weather" for session sid, signed with
 // testSecret the way package token signs, but minted at Unix time iat:
-// a token of any age, without waiting. TestForged checks it against the
-// real thing.
+// a token of any age, without waiting, with the plain session id in front
+// as package token writes it. TestForged checks it against the real thing.
 func forged(sid string, iat int64) string {
 	derive := hmac.New(sha256.New, []byte(testSecret))
 	derive.Write([]byte("mcpdoor/token"))
@@ -82,7 +82,7 @@ func forged(sid string, iat int64) string {
 	mac := hmac.New(sha256.New, key)
 	mac.Write([]byte(msg))
 	signed := append([]byte(msg+"|"), mac.Sum(nil)...)[len(name)+1:]
-	return base64.URLEncoding.EncodeToString(signed)
+	return sid + "." + base64.URLEncoding.EncodeToString(signed)
 }
 
 // TestForged: a forged token minted now is accepted, so that the refusal

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/mcpdoor/mcpdoor/internal/sessionkey"
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
@@ -38,8 +39,10 @@ func (c *Contract) Seed(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		log := c.logger(r.Context())
 		// The session first, so that every response names it, a refusal
-		// included.
+		// included: in its cookie, and in plain in sessionkey.Header for a
+		// proxy's stick table.
 		sid, r := c.sessions.Ensure(w, r)
+		w.Header().Set(sessionkey.Header, sid)
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, c.maxSeed))
 		if err != nil {
 			var mbe *http.MaxBytesError
@@ -127,10 +130,11 @@ func noToken(status int, body []byte) string {
 
 // setHeader sets on h, the response's header, the seed handler's header
 // sent: all of it but its Set-Cookie lines, which addCookies adds beside
-// the session cookie.
+// the session cookie, and the session header, which names the session the
+// cookie and the token name.
 func (c *Contract) setHeader(h, sent http.Header) {
 	for k, v := range sent {
-		if k != "Set-Cookie" {
+		if k != "Set-Cookie" && k != sessionkey.Header {
 			h[k] = v
 		}
 	}

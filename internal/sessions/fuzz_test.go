@@ -26,6 +26,9 @@ func FuzzDecode(f *testing.F) {
 		if id == "" {
 			t.Fatal("Decode accepted a value without an id")
 		}
+		if !strings.HasPrefix(value, id+".") {
+			t.Fatalf("Decode accepted %q, which does not begin with its id %q", value, id)
+		}
 		c, err := m.Cookie(id)
 		if err != nil {
 			t.Fatalf("Cookie(%q): %v", id, err)

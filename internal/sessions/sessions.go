@@ -17,6 +17,7 @@ import (
 	"github.com/gorilla/securecookie"
 
 	"github.com/mcpdoor/mcpdoor/internal/keyring"
+	"github.com/mcpdoor/mcpdoor/internal/sessionkey"
 )
 
 // DefaultCookieName is the cookie that carries the session id unless
@@ -135,8 +136,13 @@ func (m *Manager) Read(r *http.Request) (string, error) {
 	return m.Decode(c.Value)
 }
 
-// Decode verifies a session cookie value and returns the id it carries.
+// Decode verifies a session cookie value, "<id>.<signed>", and returns the
+// id it carries: the plain one, which must be the signed one.
 func (m *Manager) Decode(value string) (string, error) {
+	plain, value, err := sessionkey.Split(value)
+	if err != nil {
+		return "", fmt.Errorf("mcpdoor: session cookie: %w", err)
+	}
 	var id string
 	if err := securecookie.DecodeMulti(m.name, value, &id, m.codecs...); err != nil {
 		return "", fmt.Errorf("mcpdoor: session cookie: %w", err)
@@ -144,10 +150,15 @@ func (m *Manager) Decode(value string) (string, error) {
 	if id == "" {
 		return "", errors.New("mcpdoor: session cookie: empty id")
 	}
+	if err := sessionkey.Matches(plain, id); err != nil {
+		return "", fmt.Errorf("mcpdoor: session cookie: %w", err)
+	}
 	return id, nil
 }
 
-// Cookie returns the signed session cookie for id, as the middleware sets it.
+// Cookie returns the signed session cookie for id, as the middleware sets
+// it. Its value begins with id in plain and a dot, "<id>.<signed>", so that
+// a load balancer can route on the session with no decoding.
 func (m *Manager) Cookie(id string) (*http.Cookie, error) {
 	v, err := m.sign(id)
 	if err != nil {
@@ -192,10 +203,14 @@ func (m *Manager) sign(id string) (string, error) {
 	if ok {
 		return v, nil
 	}
+	if err := sessionkey.Check(id); err != nil {
+		return "", fmt.Errorf("mcpdoor: session cookie: %w", err)
+	}
 	v, err := securecookie.EncodeMulti(m.name, id, m.codecs...)
 	if err != nil {
 		return "", fmt.Errorf("mcpdoor: session cookie: %w", err)
 	}
+	v = sessionkey.Join(id, v)
 	m.mu.Lock()
 	if m.signed == nil || len(m.signed) >= maxSigned {
 		m.signed = make(map[string]string)
