@@ -85,6 +85,7 @@ func exampleConfig(yaml string) string {
 // test ends, and a client of it.
 type example struct {
 	*server
+	cmd *exec.Cmd // its process
 	mu  sync.Mutex
 	log strings.Builder // what it wrote to its standard error and output
 }
@@ -121,7 +122,7 @@ func startExample(t *testing.T, name, config string, args ...string) *example {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	e := &example{}
+	e := &example{cmd: cmd}
 	addr := make(chan string, 1)
 	done := make(chan struct{})
 	go func() {

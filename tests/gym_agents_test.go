@@ -154,11 +154,26 @@ func simpleAgentRollout(t *testing.T, a *gymAgent, seed map[string]any, calls []
 // agent's MCP config joins to the seed's url_path.
 func mcpAgentRollout(t *testing.T, a *gymAgent, mcpBase, protocol string, seed map[string]any, calls []gymCall, mcpCookies []*http.Cookie) verifyReply {
 	t.Helper()
+	return mcpAgentSeed(t, a, mcpBase, seed).finish(t, protocol, calls, mcpCookies)
+}
+
+// A seededRollout is a rollout claude_code_agent has seeded: what its
+// agent's MCP config and its /verify need.
+type seededRollout struct {
+	a        *gymAgent
+	seed     map[string]any
+	meta     seedMetadata
+	cookies  []*http.Cookie // the seed response's
+	endpoint string         // the MCP endpoint the agent is configured with
+}
+
+// mcpAgentSeed seeds a rollout as claude_code_agent does.
+func mcpAgentSeed(t *testing.T, a *gymAgent, mcpBase string, seed map[string]any) *seededRollout {
+	t.Helper()
 	status, body := a.post("/seed_session", seed)
 	if status != http.StatusOK {
 		t.Fatalf("seed_session: %d %s", status, body)
 	}
-	seedCookies := a.cookies
 	var seeded struct {
 		MCP seedMetadata `json:"mcp"`
 	}
@@ -170,8 +185,16 @@ func mcpAgentRollout(t *testing.T, a *gymAgent, mcpBase, protocol string, seed m
 	if want := strings.TrimPrefix(a.base, mcpBase) + "/mcp"; seeded.MCP.URLPath != want {
 		t.Errorf("seed at %s/seed_session: url_path %q, want %q", a.base, seeded.MCP.URLPath, want)
 	}
+	// url = base.rstrip('/') + '/' + url_path.lstrip('/'), as claude_code_agent builds it.
+	endpoint := strings.TrimRight(mcpBase, "/") + "/" + strings.TrimLeft(seeded.MCP.URLPath, "/")
+	return &seededRollout{a: a, seed: seed, meta: seeded.MCP, cookies: a.cookies, endpoint: endpoint}
+}
+
+// finish plays the rest of the rollout: the calls over MCP, then /verify.
+func (ro *seededRollout) finish(t *testing.T, protocol string, calls []gymCall, mcpCookies []*http.Cookie) verifyReply {
+	t.Helper()
 	header := http.Header{}
-	for k, v := range seeded.MCP.Headers {
+	for k, v := range ro.meta.Headers {
 		header.Set(k, v)
 	}
 	for _, c := range mcpCookies {
@@ -179,15 +202,13 @@ func mcpAgentRollout(t *testing.T, a *gymAgent, mcpBase, protocol string, seed m
 	}
 	hc := &http.Client{Timeout: 30 * time.Second, Transport: &headerTransport{base: http.DefaultTransport, header: header}}
 	defer hc.CloseIdleConnections()
-	// url = base.rstrip('/') + '/' + url_path.lstrip('/'), as claude_code_agent builds it.
-	endpoint := strings.TrimRight(mcpBase, "/") + "/" + strings.TrimLeft(seeded.MCP.URLPath, "/")
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "gym-agent", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, DisableStandaloneSSE: true},
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ro.endpoint, HTTPClient: hc, DisableStandaloneSSE: true},
 		&mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
-		t.Fatalf("connecting to %s: %v", endpoint, err)
+		t.Fatalf("connecting to %s: %v", ro.endpoint, err)
 	}
 	defer cs.Close()
 	for _, c := range calls {
@@ -199,13 +220,13 @@ func mcpAgentRollout(t *testing.T, a *gymAgent, mcpBase, protocol string, seed m
 			t.Fatalf("tools/call %s: %s", c.Tool, resultJSON(t, res))
 		}
 	}
-	emitted := func(tool string) string { return "mcp__" + seeded.MCP.ServerName + "__" + tool }
+	emitted := func(tool string) string { return "mcp__" + ro.meta.ServerName + "__" + tool }
 	verify := trajectory(calls, emitted)
-	for k, v := range seed {
+	for k, v := range ro.seed {
 		verify[k] = v
 	}
-	a.cookies = seedCookies
-	status, body = a.post("/verify", verify)
+	ro.a.cookies = ro.cookies
+	status, body := ro.a.post("/verify", verify)
 	if status != http.StatusOK {
 		t.Fatalf("verify: %d %s", status, body)
 	}

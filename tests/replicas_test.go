@@ -1,0 +1,243 @@
+package tests
+
+import (
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The replica tests run the examples as NeMo Gym runs a resources server
+// that scales out: 3 replicas (the examples' binaries, each on its own
+// port, the same session secret on each) behind a real HAProxy or nginx
+// with a configuration of docs/replicas, and whole rollouts through it as
+// Gym's agents play them (gym_agents_test.go): claude_code_agent's (seed
+// with cookies, MCP calls with the token only, /verify with the seed's
+// cookies) and simple_agent's (every call over HTTP with the cookies of the
+// previous response). Each rollout's /verify must pay reward 1.
+
+// replicaCount is how many replicas each test runs.
+const replicaCount = 3
+
+// startReplicas starts n replicas of the example ex, with extra appended
+// to its mcp block, and returns them and their host:port addresses.
+func startReplicas(t *testing.T, ex gymExample, extra string, n int) ([]*example, []string) {
+	t.Helper()
+	var reps []*example
+	var addrs []string
+	for range n {
+		e := startExample(t, ex.name, exampleConfig(ex.config+extra))
+		reps = append(reps, e)
+		addrs = append(addrs, strings.TrimPrefix(e.url, "http://"))
+	}
+	return reps, addrs
+}
+
+// balanced is a client of the balancer, as a Gym agent's ServerClient is.
+func balanced(t *testing.T, lb *balancer, prefix string) *gymAgent {
+	return newGymAgent(t, &server{t: t, url: lb.url}, prefix)
+}
+
+// TestReplicasAffinity: behind HAProxy's stick table of
+// docs/replicas/haproxy-affinity.cfg, on the session id mcpdoor makes
+// readable (the seed's Mcpdoor-Session header, the token's and the
+// cookie's prefix), with no shared store, every rollout of weather and
+// workplace stays on the replica that seeded it, through both doors, with
+// and without Gym's /ng-rollout/ prefix: every one pays reward 1.
+func TestReplicasAffinity(t *testing.T) {
+	t.Parallel()
+	for _, ex := range gymExamples(t) {
+		t.Run(ex.name, func(t *testing.T) {
+			_, addrs := startReplicas(t, ex, "", replicaCount)
+			lb := startHAProxy(t, "haproxy-affinity.cfg", addrs)
+			for _, prefix := range []string{"", gymPrefix} {
+				for _, ro := range ex.rollouts {
+					if v := mcpAgentRollout(t, balanced(t, lb, prefix), lb.url, "", ro.seed, ro.calls, nil); v.Reward != 1 {
+						t.Errorf("MCP door, %s%s: reward %v, want 1", prefix, ro.name, v.Reward)
+					}
+					if v := simpleAgentRollout(t, balanced(t, lb, prefix), ro.seed, ro.calls, nil); v.Reward != 1 {
+						t.Errorf("HTTP door, %s%s: reward %v, want 1", prefix, ro.name, v.Reward)
+					}
+				}
+			}
+			// The rollouts were spread: round robin placed the seeds on
+			// more than one replica.
+			if servers := seedServers(lb.Log()); len(servers) < 2 {
+				t.Errorf("every seed went to %v; round robin should have spread them", servers)
+			}
+		})
+	}
+}
+
+// haproxyLine is a request line of docs/replicas' log-format: status,
+// retries (+ when redispatched), server, method, path.
+var haproxyLine = regexp.MustCompile(`(?m)^(\d{3}) (\+?\d+) (\S+) (\S+) (\S+)$`)
+
+// seedServers returns the servers HAProxy's log shows the seeds answered by.
+func seedServers(log string) map[string]int {
+	servers := make(map[string]int)
+	for _, m := range haproxyLine.FindAllStringSubmatch(log, -1) {
+		if strings.HasSuffix(m[5], "/seed_session") {
+			servers[m[3]]++
+		}
+	}
+	return servers
+}
+
+// TestReplicasExclusive: three exclusive replicas behind
+// docs/replicas/haproxy-exclusive.cfg. A seed that reaches a replica
+// serving another rollout gets 503 with Retry-After; HAProxy retries it on
+// another replica, where the rollout runs whole. Rollouts seeded while
+// others are held land on the free replicas, and each pays reward 1.
+func TestReplicasExclusive(t *testing.T) {
+	t.Parallel()
+	ex := gymExamples(t)[0]
+	ro := ex.rollouts[0]
+	reps, addrs := startReplicas(t, ex, "\n  exclusive: true", replicaCount)
+	lb := startHAProxy(t, "haproxy-exclusive.cfg", addrs)
+
+	// A busy replica's own answer to a seed.
+	held := mcpAgentSeed(t, balanced(t, lb, ""), lb.url, ro.seed)
+	busy := 0
+	for _, e := range reps {
+		resp, err := http.Post(e.url+"/seed_session", "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := readAll(t, resp)
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			busy++
+			if got := resp.Header.Get("Retry-After"); got != "1" || body != busySeedText {
+				t.Errorf("a busy replica's seed: Retry-After %q, %q; want 1, %q", got, body, busySeedText)
+			}
+			continue
+		}
+		// A free replica took it: let it go.
+		verifyWith(t, e.url, resp.Cookies())
+	}
+	if busy != 1 {
+		t.Errorf("%d replicas answered a seed 503, want 1 (the held rollout's)", busy)
+	}
+	if v := held.finish(t, "", ro.calls, nil); v.Reward != 1 {
+		t.Errorf("the held rollout: reward %v, want 1", v.Reward)
+	}
+
+	// Rounds of four seeds: the first three take the three replicas
+	// (round robin), the second rollout ends, and the fourth seed reaches
+	// the first one's replica, still in the rotation (its next health
+	// check is up to 2 s away), gets 503, and HAProxy retries it on the
+	// free one. A round whose health check ran first drains the busy
+	// replica instead, and retries nothing; a few rounds see the retry.
+	for round := range 5 {
+		lb.waitUp(t, "r1", "r2", "r3")
+		var seeded []*seededRollout
+		for range 3 {
+			seeded = append(seeded, mcpAgentSeed(t, balanced(t, lb, ""), lb.url, ro.seed))
+		}
+		if v := seeded[1].finish(t, "", ro.calls, nil); v.Reward != 1 {
+			t.Errorf("round %d, second rollout: reward %v, want 1", round, v.Reward)
+		}
+		lb.waitUp(t, lb.seedServer(t, -2)) // its replica, had its check drained it
+		seeded = append(seeded, mcpAgentSeed(t, balanced(t, lb, ""), lb.url, ro.seed))
+		for i, s := range seeded {
+			if i == 1 {
+				continue
+			}
+			if v := s.finish(t, "", ro.calls, nil); v.Reward != 1 {
+				t.Errorf("round %d, rollout %d: reward %v, want 1", round, i, v.Reward)
+			}
+		}
+		if retried(lb.Log()) > 0 {
+			return
+		}
+	}
+	t.Errorf("no seed was retried in 5 rounds:\n%s", lb.Log())
+}
+
+// retried counts the seeds HAProxy's log shows answered 200 after a
+// retry on another replica.
+func retried(log string) int {
+	n := 0
+	for _, m := range haproxyLine.FindAllStringSubmatch(log, -1) {
+		if m[1] == "200" && m[2] != "0" && strings.HasSuffix(m[5], "/seed_session") {
+			n++
+		}
+	}
+	return n
+}
+
+// verifyWith posts an empty /verify to base with cookies: the rollout ends.
+func verifyWith(t *testing.T, base string, cookies []*http.Cookie) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+"/verify", strings.NewReader(`{}`))
+	req.Header.Set("Content-Type", "application/json")
+	for _, c := range cookies {
+		req.AddCookie(c)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readAll(t, resp)
+}
+
+// busySeedText is an exclusive replica's 503 to a seed while it serves
+// another rollout.
+const busySeedText = "mcpdoor: this server is exclusive (mcp.exclusive) and serves another rollout: " +
+	"retry /seed_session on another replica, or here once that rollout ends\n"
+
+// readAll reads and closes resp's body.
+func readAll(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// serverState is HAProxy's log line of a server's check changing its state.
+var serverState = regexp.MustCompile(`Server replicas/(\S+) is (UP|DOWN)`)
+
+// waitUp waits, at most 30 s, until HAProxy has every one of servers in
+// the rotation: its check has not last found it DOWN.
+func (lb *balancer) waitUp(t *testing.T, servers ...string) {
+	t.Helper()
+	for range 3000 {
+		state := make(map[string]string)
+		for _, m := range serverState.FindAllStringSubmatch(lb.Log(), -1) {
+			state[m[1]] = m[2]
+		}
+		up := true
+		for _, s := range servers {
+			up = up && state[s] != "DOWN"
+		}
+		if up {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("HAProxy does not have %v back after 30s:\n%s", servers, lb.Log())
+}
+
+// seedServer returns the server of the i-th seed in HAProxy's log (from
+// the end, for i < 0), in the order they were answered.
+func (lb *balancer) seedServer(t *testing.T, i int) string {
+	t.Helper()
+	var servers []string
+	for _, m := range haproxyLine.FindAllStringSubmatch(lb.Log(), -1) {
+		if strings.HasSuffix(m[5], "/seed_session") {
+			servers = append(servers, m[3])
+		}
+	}
+	if i < 0 {
+		i += len(servers)
+	}
+	if i < 0 || i >= len(servers) {
+		t.Fatalf("HAProxy's log has no seed %d:\n%s", i, lb.Log())
+	}
+	return servers[i]
+}
