@@ -190,8 +190,9 @@ func mcpAgentSeed(t *testing.T, a *gymAgent, mcpBase string, seed map[string]any
 	return &seededRollout{a: a, seed: seed, meta: seeded.MCP, cookies: a.cookies, endpoint: endpoint}
 }
 
-// finish plays the rest of the rollout: the calls over MCP, then /verify.
-func (ro *seededRollout) finish(t *testing.T, protocol string, calls []gymCall, mcpCookies []*http.Cookie) verifyReply {
+// connect connects the agent's MCP client, with the token (and
+// mcpCookies, if any) on every request, until the returned func is called.
+func (ro *seededRollout) connect(t *testing.T, ctx context.Context, protocol string, mcpCookies []*http.Cookie) (*mcp.ClientSession, func()) {
 	t.Helper()
 	header := http.Header{}
 	for k, v := range ro.meta.Headers {
@@ -201,16 +202,41 @@ func (ro *seededRollout) finish(t *testing.T, protocol string, calls []gymCall, 
 		header.Add("Cookie", c.Name+"="+c.Value)
 	}
 	hc := &http.Client{Timeout: 30 * time.Second, Transport: &headerTransport{base: http.DefaultTransport, header: header}}
-	defer hc.CloseIdleConnections()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "gym-agent", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ro.endpoint, HTTPClient: hc, DisableStandaloneSSE: true},
 		&mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
+		hc.CloseIdleConnections()
 		t.Fatalf("connecting to %s: %v", ro.endpoint, err)
 	}
-	defer cs.Close()
+	return cs, func() {
+		cs.Close()
+		hc.CloseIdleConnections()
+	}
+}
+
+// call makes one tool call over MCP in a session of its own, and returns
+// its result as JSON.
+func (ro *seededRollout) call(t *testing.T, tool string, args map[string]any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cs, done := ro.connect(t, ctx, "", nil)
+	defer done()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("tools/call %s: %v", tool, err)
+	}
+	return resultJSON(t, res)
+}
+
+// finish plays the rest of the rollout: the calls over MCP, then /verify.
+func (ro *seededRollout) finish(t *testing.T, protocol string, calls []gymCall, mcpCookies []*http.Cookie) verifyReply {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cs, done := ro.connect(t, ctx, protocol, mcpCookies)
+	defer done()
 	for _, c := range calls {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.Tool, Arguments: c.Arguments})
 		if err != nil {

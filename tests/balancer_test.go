@@ -40,13 +40,13 @@ func balanced(t *testing.T, lb *balancer, prefix string) *gymAgent {
 	return newGymAgent(t, &server{t: t, url: lb.url}, prefix)
 }
 
-// TestReplicasAffinity: behind HAProxy's stick table of
+// TestBalancerAffinity: behind HAProxy's stick table of
 // docs/replicas/haproxy-affinity.cfg, on the session id mcpdoor makes
 // readable (the seed's Mcpdoor-Session header, the token's and the
 // cookie's prefix), with no shared store, every rollout of weather and
 // workplace stays on the replica that seeded it, through both doors, with
 // and without Gym's /ng-rollout/ prefix: every one pays reward 1.
-func TestReplicasAffinity(t *testing.T) {
+func TestBalancerAffinity(t *testing.T) {
 	t.Parallel()
 	for _, ex := range gymExamples(t) {
 		t.Run(ex.name, func(t *testing.T) {
@@ -86,12 +86,12 @@ func seedServers(log string) map[string]int {
 	return servers
 }
 
-// TestReplicasExclusive: three exclusive replicas behind
+// TestBalancerExclusive: three exclusive replicas behind
 // docs/replicas/haproxy-exclusive.cfg. A seed that reaches a replica
 // serving another rollout gets 503 with Retry-After; HAProxy retries it on
 // another replica, where the rollout runs whole. Rollouts seeded while
 // others are held land on the free replicas, and each pays reward 1.
-func TestReplicasExclusive(t *testing.T) {
+func TestBalancerExclusive(t *testing.T) {
 	t.Parallel()
 	ex := gymExamples(t)[0]
 	ro := ex.rollouts[0]
