@@ -3,10 +3,15 @@ package tests
 import (
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
 )
 
 // The replica tests run the examples as NeMo Gym runs a resources server
@@ -240,4 +245,36 @@ func (lb *balancer) seedServer(t *testing.T, i int) string {
 		t.Fatalf("HAProxy's log has no seed %d:\n%s", i, lb.Log())
 	}
 	return servers[i]
+}
+
+// TestBalancerDocsShowTestedConfigs: every configuration block of
+// docs/replicas.md is part of a file of docs/replicas, which the tests
+// run: the page shows what is tested.
+func TestBalancerDocsShowTestedConfigs(t *testing.T) {
+	root := nodeclient.RepoRoot(t)
+	page, err := os.ReadFile(filepath.Join(root, "docs", "replicas.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(root, "docs", "replicas", "*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("docs/replicas: %v %v", files, err)
+	}
+	var configs []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		configs = append(configs, string(b))
+	}
+	blocks := regexp.MustCompile("(?s)```(haproxy|nginx)\n(.*?)```").FindAllStringSubmatch(string(page), -1)
+	if len(blocks) == 0 {
+		t.Fatal("docs/replicas.md shows no configuration")
+	}
+	for _, b := range blocks {
+		if !slices.ContainsFunc(configs, func(c string) bool { return strings.Contains(c, b[2]) }) {
+			t.Errorf("docs/replicas.md shows a %s block that no file of docs/replicas holds:\n%s", b[1], b[2])
+		}
+	}
 }
