@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/header"
+	"github.com/mcpdoor/mcpdoor/session"
 )
 
 // Config is one server's mcpdoor configuration: the YAML block (see
@@ -91,6 +92,13 @@ type Config struct {
 	// Logger receives the startup report, warnings and runtime errors
 	// (handler panics). Default slog.Default().
 	Logger *slog.Logger `yaml:"-"`
+	// Store holds the sessions of the server and their state (session.Load,
+	// session.Save): the middleware of UseSessions and the Door share it.
+	// Default nil: in this process's memory, so that each replica holds
+	// the sessions it made, and refuses every call of another's as
+	// misrouted (HTTP 421). Give every replica the same store
+	// (session/redisstore) and any replica serves any call.
+	Store *session.Store `yaml:"-"`
 
 	// sessions is what UseSessions made: the manager whose middleware the
 	// router uses, and the door's view of the same sessions. A tool call

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/session"
 )
 
@@ -52,7 +53,7 @@ func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.Call
 	// A session middleware on a replayed route keeps the session its
 	// request's context carries; a direct call skips the middleware, and
 	// gets what it would have put there.
-	ctx = session.NewContext(ctx, who.sid)
+	ctx = sessions.WithStore(session.NewContext(ctx, who.sid), c.sessions.Store())
 	ctx = withMCPCall(ctx, mc)
 	if t.checked != nil {
 		ctx = withChecked(ctx, t.checked, in.body)

@@ -47,6 +47,8 @@ type Door struct {
 	fastCalls atomic.Uint64
 	// streamed is set once serveIO has served a stream: a Door serves one.
 	streamed atomic.Bool
+	// misroutes are the sessions whose misrouted requests were logged.
+	misroutes misroutes
 }
 
 // ServeHTTP serves what the server serves: a server serves the Door
@@ -69,10 +71,25 @@ type Door struct {
 // So a check Outer makes holds on every request, the MCP endpoint's
 // included. A disabled or degraded Door serves Outer around the router (or
 // the wrapped handler) alone, prefix included. The zero Door answers 404.
+//
+// Before any of that, a Door that serves MCP refuses a request that names
+// a session its store does not hold (Config.Store): by a valid token on the
+// MCP endpoint, by a valid session cookie elsewhere, /seed_session aside.
+// It answers 421 Misdirected Request, and on the MCP endpoint a JSON-RPC
+// error of code -32003, with the same message on both doors:
+// "mcpdoor: session <sid> is not held by this replica (misrouted, or its
+// state was lost): ...". So a replica never runs a call against a session
+// it does not hold, and a harness counts the misrouted calls.
 func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if d.calls != nil && d.calls.contract != nil {
 		if unprefixed, ok := rollout.StripPrefix(r); ok {
 			r = unprefixed
+		}
+	}
+	if d.calls != nil {
+		var ok bool
+		if r, ok = d.heldOrRefused(w, r); !ok {
+			return
 		}
 	}
 	if d.serves == nil {

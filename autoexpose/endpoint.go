@@ -30,6 +30,8 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.h.Serve
 //  1. withoutNewSession: a session cookie that a session middleware in
 //     front invented for the request itself is not handed out;
 //  2. the guard (guard.go): a foreign Origin, or a rebinding Host, gets 403;
+//     then, unless the Door checked it already, a request of a session
+//     this replica does not hold gets 421 (misroute.go);
 //  3. the lifecycle (lifecycle.go): 503 once the Door is closed, and the
 //     request's context ends when it closes;
 //  4. on an exclusive door, the slot (exclusive.go): 409 while another
@@ -85,7 +87,7 @@ func (d *Door) endpoint(m *MCPConfig) http.Handler {
 		d.life.unused = newUnusedSessions(m.unusedSessionTimeout())
 		d.server.AddReceivingMiddleware(d.life.unused.middleware)
 	}
-	return &endpoint{d.calls.withoutNewSession(newGuard(m).wrap(d.life.wrap(m.stateful(), h)))}
+	return &endpoint{d.calls.withoutNewSession(newGuard(m).wrap(d.refuseMisrouted(d.life.wrap(m.stateful(), h))))}
 }
 
 // withoutNewSession keeps the MCP endpoint from handing out sessions. A

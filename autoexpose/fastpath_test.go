@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpdoor/mcpdoor/internal/store"
 	"io"
 	"log/slog"
 	"net"
@@ -136,6 +137,9 @@ func newGoldenPair(t *testing.T, mcpBlock string, rollout bool) *goldenPair {
 func newGoldenPairOn(t *testing.T, mcpBlock string, router func() chi.Router, start func(http.Handler) *httptest.Server) *goldenPair {
 	t.Helper()
 	p := &goldenPair{}
+	// One store for both doors, so that a session one holds the other does
+	// too, as two replicas sharing a store.
+	shared := store.New(store.NewMemory(0, nil))
 	for _, fast := range []bool{true, false} {
 		block := "mcp:\n  session_secret: \"" + goldenSecret + "\"\n" + mcpBlock
 		if !fast && !strings.Contains(mcpBlock, "stateful: true") && !strings.Contains(mcpBlock, "exclusive: true") {
@@ -146,6 +150,7 @@ func newGoldenPairOn(t *testing.T, mcpBlock string, router func() chi.Router, st
 			t.Fatal(err)
 		}
 		cfg.Logger = slog.New(slog.DiscardHandler)
+		cfg.Store = shared
 		r := router()
 		d, err := Install(r, cfg)
 		if err != nil {

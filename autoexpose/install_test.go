@@ -253,11 +253,14 @@ func TestMount(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 // mint returns a session token of d's server for session sid, listing
-// tools (nil: every tool).
+// tools (nil: every tool), and has d's store hold sid, as a seed would.
 func mint(tb testing.TB, d *Door, sid string, tools []string) string {
 	tb.Helper()
 	tok, err := token.NewCodec(d.name, d.calls.sessions.Keys(), 0).Mint(token.Payload{SID: sid, Tools: tools})
 	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := d.calls.sessions.Store().Register(context.Background(), sid); err != nil {
 		tb.Fatal(err)
 	}
 	return tok

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/keyring"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
+	"github.com/mcpdoor/mcpdoor/internal/store"
 	"github.com/mcpdoor/mcpdoor/session"
 	"github.com/mcpdoor/mcpdoor/token"
 )
@@ -52,7 +53,13 @@ func (c *Config) newSessions() (*doorSessions, error) {
 	if random {
 		c.logger().Warn("mcpdoor: no session secret configured (mcp.session_secret or mcp.session_secret_env); using a random per-process secret: sessions and tokens do not survive a restart or cross replicas")
 	}
-	return &doorSessions{manager: session.New(keys, nil), door: sessions.New(keys, nil)}, nil
+	// One store for both, so that the sessions the middleware makes are
+	// the Door's, and the other way round.
+	b := store.BackendOf(c.Store)
+	if b == nil {
+		b = store.NewMemory(0, nil)
+	}
+	return &doorSessions{manager: session.New(keys, &session.Options{Store: store.New(b)}), door: sessions.New(keys, &sessions.Options{Store: b})}, nil
 }
 
 // keys returns the key ring from session_secret or session_secret_env, or a

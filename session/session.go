@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
+	"github.com/mcpdoor/mcpdoor/internal/store"
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
@@ -20,8 +21,12 @@ type Options struct {
 	// that a server on 127.0.0.1 works without TLS.
 	Secure bool
 	// NewID makes a new session id. Default: 26 random base32 characters
-	// (crypto/rand.Text).
+	// (crypto/rand.Text). An id must be 1 to 64 characters of A-Z, a-z,
+	// 0-9, '-' and '_': the cookie carries it in plain.
 	NewID func() string
+	// Store holds the sessions and their state (see Load and Save).
+	// Default nil: a fresh in-memory store of the Manager's own.
+	Store *Store
 }
 
 // A Manager gives each client a session, named by a signed cookie. It is
@@ -36,7 +41,7 @@ type Manager struct {
 func New(keys token.Keys, opts *Options) *Manager {
 	var o *sessions.Options
 	if opts != nil {
-		o = &sessions.Options{CookieName: opts.CookieName, Secure: opts.Secure, NewID: opts.NewID}
+		o = &sessions.Options{CookieName: opts.CookieName, Secure: opts.Secure, NewID: opts.NewID, Store: store.BackendOf(opts.Store)}
 	}
 	return &Manager{m: sessions.New(keys, o)}
 }

@@ -82,17 +82,26 @@ func runRollout(t *testing.T, s *server, i, calls int) error {
 }
 
 // TestReplicas: two replicas of one server (same name, same secret) accept
-// each other's tokens; a server with another name does not.
+// each other's tokens, but one that does not hold the token's session (each
+// replica's store is its own) refuses it as misrouted, rather than run the
+// call against empty state; a server with another name refuses the token
+// as invalid.
 func TestReplicas(t *testing.T) {
 	a, doorA, _ := newFixture(t, fixtureConfig(t))
 	b, doorB, _ := newFixture(t, fixtureConfig(t))
 	sa, sb := inProcess(t, a, doorA), inProcess(t, b, doorB)
-	_, meta := sa.newClient().seedSession(`{}`)
+	seeded, meta := sa.newClient().seedSession(`{}`)
 	tok := meta.Headers[tokenHeader]
 
-	res := call(t, sb.connect(mcpOptions{header: http.Header{tokenHeader: {tok}}}), "teapot", nil)
+	res := call(t, sa.connect(mcpOptions{header: http.Header{tokenHeader: {tok}}}), "teapot", nil)
 	if got := resultJSON(t, res); got != `{"content":[{"type":"text","text":"HTTP 418 from POST /teapot: I'm a teapot"}],"structuredContent":{"error":{"code":"im_a_teapot","effect":"not_applied","message":"I'm a teapot","status":418}},"isError":true}` {
-		t.Errorf("replica B answered %s", got)
+		t.Errorf("replica A answered %s", got)
+	}
+	sid := seeded.Header.Get("Mcpdoor-Session")
+	r := sb.rawMCP(t, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"teapot","arguments":{}}}`, raw{header: []string{tokenHeader, tok}})
+	want := `{"jsonrpc":"2.0","id":7,"error":{"code":-32003,"message":"` + misroutedText(sid) + `"}}`
+	if r.Status != http.StatusMisdirectedRequest || string(r.Body) != want {
+		t.Errorf("replica B answered %d %s; want 421 %s", r.Status, r.Body, want)
 	}
 
 	cfg := fixtureConfig(t)

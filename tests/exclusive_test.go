@@ -50,6 +50,9 @@ type policyServer struct {
 
 	calls atomic.Int64  // MCP requests the door is handling
 	quiet chan struct{} // gets a value when calls falls to 0
+
+	tokensMu sync.Mutex
+	tokens   map[string]string // rolloutToken's, by rollout name
 }
 
 func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
@@ -140,7 +143,7 @@ func wantBusy(t testing.TB, r httpResponse, id, message string) {
 // working.
 func TestExclusiveSecondClient(t *testing.T) {
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
-	first := s.connect(mcpOptions{header: http.Header{tokenHeader: {rolloutToken(t, "rollout-a")}}})
+	first := s.connect(mcpOptions{header: http.Header{tokenHeader: {s.rolloutToken(t, "rollout-a")}}})
 	if got := resultJSON(t, call(t, first, "weather", map[string]any{"city": "Paris"})); !strings.Contains(got, "sunny") {
 		t.Fatalf("first client's call: %s", got)
 	}
@@ -155,7 +158,7 @@ func TestExclusiveSecondClient(t *testing.T) {
 		wantBusy(t, s.newClient().rawMCP(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, raw{}), "null", busyMessage)
 	})
 	t.Run("go-sdk client", func(t *testing.T) {
-		_, err := s.newClient().dial(mcpOptions{header: http.Header{tokenHeader: {rolloutToken(t, "rollout-b")}}})
+		_, err := s.newClient().dial(mcpOptions{header: http.Header{tokenHeader: {s.rolloutToken(t, "rollout-b")}}})
 		var rpcErr *jsonrpc.Error
 		if !errors.As(err, &rpcErr) || rpcErr.Code != -32000 || rpcErr.Message != busyMessage {
 			t.Fatalf("second client: %v", err)
@@ -173,7 +176,7 @@ func TestExclusiveSecondClient(t *testing.T) {
 // frees the slot at once, for any rollout.
 func TestExclusiveDeleteReleases(t *testing.T) {
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
-	init := s.rawMCP(t, initializeBody(1), raw{header: []string{tokenHeader, rolloutToken(t, "rollout-a")}})
+	init := s.rawMCP(t, initializeBody(1), raw{header: []string{tokenHeader, s.rolloutToken(t, "rollout-a")}})
 	sid := init.Header.Get("Mcp-Session-Id")
 	if init.Status != http.StatusOK || sid == "" {
 		t.Fatalf("initialize: %d %s", init.Status, init.Body)
@@ -182,13 +185,13 @@ func TestExclusiveDeleteReleases(t *testing.T) {
 	if del := s.rawMCP(t, "", raw{method: "DELETE", sid: sid}); del.Status != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %s", del.Status, del.Body)
 	}
-	second := s.newClient().connect(mcpOptions{header: http.Header{tokenHeader: {rolloutToken(t, "rollout-b")}}})
+	second := s.newClient().connect(mcpOptions{header: http.Header{tokenHeader: {s.rolloutToken(t, "rollout-b")}}})
 	if got := resultJSON(t, call(t, second, "text", nil)); got != `{"content":[{"type":"text","text":"hello, world"}]}` {
 		t.Errorf("second client's call: %s", got)
 	}
 	// A go-sdk client's Close sends the DELETE.
 	second.Close()
-	third := s.newClient().connect(mcpOptions{header: http.Header{tokenHeader: {rolloutToken(t, "rollout-c")}}})
+	third := s.newClient().connect(mcpOptions{header: http.Header{tokenHeader: {s.rolloutToken(t, "rollout-c")}}})
 	if got := resultJSON(t, call(t, third, "text", nil)); got != `{"content":[{"type":"text","text":"hello, world"}]}` {
 		t.Errorf("third client's call: %s", got)
 	}
@@ -218,8 +221,8 @@ func TestExclusiveIdleReleases(t *testing.T) {
 func idleReleases(t *testing.T, idle time.Duration) (started bool) {
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true, IdleTimeout: idle})
 	busy := strings.Replace(busyMessage, "600s", idle.String(), 1)
-	other := rolloutToken(t, "rollout-b")
-	first, err := s.dial(mcpOptions{header: http.Header{tokenHeader: {rolloutToken(t, "rollout-a")}}})
+	other := s.rolloutToken(t, "rollout-b")
+	first, err := s.dial(mcpOptions{header: http.Header{tokenHeader: {s.rolloutToken(t, "rollout-a")}}})
 	if err != nil {
 		t.Logf("connecting: %v", err)
 		return false
@@ -336,7 +339,7 @@ func raceID(i int) string {
 func TestExclusiveRace(t *testing.T) {
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
 	const n = 50
-	results := s.raceInitializes(t, n, func(i int) string { return rolloutToken(t, fmt.Sprint("rollout-", i)) })
+	results := s.raceInitializes(t, n, func(i int) string { return s.rolloutToken(t, fmt.Sprint("rollout-", i)) })
 	var winners []int
 	var winner string
 	for i, r := range results {
@@ -372,7 +375,7 @@ func TestExclusiveRace(t *testing.T) {
 // an initialize that succeeded.
 func TestExclusiveRaceSameRollout(t *testing.T) {
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
-	tok := rolloutToken(t, "one-rollout")
+	tok := s.rolloutToken(t, "one-rollout")
 	results := s.raceInitializes(t, 20, func(int) string { return tok })
 	won := map[string]bool{}
 	for i, r := range results {
@@ -418,7 +421,7 @@ func TestExclusiveTypeScript(t *testing.T) {
 	nodeclient.Node(t)
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
 	url := s.url + "/mcp"
-	rollout := func(sid string) map[string]string { return map[string]string{tokenHeader: rolloutToken(t, sid)} }
+	rollout := func(sid string) map[string]string { return map[string]string{tokenHeader: s.rolloutToken(t, sid)} }
 	var info struct {
 		SessionID string `json:"sessionId"`
 	}
@@ -469,14 +472,30 @@ func TestExclusiveTypeScript(t *testing.T) {
 	}
 }
 
-// rolloutToken mints the session token of rollout sid, as the fixture's
-// /seed_session would.
-func rolloutToken(t testing.TB, sid string) string {
+// rolloutToken returns the session token of rollout name, for a session
+// the door holds: a harness's own token for a session the fixture's
+// session middleware made (and so registered) on an HTTP call. The same
+// name gives the same session's token.
+func (p *policyServer) rolloutToken(t testing.TB, name string) string {
 	t.Helper()
+	p.tokensMu.Lock()
+	defer p.tokensMu.Unlock()
+	if tok, ok := p.tokens[name]; ok {
+		return tok
+	}
+	r := p.newClient().post("/history", `{}`)
+	sid, err := cookieSID(t, r.Header.Get("Set-Cookie"))
+	if err != nil {
+		t.Fatalf("/history set no session cookie: %v (%d %s)", err, r.Status, r.Body)
+	}
 	tok, err := token.NewCodec("fixture", testKeys(t), 0).Mint(token.Payload{SID: sid})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if p.tokens == nil {
+		p.tokens = map[string]string{}
+	}
+	p.tokens[name] = tok
 	return tok
 }
 
@@ -520,12 +539,12 @@ func TestExclusiveBypass(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
-			first := s.rawMCP(t, c.body, raw{header: append([]string{tokenHeader, rolloutToken(t, "first")}, c.header...)})
+			first := s.rawMCP(t, c.body, raw{header: append([]string{tokenHeader, s.rolloutToken(t, "first")}, c.header...)})
 			sid := first.Header.Get("Mcp-Session-Id")
 			if opened := sid != "" && slices.Contains(s.liveSessions(), sid); opened != c.opens {
 				t.Fatalf("the POST opened a session: %v, want %v (%d %s)", opened, c.opens, first.Status, first.Body)
 			}
-			second := s.newClient().rawMCP(t, initializeBody(2), raw{header: []string{tokenHeader, rolloutToken(t, "other")}})
+			second := s.newClient().rawMCP(t, initializeBody(2), raw{header: []string{tokenHeader, s.rolloutToken(t, "other")}})
 			if c.opens {
 				wantBusy(t, second, "2", busyMessage)
 			} else if second.Status != http.StatusOK {
@@ -587,7 +606,7 @@ func (s *server) abandonable(header http.Header, jar http.CookieJar) (*mcp.Clien
 // still gets the 409; and a session with a call running is not taken over.
 func TestExclusiveReconnect(t *testing.T) {
 	s := newPolicyServer(t, autoexpose.MCPConfig{Exclusive: true})
-	tok := rolloutToken(t, "rollout-a")
+	tok := s.rolloutToken(t, "rollout-a")
 	header := http.Header{tokenHeader: {tok}}
 
 	first, abandon := s.abandonable(header, nil)
@@ -609,7 +628,7 @@ func TestExclusiveReconnect(t *testing.T) {
 	}
 
 	t.Run("another rollout", func(t *testing.T) {
-		wantBusy(t, s.newClient().rawMCP(t, initializeBody(5), raw{header: []string{tokenHeader, rolloutToken(t, "rollout-b")}}), "5", busyMessage)
+		wantBusy(t, s.newClient().rawMCP(t, initializeBody(5), raw{header: []string{tokenHeader, s.rolloutToken(t, "rollout-b")}}), "5", busyMessage)
 	})
 	t.Run("an invalid token", func(t *testing.T) {
 		wantBusy(t, s.newClient().rawMCP(t, initializeBody(6), raw{header: []string{tokenHeader, "garbage"}}), "6", busyMessage)
@@ -693,7 +712,7 @@ func TestExclusiveReconnectCallRunning(t *testing.T) {
 	s.stubborn = true
 	var release sync.Once
 	t.Cleanup(func() { release.Do(func() { close(s.release) }) }) // a failed test does not leave the handler waiting
-	tok := rolloutToken(t, "rollout-a")
+	tok := s.rolloutToken(t, "rollout-a")
 	header := http.Header{tokenHeader: {tok}}
 	first, abandon := s.abandonable(header, nil)
 	done := make(chan struct{})

@@ -21,6 +21,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/session"
 	"github.com/mcpdoor/mcpdoor/token"
 )
@@ -281,18 +282,20 @@ func newFixture(t testing.TB, cfg autoexpose.Config) (http.Handler, *autoexpose.
 }
 
 // cookieSID returns the session a session cookie names ("name=value", or a
-// Set-Cookie line), as the fixture's session middleware reads it; or an
-// error for a cookie the middleware refuses, and would replace with a new
-// session's.
+// Set-Cookie line), verified with the fixture's secret; or an error for a
+// cookie the fixture's session middleware refuses, and would replace with a
+// new session's. (It reads the cookie as the middleware does, without asking
+// whether a store holds its session, which no middleware of its own could
+// tell.)
 func cookieSID(t testing.TB, cookie string) (string, error) {
 	t.Helper()
-	const fresh = "(a new session)"
-	m := session.New(testKeys(t), &session.Options{NewID: func() string { return fresh }})
-	var sid string
 	req := httptest.NewRequest(http.MethodPost, "/", nil)
 	req.Header.Set("Cookie", cookie)
-	m.Middleware(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { sid = session.ID(r) })).ServeHTTP(httptest.NewRecorder(), req)
-	if sid == fresh {
+	if c, err := http.ParseSetCookie(cookie); err == nil {
+		req.Header.Set("Cookie", c.Name+"="+c.Value)
+	}
+	sid, err := sessions.New(testKeys(t), nil).Read(req)
+	if err != nil {
 		return "", errors.New("not a session cookie of the fixture's secret")
 	}
 	return sid, nil

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/mcpdoor/mcpdoor/internal/sessionkey"
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
@@ -41,7 +42,19 @@ func (c *Contract) Seed(next http.Handler) http.Handler {
 		// The session first, so that every response names it, a refusal
 		// included: in its cookie, and in plain in sessionkey.Header for a
 		// proxy's stick table.
-		sid, r := c.sessions.Ensure(w, r)
+		sid, r, err := c.sessions.Ensure(w, r.WithContext(sessions.WithFreshStart(r.Context())))
+		if err == nil {
+			// The seed holds its session, whoever made it (an outer
+			// middleware may have).
+			if err = c.sessions.Store().Register(r.Context(), sid); err != nil {
+				err = fmt.Errorf("mcpdoor: session store: registering the seed's session: %w", err)
+			}
+		}
+		if err != nil {
+			log.Error("mcpdoor: /seed_session: the session store failed; no session token minted", "err", err)
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
 		w.Header().Set(sessionkey.Header, sid)
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, c.maxSeed))
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/keyring"
 	"github.com/mcpdoor/mcpdoor/internal/sessionkey"
+	"github.com/mcpdoor/mcpdoor/internal/store"
 )
 
 // DefaultCookieName is the cookie that carries the session id unless
@@ -34,6 +35,9 @@ type Options struct {
 	CookieName string        // default DefaultCookieName
 	Secure     bool          // mark the cookie Secure
 	NewID      func() string // default crypto/rand.Text
+	// Store holds the sessions and their state; default a fresh in-memory
+	// store of the Manager's own.
+	Store store.Backend
 }
 
 // A Manager reads, makes and signs session cookies. It is safe for
@@ -44,6 +48,7 @@ type Manager struct {
 	name   string
 	secure bool
 	newID  func() string
+	store  store.Backend
 
 	// signed keeps recent ids' signed values: the middleware sets a
 	// session's cookie on every response, and a value, having no maximum
@@ -75,9 +80,16 @@ func New(keys keyring.Keys, opts *Options) *Manager {
 			m.newID = opts.NewID
 		}
 		m.secure = opts.Secure
+		m.store = opts.Store
+	}
+	if m.store == nil {
+		m.store = store.NewMemory(0, nil)
 	}
 	return m
 }
+
+// Store returns the store that holds the Manager's sessions.
+func (m *Manager) Store() store.Backend { return m.store }
 
 // Keys returns the key ring the Manager signs with, so that other signed
 // values (tokens) can share one secret.
@@ -90,11 +102,33 @@ func (m *Manager) CookieName() string { return m.name }
 // the session of its valid session cookie, or a new one. The response sets
 // the session's cookie every time, so a client that keeps only the cookies
 // of the last response it got stays in its session.
+// A request whose cookie names a session the store does not hold gets 421
+// (see Misrouted); one whose session cannot be made because the store
+// fails gets 503.
 func (m *Manager) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, r = m.Ensure(w, r)
+		_, r, err := m.Ensure(w, r)
+		var mis *Misrouted
+		switch {
+		case errors.As(err, &mis):
+			http.Error(w, mis.Error(), http.StatusMisdirectedRequest)
+			return
+		case err != nil:
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// Misrouted is the error of a request that names a session the store does
+// not hold: it reached a replica that did not make the session, or one
+// that lost its state. Served, it would run against empty state.
+type Misrouted struct{ SID string }
+
+func (e *Misrouted) Error() string {
+	return "mcpdoor: session " + e.SID + " is not held by this replica (misrouted, or its state was lost): " +
+		"route every request of a session to the replica that seeded it, or give every replica the same session store"
 }
 
 // Ensure returns the request's session id and a request whose context
@@ -104,24 +138,51 @@ func (m *Manager) Middleware(next http.Handler) http.Handler {
 // carries, and nothing is set on w: the layer that put the id there (an
 // outer middleware, or mcpdoor dispatching a tool call into the session its
 // token names) answers for the cookie. Otherwise the id is that of a valid
-// session cookie, or a new session is made, and either way the session's
-// cookie is set on w. Setting it on every response, not only the first,
-// is what keeps in its session a client that replaces its cookies with
-// those of each response (NeMo Gym's agents do).
-func (m *Manager) Ensure(w http.ResponseWriter, r *http.Request) (string, *http.Request) {
-	if id, ok := FromContext(r.Context()); ok {
-		return id, r
+// session cookie of a session the store holds, or a new session is made and
+// registered in the store, and either way the session's cookie is set on w.
+// Setting it on every response, not only the first, is what keeps in its
+// session a client that replaces its cookies with those of each response
+// (NeMo Gym's agents do).
+//
+// A valid cookie of a session the store does not hold is a *Misrouted
+// error, and nothing is set on w; but on a request whose context says it
+// starts afresh (WithFreshStart: /seed_session, which starts a rollout),
+// a new session is made in its place.
+//
+// Either way the request's context carries the Manager's store, unless it
+// carries one already. Any other error is the store's.
+func (m *Manager) Ensure(w http.ResponseWriter, r *http.Request) (string, *http.Request, error) {
+	ctx := r.Context()
+	if id, ok := FromContext(ctx); ok {
+		if StoreFrom(ctx) == nil {
+			r = r.WithContext(WithStore(ctx, m.store))
+		}
+		return id, r, nil
 	}
 	id, err := m.Read(r)
-	if err != nil {
+	if err == nil && !IsHeld(ctx, id) {
+		held, err := m.store.Holds(ctx, id)
+		switch {
+		case err != nil:
+			return "", r, fmt.Errorf("mcpdoor: session store: %w", err)
+		case !held && !freshStart(ctx):
+			return "", r, &Misrouted{SID: id}
+		case !held:
+			id = ""
+		}
+	}
+	if err != nil || id == "" {
 		id = m.newID()
+		if err := m.store.Register(ctx, id); err != nil {
+			return "", r, fmt.Errorf("mcpdoor: session store: registering a new session: %w", err)
+		}
 	}
 	// Signing a short string with a valid key does not fail; if it ever
 	// did, a new session would last for this request alone.
 	if c, err := m.Cookie(id); err == nil {
 		http.SetCookie(w, c)
 	}
-	return id, r.WithContext(NewContext(r.Context(), id))
+	return id, r.WithContext(WithStore(NewContext(ctx, id), m.store)), nil
 }
 
 // ErrNoCookie is returned by Read when the request carries no session cookie.
@@ -220,7 +281,44 @@ func (m *Manager) sign(id string) (string, error) {
 	return v, nil
 }
 
-type contextKey struct{}
+type (
+	contextKey struct{}
+	storeKey   struct{}
+	heldKey    struct{}
+	freshKey   struct{}
+)
+
+// WithFreshStart returns a context that lets Ensure start a new session in
+// place of one its store does not hold, for /seed_session.
+func WithFreshStart(ctx context.Context) context.Context {
+	return context.WithValue(ctx, freshKey{}, true)
+}
+
+func freshStart(ctx context.Context) bool { return ctx.Value(freshKey{}) != nil }
+
+// WithStore returns a context that carries the store of its session's
+// state, for session.Load and Save.
+func WithStore(ctx context.Context, b store.Backend) context.Context {
+	return context.WithValue(ctx, storeKey{}, b)
+}
+
+// StoreFrom returns the store ctx carries, or nil.
+func StoreFrom(ctx context.Context) store.Backend {
+	b, _ := ctx.Value(storeKey{}).(store.Backend)
+	return b
+}
+
+// WithHeld returns a context that records that the store holds session id,
+// as the Door has checked, so that Ensure does not ask the store again.
+func WithHeld(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, heldKey{}, id)
+}
+
+// IsHeld reports whether ctx records that the store holds session id.
+func IsHeld(ctx context.Context, id string) bool {
+	held, _ := ctx.Value(heldKey{}).(string)
+	return held != "" && held == id
+}
 
 // NewContext returns a context that carries session id.
 func NewContext(ctx context.Context, id string) context.Context {

@@ -182,6 +182,7 @@ func TestMiddlewareRefusesCookie(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	m.Store().Register(t.Context(), id)
 	if got, _ := visit(m, good); got != id {
 		t.Fatalf("the untampered cookie gives session %q, want %q", got, id)
 	}
@@ -234,15 +235,16 @@ func tamper(v string) string {
 func TestEnsure(t *testing.T) {
 	m := sessions.New(keys(t, secretOld), nil)
 	cookie, _ := m.Cookie("from-the-cookie")
+	m.Store().Register(t.Context(), "from-the-cookie")
 
 	t.Run("id in the context", func(t *testing.T) {
 		req := httptest.NewRequest(http.MethodPost, "/t", nil)
 		req.AddCookie(cookie)
 		req = req.WithContext(sessions.NewContext(req.Context(), "from-the-context"))
 		rec := httptest.NewRecorder()
-		id, r := m.Ensure(rec, req)
-		if id != "from-the-context" || sessions.ID(r) != "from-the-context" || r != req {
-			t.Errorf("Ensure = %q (request's id %q, same request %v), want the context's id and the request unchanged", id, sessions.ID(r), r == req)
+		id, r, _ := m.Ensure(rec, req)
+		if id != "from-the-context" || sessions.ID(r) != "from-the-context" || sessions.StoreFrom(r.Context()) != m.Store() {
+			t.Errorf("Ensure = %q (request's id %q), want the context's id, and the store in the context", id, sessions.ID(r))
 		}
 		if h := rec.Header().Values("Set-Cookie"); len(h) != 0 {
 			t.Errorf("Set-Cookie %q, want none", h)
@@ -252,7 +254,7 @@ func TestEnsure(t *testing.T) {
 		req := httptest.NewRequest(http.MethodPost, "/t", nil)
 		req.AddCookie(cookie)
 		rec := httptest.NewRecorder()
-		id, r := m.Ensure(rec, req)
+		id, r, _ := m.Ensure(rec, req)
 		if id != "from-the-cookie" || sessions.ID(r) != "from-the-cookie" {
 			t.Errorf("Ensure = %q (request's id %q), want the cookie's", id, sessions.ID(r))
 		}
@@ -262,13 +264,49 @@ func TestEnsure(t *testing.T) {
 	})
 	t.Run("no id", func(t *testing.T) {
 		rec := httptest.NewRecorder()
-		id, r := m.Ensure(rec, httptest.NewRequest(http.MethodPost, "/t", nil))
+		id, r, _ := m.Ensure(rec, httptest.NewRequest(http.MethodPost, "/t", nil))
 		set := rec.Result().Cookies()
 		if id == "" || sessions.ID(r) != id || len(set) != 1 {
 			t.Fatalf("Ensure = %q (request's id %q), cookies %v; want a new id, in the request and a cookie", id, sessions.ID(r), set)
 		}
 		if got, err := m.Decode(set[0].Value); got != id || err != nil {
 			t.Errorf("the cookie decodes to %q, %v; want %q", got, err, id)
+		}
+		if held, err := m.Store().Holds(t.Context(), id); !held || err != nil {
+			t.Errorf("the new session is not in the store: %v, %v", held, err)
+		}
+	})
+	// A valid cookie of a session the store does not hold (another
+	// replica's, or from before a restart) is misrouted; a seed, which
+	// starts afresh, gets a new session in its place.
+	other, _ := m.Cookie("another-replicas")
+	t.Run("a session the store does not hold", func(t *testing.T) {
+		req := httptest.NewRequest(http.MethodPost, "/t", nil)
+		req.AddCookie(other)
+		rec := httptest.NewRecorder()
+		id, _, err := m.Ensure(rec, req)
+		var mis *sessions.Misrouted
+		if !errors.As(err, &mis) || mis.SID != "another-replicas" || id != "" || len(rec.Header().Values("Set-Cookie")) != 0 {
+			t.Errorf("Ensure = %q, %v, Set-Cookie %q; want a *Misrouted and no cookie", id, err, rec.Header().Values("Set-Cookie"))
+		}
+		const want = "mcpdoor: session another-replicas is not held by this replica (misrouted, or its state was lost): " +
+			"route every request of a session to the replica that seeded it, or give every replica the same session store"
+		if err == nil || err.Error() != want {
+			t.Errorf("error %v, want %q", err, want)
+		}
+		rec = httptest.NewRecorder()
+		m.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { t.Error("the handler ran") })).ServeHTTP(rec, req)
+		if rec.Code != http.StatusMisdirectedRequest || rec.Body.String() != want+"\n" {
+			t.Errorf("the middleware answered %d %q, want 421 and the text", rec.Code, rec.Body.String())
+		}
+	})
+	t.Run("a seed of a session the store does not hold", func(t *testing.T) {
+		req := httptest.NewRequest(http.MethodPost, "/t", nil)
+		req.AddCookie(other)
+		req = req.WithContext(sessions.WithFreshStart(req.Context()))
+		id, _, err := m.Ensure(httptest.NewRecorder(), req)
+		if err != nil || id == "" || id == "another-replicas" {
+			t.Errorf("Ensure = %q, %v; want a new session", id, err)
 		}
 	})
 }
@@ -281,6 +319,7 @@ func TestKeyRotation(t *testing.T) {
 	newOnly := sessions.New(keys(t, secretNew), nil)
 
 	oldCookie, _ := old.Cookie("s-old")
+	rotated.Store().Register(t.Context(), "s-old")
 	if id, _ := visit(rotated, oldCookie); id != "s-old" {
 		t.Errorf("a cookie signed by the old key gives session %q after rotation, want s-old", id)
 	}

@@ -1,0 +1,134 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Memory is the in-memory Backend, each replica's own: a restarted replica
+// starts empty and holds none of its old sessions. A session idle for
+// longer than its idle TTL is dropped the next time the store sweeps,
+// which it does, with no goroutine, on a Register once a minute at most.
+type Memory struct {
+	idle time.Duration // 0: sessions are never dropped for idleness
+	now  func() time.Time
+
+	mu        sync.Mutex
+	sessions  map[string]*memSession
+	nextSweep time.Time
+	// ended, if set, is told of each session a sweep drops, after the
+	// lock is released.
+	ended func(sid string)
+}
+
+type memSession struct {
+	values map[string][]byte
+	used   time.Time
+}
+
+// NewMemory returns an empty in-memory Backend whose sessions are dropped
+// once idle for longer than idle (0: never), telling ended (when set) of
+// each.
+func NewMemory(idle time.Duration, ended func(sid string)) *Memory {
+	return &Memory{idle: idle, now: time.Now, sessions: map[string]*memSession{}, ended: ended}
+}
+
+// session returns sid's entry, marked used now, or nil; the caller holds
+// m.mu.
+func (m *Memory) session(sid string) *memSession {
+	s := m.sessions[sid]
+	if s == nil {
+		return nil
+	}
+	now := m.now()
+	if m.idle > 0 && now.Sub(s.used) > m.idle {
+		delete(m.sessions, sid)
+		return nil
+	}
+	s.used = now
+	return s
+}
+
+func (m *Memory) Register(_ context.Context, sid string) error {
+	m.mu.Lock()
+	if m.session(sid) == nil {
+		m.sessions[sid] = &memSession{values: map[string][]byte{}, used: m.now()}
+	}
+	dropped := m.sweep()
+	m.mu.Unlock()
+	m.tell(dropped)
+	return nil
+}
+
+func (m *Memory) Holds(_ context.Context, sid string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.session(sid) != nil, nil
+}
+
+func (m *Memory) Load(_ context.Context, sid, key string) ([]byte, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.session(sid)
+	if s == nil {
+		return nil, false, nil
+	}
+	v, ok := s.values[key]
+	return slices.Clone(v), ok, nil
+}
+
+func (m *Memory) Save(_ context.Context, sid, key string, value []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.session(sid)
+	if s == nil {
+		s = &memSession{values: map[string][]byte{}, used: m.now()}
+		m.sessions[sid] = s
+	}
+	s.values[key] = slices.Clone(value)
+	return nil
+}
+
+func (m *Memory) Drop(_ context.Context, sid string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.sessions, sid)
+	return nil
+}
+
+// Len returns how many sessions m holds, idle ones not yet swept included.
+func (m *Memory) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.sessions)
+}
+
+// sweep drops the sessions idle for longer than the idle TTL, at most once
+// a minute (or once per idle TTL, when shorter), and returns their ids; the
+// caller holds m.mu.
+func (m *Memory) sweep() []string {
+	now := m.now()
+	if m.idle <= 0 || now.Before(m.nextSweep) {
+		return nil
+	}
+	m.nextSweep = now.Add(min(m.idle, time.Minute))
+	var dropped []string
+	for sid, s := range m.sessions {
+		if now.Sub(s.used) > m.idle {
+			delete(m.sessions, sid)
+			dropped = append(dropped, sid)
+		}
+	}
+	return dropped
+}
+
+func (m *Memory) tell(dropped []string) {
+	if m.ended == nil {
+		return
+	}
+	for _, sid := range dropped {
+		m.ended(sid)
+	}
+}

@@ -1,0 +1,449 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/session"
+)
+
+// misroutedText is what a replica that does not hold a session answers to
+// each of that session's calls, on both doors.
+func misroutedText(sid string) string {
+	return "mcpdoor: session " + sid + " is not held by this replica (misrouted, or its state was lost): " +
+		"route every request of a session to the replica that seeded it, or give every replica the same session store"
+}
+
+// codeMisrouted is the JSON-RPC error code of a misrouted MCP request.
+const codeMisrouted = -32003
+
+// notesIn is the argument of the replica server's note tool.
+type notesIn struct {
+	Note string `json:"note" jsonschema:"what to note"`
+}
+
+// notesOut is what the note tool answers: the session's notes so far.
+type notesOut struct {
+	Notes []string `json:"notes"`
+}
+
+// notebook is a rollout server whose state is per session: /seed_session
+// empties the session's notes, the tool note adds one, and /verify pays
+// reward 1 when the notes are the ones the body expects, in order. Its
+// state lives in the process, as a server's does before it uses a store.
+type notebook struct {
+	mu    sync.Mutex
+	notes map[string][]string
+}
+
+func (n *notebook) load(r *http.Request) ([]string, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.notes[session.ID(r)]), nil
+}
+
+func (n *notebook) save(r *http.Request, notes []string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.notes[session.ID(r)] = notes
+	return nil
+}
+
+// notebookRoutes registers the notebook's routes, its state kept by load
+// and save.
+func notebookRoutes(r chi.Router, load func(*http.Request) ([]string, error), save func(*http.Request, []string) error) {
+	r.Post("/seed_session", func(w http.ResponseWriter, r *http.Request) {
+		if err := save(r, []string{}); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{}`)
+	})
+	r.Method(http.MethodPost, "/note", autoexpose.Handler(func(_ context.Context, r *http.Request, in notesIn) (notesOut, error) {
+		notes, err := load(r)
+		if err != nil {
+			return notesOut{}, err
+		}
+		notes = append(notes, in.Note)
+		return notesOut{Notes: notes}, save(r, notes)
+	}, autoexpose.Describe("Note something in the session's notebook.")))
+	r.Post("/verify", func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Expected []string `json:"expected"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		notes, err := load(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		reward := 0.0
+		if slices.Equal(notes, body.Expected) {
+			reward = 1
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"reward": reward, "notes": notes})
+	})
+}
+
+// replicaConfig is the config of every replica: the same name and secret.
+func replicaConfig() autoexpose.Config {
+	return autoexpose.Config{
+		Name:               "notebook",
+		ExposeToolsOverMCP: true,
+		MCP:                autoexpose.MCPConfig{SessionSecret: []string{testSecret}},
+		Logger:             slog.New(slog.DiscardHandler),
+	}
+}
+
+// newNotebookDoor returns the Door of one notebook replica over cfg, its
+// state in the process.
+func newNotebookDoor(t testing.TB, cfg autoexpose.Config) *autoexpose.Door {
+	t.Helper()
+	sessions, err := cfg.UseSessions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb := &notebook{notes: map[string][]string{}}
+	r := chi.NewRouter()
+	r.Use(sessions.Middleware)
+	notebookRoutes(r, nb.load, nb.save)
+	door, err := autoexpose.Install(r, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { door.Close() })
+	return door
+}
+
+// An exchange is one request through the balancer, as it recorded it.
+type exchange struct {
+	rollout int    // the X-Rollout header the test sent
+	replica int    // the replica that answered
+	path    string // the request's path
+	status  int
+	body    []byte
+}
+
+// A balancer is a round-robin net/http/httputil.ReverseProxy on 127.0.0.1
+// in front of replicas, each on a listener of its own. It records every
+// exchange.
+type balancer struct {
+	url      string
+	replicas []*httptest.Server
+	next     atomic.Uint64
+
+	mu        sync.Mutex
+	exchanges []exchange
+}
+
+// newBalancer serves each handler on 127.0.0.1 and a round-robin proxy in
+// front of them, until the test ends.
+func newBalancer(t testing.TB, handlers ...http.Handler) *balancer {
+	t.Helper()
+	b := &balancer{}
+	for _, h := range handlers {
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		b.replicas = append(b.replicas, srv)
+	}
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			i := int(b.next.Add(1)-1) % len(b.replicas)
+			u, _ := url.Parse(b.replicas[i].URL)
+			pr.SetURL(u)
+			pr.Out.Header.Set("X-Replica", strconv.Itoa(i))
+		},
+		ModifyResponse: func(resp *http.Response) error {
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				return err
+			}
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+			replica, _ := strconv.Atoi(resp.Request.Header.Get("X-Replica"))
+			rollout, _ := strconv.Atoi(resp.Request.Header.Get("X-Rollout"))
+			resp.Header.Set("X-Replica", strconv.Itoa(replica))
+			b.mu.Lock()
+			b.exchanges = append(b.exchanges, exchange{rollout: rollout, replica: replica, path: resp.Request.URL.Path, status: resp.StatusCode, body: body})
+			b.mu.Unlock()
+			return nil
+		},
+		ErrorLog: nil,
+	}
+	front := httptest.NewServer(proxy)
+	t.Cleanup(front.Close)
+	b.url = front.URL
+	return b
+}
+
+// rolloutHeader adds X-Rollout to every request, so that the balancer can
+// tell whose it is.
+type rolloutHeader struct {
+	base http.RoundTripper
+	n    int
+}
+
+func (h rolloutHeader) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Rollout", strconv.Itoa(h.n))
+	return h.base.RoundTrip(r)
+}
+
+// A replicaRollout is one rollout as NeMo Gym's agents run it: seed with
+// cookies; tool calls over HTTP with the cookies of the last response
+// (simple_agent); tool calls over MCP with the token and no cookie
+// (claude_code_agent); /verify with the seed's cookies.
+type replicaRollout struct {
+	t       testing.TB
+	n       int
+	base    string
+	http    *http.Client // with a cookie jar, for the HTTP door
+	token   string
+	sid     string // from the seed's Mcpdoor-Session header
+	replica int    // that answered the seed
+	reward  float64
+	verdict string // what went wrong, loudly; "" when the rollout ran whole
+}
+
+func newReplicaRollout(t testing.TB, base string, n int) *replicaRollout {
+	jar, _ := cookiejar.New(nil)
+	tr := rolloutHeader{base: http.DefaultTransport, n: n}
+	return &replicaRollout{t: t, n: n, base: base, http: &http.Client{Jar: jar, Transport: tr, Timeout: 30 * time.Second}, replica: -1}
+}
+
+// post posts body to path with the rollout's cookies, and returns the
+// status and body.
+func (g *replicaRollout) post(path, body string) (int, []byte, http.Header) {
+	g.t.Helper()
+	resp, err := g.http.Post(g.base+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		g.t.Fatalf("rollout %d: POST %s: %v", g.n, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		g.t.Fatalf("rollout %d: POST %s: %v", g.n, path, err)
+	}
+	return resp.StatusCode, b, resp.Header
+}
+
+// run plays the rollout: the seed, then the steps (HTTP notes, MCP notes),
+// then /verify expecting every note. A step that fails loudly fails the
+// rollout (its verdict says which first), and the agent goes on, so that
+// every step meets the balancer.
+func (g *replicaRollout) run(steps []string) {
+	g.t.Helper()
+	status, body, h := g.post("/seed_session", `{}`)
+	var seeded struct{ MCP seedMetadata }
+	if status != http.StatusOK || json.Unmarshal(body, &seeded) != nil {
+		g.t.Fatalf("rollout %d: seed: %d %s", g.n, status, body)
+	}
+	g.token = seeded.MCP.Headers[tokenHeader]
+	g.sid = h.Get("Mcpdoor-Session")
+	g.replica, _ = strconv.Atoi(h.Get("X-Replica"))
+
+	var cs *mcp.ClientSession
+	for _, step := range steps {
+		over, note, _ := strings.Cut(step, ":")
+		if over == "http" {
+			status, body, _ := g.post("/note", fmt.Sprintf(`{"note":%q}`, note))
+			if status != http.StatusOK {
+				g.fail(fmt.Sprintf("POST /note: %d %s", status, bytes.TrimSpace(body)))
+			}
+			continue
+		}
+		if cs == nil {
+			var err error
+			if cs, err = g.connect(); err != nil {
+				g.fail("connecting over MCP: " + err.Error())
+				continue // the next MCP step connects again
+			}
+			defer cs.Close()
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "note", Arguments: map[string]string{"note": note}})
+		if err != nil {
+			g.fail("tools/call note: " + err.Error())
+		} else if res.IsError {
+			g.fail(fmt.Sprintf("tools/call note: isError %v", res.Content))
+		}
+	}
+	var want []string
+	for _, step := range steps {
+		_, note, _ := strings.Cut(step, ":")
+		want = append(want, note)
+	}
+	exp, _ := json.Marshal(map[string]any{"expected": want})
+	status, body, _ = g.post("/verify", string(exp))
+	if status != http.StatusOK {
+		g.fail(fmt.Sprintf("POST /verify: %d %s", status, bytes.TrimSpace(body)))
+		return
+	}
+	var verdict struct{ Reward float64 }
+	if err := json.Unmarshal(body, &verdict); err != nil {
+		g.t.Fatalf("rollout %d: /verify: %s", g.n, body)
+	}
+	g.reward = verdict.Reward
+}
+
+// fail records what failed the rollout loudly, the first thing only.
+func (g *replicaRollout) fail(why string) {
+	if g.verdict == "" {
+		g.verdict = why
+	}
+}
+
+// connect opens a go-sdk client session with the token alone, no cookie.
+func (g *replicaRollout) connect() (*mcp.ClientSession, error) {
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: &headerTransport{
+		base: rolloutHeader{base: http.DefaultTransport, n: g.n}, header: http.Header{tokenHeader: {g.token}}}}
+	client := mcp.NewClient(&mcp.Implementation{Name: "gym-agent", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.base + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+}
+
+// tally sorts the balancer's exchanges of the rollouts: those answered by
+// the replica that seeded their rollout, those another replica refused as
+// misrouted (421; on /mcp, with a JSON-RPC error -32003 in the body), and
+// those another replica answered otherwise: silently, against state it
+// does not hold.
+func tally(t testing.TB, b *balancer, rollouts []*replicaRollout) (held, refused int, silent []string) {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, ex := range b.exchanges {
+		g := rollouts[ex.rollout]
+		if ex.replica == g.replica {
+			held++
+			if ex.status == http.StatusMisdirectedRequest {
+				t.Errorf("rollout %d: %s on the replica that seeded it: %d %s", g.n, ex.path, ex.status, ex.body)
+			}
+			continue
+		}
+		if ex.status != http.StatusMisdirectedRequest {
+			silent = append(silent, fmt.Sprintf("rollout %d: %s answered %d by replica %d (seeded on %d): %.200s", g.n, ex.path, ex.status, ex.replica, g.replica, ex.body))
+			continue
+		}
+		refused++
+		want := misroutedText(g.sid) + "\n"
+		if ex.path == "/mcp" {
+			var rpc struct {
+				Error struct {
+					Code    int    `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			json.Unmarshal(ex.body, &rpc)
+			if rpc.Error.Code != codeMisrouted || rpc.Error.Message != misroutedText(g.sid) {
+				t.Errorf("rollout %d: misrouted /mcp answered %s; want error %d %q", g.n, ex.body, codeMisrouted, misroutedText(g.sid))
+			}
+		} else if string(ex.body) != want {
+			t.Errorf("rollout %d: misrouted %s answered %q; want %q", g.n, ex.path, ex.body, want)
+		}
+	}
+	return held, refused, silent
+}
+
+// gymSteps are a rollout's tool calls, over both doors.
+var gymSteps = []string{"http:first", "mcp:second", "http:third", "mcp:fourth"}
+
+// TestReplicasMisroutedLoud: three replicas with the same secret, each
+// with its own in-memory store, behind a round-robin balancer and no
+// affinity. Every call a replica gets for a session it does not hold is
+// refused (421, and -32003 over MCP) with the misrouted message; none is
+// answered against fresh state.
+func TestReplicasMisroutedLoud(t *testing.T) {
+	b := newBalancer(t, newNotebookDoor(t, replicaConfig()), newNotebookDoor(t, replicaConfig()), newNotebookDoor(t, replicaConfig()))
+	var rollouts []*replicaRollout
+	for n := range 6 {
+		g := newReplicaRollout(t, b.url, n)
+		rollouts = append(rollouts, g)
+		g.run(gymSteps)
+		if g.verdict == "" && g.reward != 1 {
+			t.Errorf("rollout %d ran whole, seeded on replica %d, and /verify paid %v: a silent wrong reward", n, g.replica, g.reward)
+		}
+	}
+	held, refused, silent := tally(t, b, rollouts)
+	t.Logf("%d exchanges on the seeding replica, %d misrouted and refused, %d silent", held, refused, len(silent))
+	if len(silent) > 0 {
+		t.Errorf("%d calls answered by a replica that does not hold their session:\n%s", len(silent), strings.Join(silent, "\n"))
+	}
+	if refused == 0 {
+		t.Error("no call was misrouted: the balancer did not spread the rollouts")
+	}
+}
+
+// TestMisroutedBothDoors: a replica that does not hold a session — another
+// replica's, or its own from before a restart, its in-memory store
+// emptied — refuses the session's every request alike: on the HTTP door
+// (a tool route, /verify) with 421 and the text; on /mcp (tools/call,
+// tools/list; the fast path and the go-sdk alike) with 421 and a JSON-RPC
+// error -32003 of the same text, for the request's id.
+func TestMisroutedBothDoors(t *testing.T) {
+	a := serve(t, newNotebookDoor(t, replicaConfig()))
+	seeded, meta := a.seedSession(`{}`)
+	tok, sid := meta.Headers[tokenHeader], seeded.Header.Get("Mcpdoor-Session")
+	cookie := seeded.Header.Get("Set-Cookie")
+	if tok == "" || sid == "" || !strings.HasPrefix(tok, sid+".") {
+		t.Fatalf("seed: %d %v %s", seeded.Status, seeded.Header, seeded.Body)
+	}
+	if r := a.post("/note", `{"note":"held"}`); r.Status != http.StatusOK {
+		t.Fatalf("the seeding replica refused its own session: %d %s", r.Status, r.Body)
+	}
+	fastOff := replicaConfig()
+	fastOff.MCP.DisableFastPath = true
+	// The replica restarted: the same config, a fresh in-memory store.
+	for name, cfg := range map[string]autoexpose.Config{"another replica": replicaConfig(), "another replica, fast path off": fastOff, "the seeding replica, restarted": replicaConfig()} {
+		t.Run(name, func(t *testing.T) {
+			b := serve(t, newNotebookDoor(t, cfg))
+			text := misroutedText(sid)
+			for _, path := range []string{"/note", "/verify"} {
+				r := b.post(path, `{"note":"lost"}`, "Cookie", cookie)
+				if r.Status != http.StatusMisdirectedRequest || string(r.Body) != text+"\n" || r.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
+					t.Errorf("POST %s with the cookie: %d %q %v; want 421 %q", path, r.Status, r.Body, r.Header, text)
+				}
+			}
+			for _, body := range []string{
+				`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"note","arguments":{"note":"lost"}}}`,
+				`{"jsonrpc":"2.0","id":"list","method":"tools/list","params":{}}`,
+			} {
+				r := b.rawMCP(t, body, raw{header: []string{tokenHeader, tok}})
+				id := strings.TrimSuffix(strings.TrimPrefix(body, `{"jsonrpc":"2.0","id":`), body[strings.Index(body, `,"method"`):])
+				want := `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32003,"message":"` + text + `"}}`
+				if r.Status != http.StatusMisdirectedRequest || string(r.Body) != want || r.Header.Get("Content-Type") != "application/json" {
+					t.Errorf("MCP %s with the token: %d %s; want 421 %s", body, r.Status, r.Body, want)
+				}
+			}
+			// A token of a session this replica holds is served.
+			_, own := b.newClient().seedSession(`{}`)
+			if r := b.rawMCP(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"note","arguments":{"note":"mine"}}}`, raw{header: []string{tokenHeader, own.Headers[tokenHeader]}}); r.Status != http.StatusOK {
+				t.Errorf("a held session's call: %d %s", r.Status, r.Body)
+			}
+		})
+	}
+}
