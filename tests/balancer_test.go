@@ -41,7 +41,7 @@ func startReplicas(t *testing.T, ex gymExample, extra string, n int) ([]*example
 }
 
 // balanced is a client of the balancer, as a Gym agent's ServerClient is.
-func balanced(t *testing.T, lb *balancer, prefix string) *gymAgent {
+func balanced(t *testing.T, lb *realBalancer, prefix string) *gymAgent {
 	return newGymAgent(t, &server{t: t, url: lb.url}, prefix)
 }
 
@@ -209,7 +209,7 @@ var serverState = regexp.MustCompile(`Server replicas/(\S+) is (UP|DOWN)`)
 
 // waitUp waits, at most 30 s, until HAProxy has every one of servers in
 // the rotation: its check has not last found it DOWN.
-func (lb *balancer) waitUp(t *testing.T, servers ...string) {
+func (lb *realBalancer) waitUp(t *testing.T, servers ...string) {
 	t.Helper()
 	for range 3000 {
 		state := make(map[string]string)
@@ -230,7 +230,7 @@ func (lb *balancer) waitUp(t *testing.T, servers ...string) {
 
 // seedServer returns the server of the i-th seed in HAProxy's log (from
 // the end, for i < 0), in the order they were answered.
-func (lb *balancer) seedServer(t *testing.T, i int) string {
+func (lb *realBalancer) seedServer(t *testing.T, i int) string {
 	t.Helper()
 	var servers []string
 	for _, m := range haproxyLine.FindAllStringSubmatch(lb.Log(), -1) {

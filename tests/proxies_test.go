@@ -180,15 +180,15 @@ func proxyConfig(t testing.TB, file, listen string, replicas []string) string {
 	return cfg
 }
 
-// A balancer is a proxy in front of the replicas.
-type balancer struct {
+// A realBalancer is a real proxy in front of the replicas.
+type realBalancer struct {
 	*proc
 	url string // its base URL
 }
 
 // startHAProxy runs /usr/sbin/haproxy with docs/replicas/<file> in front
 // of replicas (host:port each), and returns it once it accepts.
-func startHAProxy(t testing.TB, file string, replicas []string) *balancer {
+func startHAProxy(t testing.TB, file string, replicas []string) *realBalancer {
 	t.Helper()
 	bin := component(t, "/usr/sbin/haproxy", "haproxy")
 	dir := t.TempDir()
@@ -203,13 +203,13 @@ func startHAProxy(t testing.TB, file string, replicas []string) *balancer {
 	// -db: in the foreground, without forking.
 	p := startProc(t, "haproxy", dir, bin, "-db", "-f", cfg)
 	waitAccept(t, p, listen)
-	return &balancer{proc: p, url: "http://" + listen}
+	return &realBalancer{proc: p, url: "http://" + listen}
 }
 
 // startNginx runs /usr/sbin/nginx with docs/replicas/<file> in front of
 // replicas, with its prefix (pid, logs, temporary files) in the test's
 // temporary directory, and returns it once it accepts.
-func startNginx(t testing.TB, file string, replicas []string) *balancer {
+func startNginx(t testing.TB, file string, replicas []string) *realBalancer {
 	t.Helper()
 	bin := component(t, "/usr/sbin/nginx", "nginx")
 	dir := t.TempDir()
@@ -232,5 +232,5 @@ func startNginx(t testing.TB, file string, replicas []string) *balancer {
 	}
 	p := startProc(t, "nginx", dir, bin, args...)
 	waitAccept(t, p, listen)
-	return &balancer{proc: p, url: "http://" + listen}
+	return &realBalancer{proc: p, url: "http://" + listen}
 }
