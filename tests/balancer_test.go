@@ -1,15 +1,21 @@
 package tests
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
 )
@@ -69,7 +75,7 @@ func TestBalancerAffinity(t *testing.T) {
 			}
 			// The rollouts were spread: round robin placed the seeds on
 			// more than one replica.
-			if servers := seedServers(lb.Log()); len(servers) < 2 {
+			if servers := seedServers(lb.logged(t)); len(servers) < 2 {
 				t.Errorf("every seed went to %v; round robin should have spread them", servers)
 			}
 		})
@@ -154,7 +160,7 @@ func TestBalancerExclusive(t *testing.T) {
 				t.Errorf("round %d, rollout %d: reward %v, want 1", round, i, v.Reward)
 			}
 		}
-		if retried(lb.Log()) > 0 {
+		if retried(lb.logged(t)) > 0 {
 			return
 		}
 	}
@@ -233,7 +239,7 @@ func (lb *realBalancer) waitUp(t *testing.T, servers ...string) {
 func (lb *realBalancer) seedServer(t *testing.T, i int) string {
 	t.Helper()
 	var servers []string
-	for _, m := range haproxyLine.FindAllStringSubmatch(lb.Log(), -1) {
+	for _, m := range haproxyLine.FindAllStringSubmatch(lb.logged(t), -1) {
 		if strings.HasSuffix(m[5], "/seed_session") {
 			servers = append(servers, m[3])
 		}
@@ -276,5 +282,225 @@ func TestBalancerDocsShowTestedConfigs(t *testing.T) {
 		if !slices.ContainsFunc(configs, func(c string) bool { return strings.Contains(c, b[2]) }) {
 			t.Errorf("docs/replicas.md shows a %s block that no file of docs/replicas holds:\n%s", b[1], b[2])
 		}
+	}
+}
+
+// loudRollout plays ro through lb as Gym's agent of door ("mcp":
+// claude_code_agent, "http": simple_agent) does, going on past a refused
+// request so that every request of the rollout meets the balancer; after
+// its first call, it calls between (nil: nothing). It returns the reward,
+// or why the rollout failed loudly ("" for none).
+func loudRollout(t *testing.T, lb *realBalancer, door string, ro gymRollout, between func()) (reward float64, failed string) {
+	t.Helper()
+	a := balanced(t, lb, "")
+	fail := func(why string) {
+		if failed == "" {
+			failed = why
+		}
+	}
+	status, body := a.post("/seed_session", ro.seed)
+	var seeded struct {
+		MCP seedMetadata `json:"mcp"`
+	}
+	if status != http.StatusOK || json.Unmarshal(body, &seeded) != nil {
+		t.Fatalf("seed: %d %s", status, body)
+	}
+	seedCookies := a.cookies
+	names := func(tool string) string { return tool }
+	if door == "mcp" {
+		names = func(tool string) string { return "mcp__" + seeded.MCP.ServerName + "__" + tool }
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		sr := &seededRollout{a: a, seed: ro.seed, meta: seeded.MCP, endpoint: lb.url + seeded.MCP.URLPath}
+		header := http.Header{}
+		for k, v := range sr.meta.Headers {
+			header.Set(k, v)
+		}
+		hc := &http.Client{Timeout: 30 * time.Second, Transport: &headerTransport{base: http.DefaultTransport, header: header}}
+		defer hc.CloseIdleConnections()
+		client := mcp.NewClient(&mcp.Implementation{Name: "gym-agent", Version: "1"}, nil)
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: sr.endpoint, HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+		if err != nil {
+			fail("connecting: " + err.Error())
+		} else {
+			defer cs.Close()
+			for i, c := range ro.calls {
+				if i == 1 && between != nil {
+					between()
+				}
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.Tool, Arguments: c.Arguments})
+				switch {
+				case err != nil:
+					fail("tools/call " + c.Tool + ": " + err.Error())
+				case res.IsError:
+					fail("tools/call " + c.Tool + ": " + resultJSON(t, res))
+				}
+			}
+		}
+	} else {
+		for i, c := range ro.calls {
+			if i == 1 && between != nil {
+				between()
+			}
+			if status, body := a.post("/"+c.Tool, c.Arguments); status != http.StatusOK {
+				fail(fmt.Sprintf("POST /%s: %d %s", c.Tool, status, body))
+				a.cookies = seedCookies // the refusal's response set none
+			}
+		}
+	}
+	verify := trajectory(ro.calls, names)
+	for k, v := range ro.seed {
+		verify[k] = v
+	}
+	if door == "mcp" {
+		a.cookies = seedCookies
+	}
+	status, body = a.post("/verify", verify)
+	if status != http.StatusOK {
+		fail(fmt.Sprintf("POST /verify: %d %s", status, body))
+		return 0, failed
+	}
+	var v verifyReply
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("verify: %v: %s", err, body)
+	}
+	return v.Reward, failed
+}
+
+// routed sorts HAProxy's log lines from the from-th on, one rollout's: the
+// requests the replica that answered its seed served, those another
+// replica refused as misrouted (421), and those another replica answered
+// otherwise, silently.
+func routed(t *testing.T, log string, from int) (held, refused int, silent []string, next int) {
+	t.Helper()
+	lines := haproxyLine.FindAllStringSubmatch(log, -1)
+	seeder := ""
+	for _, m := range lines[from:] {
+		if m[3] == "<NOSRV>" || strings.HasPrefix(m[5], markPath) {
+			continue
+		}
+		switch {
+		case strings.HasSuffix(m[5], "/seed_session"):
+			seeder = m[3]
+			held++
+		case m[3] == seeder:
+			held++
+			if m[1] == "421" {
+				t.Errorf("%s %s refused as misrouted by the replica that seeded it", m[4], m[5])
+			}
+		case m[1] == "421":
+			refused++
+		default:
+			silent = append(silent, m[0])
+		}
+	}
+	return held, refused, silent, len(lines)
+}
+
+// TestBalancerRoundRobinLoud: three replicas of weather and of workplace,
+// each with its own memory store, behind HAProxy's round robin
+// (docs/replicas/haproxy-roundrobin.cfg) with no affinity and no shared
+// store. Every request that reaches another replica than its seed's is
+// refused with 421 (-32003 over MCP), on both doors; none is answered
+// against fresh state, and a rollout that meets one fails loudly.
+func TestBalancerRoundRobinLoud(t *testing.T) {
+	t.Parallel()
+	for _, ex := range gymExamples(t) {
+		t.Run(ex.name, func(t *testing.T) {
+			_, addrs := startReplicas(t, ex, "", replicaCount)
+			lb := startHAProxy(t, "haproxy-roundrobin.cfg", addrs)
+			var held, refused, failed int
+			mark := 0
+			for _, door := range []string{"mcp", "http"} {
+				for _, ro := range ex.rollouts {
+					reward, why := loudRollout(t, lb, door, ro, nil)
+					h, r, silent, next := routed(t, lb.logged(t), mark)
+					mark = next
+					held, refused = held+h, refused+r
+					for _, s := range silent {
+						t.Errorf("%s %s: answered by another replica than its seed's: %s", door, ro.name, s)
+					}
+					switch {
+					case why != "":
+						failed++
+						if !strings.Contains(why, "421") && !strings.Contains(why, "Misdirected") && !strings.Contains(why, "not held by this replica") {
+							t.Errorf("%s %s failed, but not as misrouted: %s", door, ro.name, why)
+						}
+					case r > 0:
+						t.Errorf("%s %s: %d requests refused, and the rollout did not fail", door, ro.name, r)
+					case reward != 1:
+						t.Errorf("%s %s ran whole on one replica, reward %v, want 1", door, ro.name, reward)
+					}
+				}
+			}
+			t.Logf("%s: %d requests on their seed's replica, %d refused as misrouted, %d rollouts failed loudly, 0 silent",
+				ex.name, held, refused, failed)
+			if refused == 0 {
+				t.Errorf("round robin refused nothing: every request went to its seed's replica?\n%s", lb.Log())
+			}
+		})
+	}
+}
+
+// markPath is the path of the requests logged sends.
+const markPath = "/logged-mark-"
+
+// logged returns HAProxy's log once it holds every request answered so
+// far: it sends a request of its own, and waits (at most 30 s) for its
+// line, which HAProxy writes after those of the requests that ended first.
+func (lb *realBalancer) logged(t *testing.T) string {
+	t.Helper()
+	lb.marks++
+	path := markPath + strconv.Itoa(lb.marks)
+	resp, err := http.Get(lb.url + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readAll(t, resp)
+	for range 3000 {
+		if log := lb.Log(); strings.Contains(log, " "+path+"\n") {
+			return log
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("HAProxy has not logged %s after 30s:\n%s", path, lb.Log())
+	return ""
+}
+
+// TestBalancerReplicaLost: a replica killed in the middle of a rollout,
+// behind HAProxy's stick table (docs/replicas/haproxy-affinity.cfg), with
+// no shared store. HAProxy sends the rest of the rollout to another
+// replica, which never held its session: every request is refused with
+// 421 (-32003 over MCP), and the rollout fails loudly, on both doors; none
+// runs against fresh state.
+func TestBalancerReplicaLost(t *testing.T) {
+	t.Parallel()
+	ex := gymExamples(t)[0]
+	for _, door := range []string{"mcp", "http"} {
+		t.Run(door, func(t *testing.T) {
+			reps, addrs := startReplicas(t, ex, "", replicaCount)
+			lb := startHAProxy(t, "haproxy-affinity.cfg", addrs)
+			kill := func() {
+				seeder := lb.seedServer(t, -1)
+				n, err := strconv.Atoi(strings.TrimPrefix(seeder, "r"))
+				if err != nil || n < 1 || n > len(reps) {
+					t.Fatalf("the seed's server %q", seeder)
+				}
+				reps[n-1].cmd.Process.Kill()
+				reps[n-1].cmd.Process.Wait()
+			}
+			reward, why := loudRollout(t, lb, door, ex.rollouts[0], kill)
+			held, refused, silent, _ := routed(t, lb.logged(t), 0)
+			for _, s := range silent {
+				t.Errorf("answered by another replica than its seed's: %s", s)
+			}
+			if why == "" || !strings.Contains(why, "not held by this replica") && !strings.Contains(why, "Misdirected") {
+				t.Errorf("the rollout ran on (reward %v); want it failed as misrouted: %q", reward, why)
+			}
+			if refused == 0 {
+				t.Errorf("nothing refused after the replica was killed:\n%s", lb.Log())
+			}
+			t.Logf("%d requests on the seed's replica, %d refused as misrouted after it was killed, 0 silent: %s", held, refused, why)
+		})
 	}
 }

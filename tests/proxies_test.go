@@ -183,7 +183,8 @@ func proxyConfig(t testing.TB, file, listen string, replicas []string) string {
 // A realBalancer is a real proxy in front of the replicas.
 type realBalancer struct {
 	*proc
-	url string // its base URL
+	url   string // its base URL
+	marks int    // the requests logged has sent
 }
 
 // startHAProxy runs /usr/sbin/haproxy with docs/replicas/<file> in front
