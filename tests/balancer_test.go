@@ -150,7 +150,7 @@ func TestBalancerExclusive(t *testing.T) {
 		if v := seeded[1].finish(t, "", ro.calls, nil); v.Reward != 1 {
 			t.Errorf("round %d, second rollout: reward %v, want 1", round, v.Reward)
 		}
-		lb.waitUp(t, lb.seedServer(t, -2)) // its replica, had its check drained it
+		lb.waitUp(t, lb.seedServer(t, 1+4*round+1)) // its replica, had its check drained it
 		seeded = append(seeded, mcpAgentSeed(t, balanced(t, lb, ""), lb.url, ro.seed))
 		for i, s := range seeded {
 			if i == 1 {
@@ -234,23 +234,25 @@ func (lb *realBalancer) waitUp(t *testing.T, servers ...string) {
 	t.Fatalf("HAProxy does not have %v back after 30s:\n%s", servers, lb.Log())
 }
 
-// seedServer returns the server of the i-th seed in HAProxy's log (from
-// the end, for i < 0), in the order they were answered.
+// seedServer returns the server of the i-th seed HAProxy answered
+// (from 0), waiting (at most 30 s) for its log line. It sends no request
+// of its own (see logged), which would take a turn of the round robin.
 func (lb *realBalancer) seedServer(t *testing.T, i int) string {
 	t.Helper()
-	var servers []string
-	for _, m := range haproxyLine.FindAllStringSubmatch(lb.logged(t), -1) {
-		if strings.HasSuffix(m[5], "/seed_session") {
-			servers = append(servers, m[3])
+	for range 3000 {
+		var servers []string
+		for _, m := range haproxyLine.FindAllStringSubmatch(lb.Log(), -1) {
+			if strings.HasSuffix(m[5], "/seed_session") {
+				servers = append(servers, m[3])
+			}
 		}
+		if i < len(servers) {
+			return servers[i]
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	if i < 0 {
-		i += len(servers)
-	}
-	if i < 0 || i >= len(servers) {
-		t.Fatalf("HAProxy's log has no seed %d:\n%s", i, lb.Log())
-	}
-	return servers[i]
+	t.Fatalf("HAProxy has not logged seed %d after 30s:\n%s", i, lb.Log())
+	return ""
 }
 
 // TestBalancerDocsShowTestedConfigs: every configuration block of
@@ -481,7 +483,7 @@ func TestBalancerReplicaLost(t *testing.T) {
 			reps, addrs := startReplicas(t, ex, "", replicaCount)
 			lb := startHAProxy(t, "haproxy-affinity.cfg", addrs)
 			kill := func() {
-				seeder := lb.seedServer(t, -1)
+				seeder := lb.seedServer(t, 0)
 				n, err := strconv.Atoi(strings.TrimPrefix(seeder, "r"))
 				if err != nil || n < 1 || n > len(reps) {
 					t.Fatalf("the seed's server %q", seeder)
