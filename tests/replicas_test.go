@@ -22,9 +22,11 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 	"github.com/mcpdoor/mcpdoor/session"
+	"github.com/mcpdoor/mcpdoor/session/redisstore"
 )
 
 // misroutedText is what a replica that does not hold a session answers to
@@ -156,6 +158,7 @@ type balancer struct {
 	url      string
 	replicas []*httptest.Server
 	next     atomic.Uint64
+	down     []atomic.Bool // replicas a health check would have taken out
 
 	mu        sync.Mutex
 	exchanges []exchange
@@ -171,9 +174,13 @@ func newBalancer(t testing.TB, handlers ...http.Handler) *balancer {
 		t.Cleanup(srv.Close)
 		b.replicas = append(b.replicas, srv)
 	}
+	b.down = make([]atomic.Bool, len(b.replicas))
 	proxy := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			i := int(b.next.Add(1)-1) % len(b.replicas)
+			for b.down[i].Load() {
+				i = (i + 1) % len(b.replicas)
+			}
 			u, _ := url.Parse(b.replicas[i].URL)
 			pr.SetURL(u)
 			pr.Out.Header.Set("X-Replica", strconv.Itoa(i))
@@ -199,6 +206,14 @@ func newBalancer(t testing.TB, handlers ...http.Handler) *balancer {
 	t.Cleanup(front.Close)
 	b.url = front.URL
 	return b
+}
+
+// kill closes replica i's listener and its connections, mid-rollout, and
+// takes it out of the rotation, as a balancer's health check would.
+func (b *balancer) kill(i int) {
+	b.down[i].Store(true)
+	b.replicas[i].CloseClientConnections()
+	b.replicas[i].Close()
 }
 
 // rolloutHeader adds X-Rollout to every request, so that the balancer can
@@ -228,6 +243,9 @@ type replicaRollout struct {
 	replica int    // that answered the seed
 	reward  float64
 	verdict string // what went wrong, loudly; "" when the rollout ran whole
+	// onKill runs at a step "kill:", with the replica that seeded the
+	// rollout.
+	onKill func(replica int)
 }
 
 func newReplicaRollout(t testing.TB, base string, n int) *replicaRollout {
@@ -270,6 +288,10 @@ func (g *replicaRollout) run(steps []string) {
 	var cs *mcp.ClientSession
 	for _, step := range steps {
 		over, note, _ := strings.Cut(step, ":")
+		if over == "kill" {
+			g.onKill(g.replica)
+			continue
+		}
 		if over == "http" {
 			status, body, _ := g.post("/note", fmt.Sprintf(`{"note":%q}`, note))
 			if status != http.StatusOK {
@@ -294,8 +316,9 @@ func (g *replicaRollout) run(steps []string) {
 	}
 	var want []string
 	for _, step := range steps {
-		_, note, _ := strings.Cut(step, ":")
-		want = append(want, note)
+		if over, note, _ := strings.Cut(step, ":"); over != "kill" {
+			want = append(want, note)
+		}
 	}
 	exp, _ := json.Marshal(map[string]any{"expected": want})
 	status, body, _ = g.post("/verify", string(exp))
@@ -445,5 +468,80 @@ func TestMisroutedBothDoors(t *testing.T) {
 				t.Errorf("a held session's call: %d %s", r.Status, r.Body)
 			}
 		})
+	}
+}
+
+// newStoredNotebookDoor returns the Door of one notebook replica whose
+// state is in its session store (session.Load and Save), cfg.Store.
+func newStoredNotebookDoor(t testing.TB, cfg autoexpose.Config) *autoexpose.Door {
+	t.Helper()
+	sessions, err := cfg.UseSessions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := chi.NewRouter()
+	r.Use(sessions.Middleware)
+	notebookRoutes(r, func(r *http.Request) ([]string, error) {
+		var notes []string
+		_, err := session.Load(r, "notes", &notes)
+		return notes, err
+	}, func(r *http.Request, notes []string) error {
+		return session.Save(r, "notes", notes)
+	})
+	door, err := autoexpose.Install(r, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { door.Close() })
+	return door
+}
+
+// redisReplicas returns n notebook replicas sharing the Redis rs, each
+// with a client of its own, as n processes would.
+func redisReplicas(t testing.TB, rs *redisServer, n int) []http.Handler {
+	var doors []http.Handler
+	for range n {
+		client := redis.NewClient(&redis.Options{Addr: rs.Addr})
+		t.Cleanup(func() { client.Close() })
+		cfg := replicaConfig()
+		cfg.Store = redisstore.New(client, "notebook")
+		doors = append(doors, newStoredNotebookDoor(t, cfg))
+	}
+	return doors
+}
+
+// TestReplicasSharedStore: three replicas sharing one Redis behind the
+// round-robin balancer, with no affinity: every rollout runs whole through
+// both doors and /verify pays 1; no call is refused. One replica killed in
+// the middle of a rollout loses nothing: the balancer sends the rest of the
+// rollout to the others, which hold its session and its state.
+func TestReplicasSharedStore(t *testing.T) {
+	rs := startRedis(t)
+	b := newBalancer(t, redisReplicas(t, rs, 3)...)
+	const whole = 6
+	for n := range whole {
+		g := newReplicaRollout(t, b.url, n)
+		g.run(gymSteps)
+		if g.verdict != "" || g.reward != 1 {
+			t.Errorf("rollout %d: %q, reward %v; want it whole, reward 1", n, g.verdict, g.reward)
+		}
+	}
+	killed := newReplicaRollout(t, b.url, whole)
+	killed.onKill = b.kill
+	killed.run([]string{"http:first", "mcp:second", "kill:", "http:third", "mcp:fourth", "http:fifth"})
+	if killed.verdict != "" || killed.reward != 1 {
+		t.Errorf("the rollout whose replica was killed: %q, reward %v; want it whole, reward 1", killed.verdict, killed.reward)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	replicas := map[int]bool{}
+	for _, ex := range b.exchanges {
+		replicas[ex.replica] = true
+		if ex.status == http.StatusMisdirectedRequest {
+			t.Errorf("rollout %d: %s refused by replica %d with a shared store: %s", ex.rollout, ex.path, ex.replica, ex.body)
+		}
+	}
+	if len(replicas) != 3 {
+		t.Errorf("the balancer used replicas %v, want all 3", replicas)
 	}
 }
