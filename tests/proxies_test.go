@@ -39,16 +39,6 @@ func component(t testing.TB, path, pkg string) string {
 	return path
 }
 
-// freePort returns a port of 127.0.0.1 that nothing listens on now.
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // A proc is a component's process, running until the test ends.
 type proc struct {
@@ -193,7 +183,7 @@ func startHAProxy(t testing.TB, file string, replicas []string) *realBalancer {
 	t.Helper()
 	bin := component(t, "/usr/sbin/haproxy", "haproxy")
 	dir := t.TempDir()
-	listen := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	listen := "127.0.0.1:" + strconv.Itoa(mustFreePort(t))
 	cfg := filepath.Join(dir, "haproxy.cfg")
 	if err := os.WriteFile(cfg, []byte(proxyConfig(t, file, listen, replicas)), 0o600); err != nil {
 		t.Fatal(err)
@@ -214,7 +204,7 @@ func startNginx(t testing.TB, file string, replicas []string) *realBalancer {
 	t.Helper()
 	bin := component(t, "/usr/sbin/nginx", "nginx")
 	dir := t.TempDir()
-	listen := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	listen := "127.0.0.1:" + strconv.Itoa(mustFreePort(t))
 	cfg := filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(cfg, []byte(proxyConfig(t, file, listen, replicas)), 0o600); err != nil {
 		t.Fatal(err)
@@ -234,4 +224,15 @@ func startNginx(t testing.TB, file string, replicas []string) *realBalancer {
 	p := startProc(t, "nginx", dir, bin, args...)
 	waitAccept(t, p, listen)
 	return &realBalancer{proc: p, url: "http://" + listen}
+}
+
+// mustFreePort returns a free port of 127.0.0.1 (freePort), or fails the
+// test.
+func mustFreePort(t testing.TB) int {
+	t.Helper()
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return port
 }
