@@ -103,6 +103,13 @@ func (e *example) Log() string {
 // further flags args. No session secret comes from the environment.
 func startExample(t *testing.T, name, config string, args ...string) *example {
 	t.Helper()
+	return startExampleEnv(t, name, config, nil, args...)
+}
+
+// startExampleEnv is startExample with env ("KEY=value") added to the
+// example's environment.
+func startExampleEnv(t *testing.T, name, config string, env []string, args ...string) *example {
+	t.Helper()
 	bin := goBuild(t, "./examples/"+name)
 	args = append([]string{"-addr", "127.0.0.1:0"}, args...)
 	if config != "" {
@@ -113,7 +120,7 @@ func startExample(t *testing.T, name, config string, args ...string) *example {
 		args = append(args, "-config", file)
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "WEATHER_MCP_SECRET=", "WORKPLACE_MCP_SECRET=")
+	cmd.Env = append(append(os.Environ(), "WEATHER_MCP_SECRET=", "WORKPLACE_MCP_SECRET="), env...)
 	output, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

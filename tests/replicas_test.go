@@ -246,6 +246,7 @@ type replicaRollout struct {
 	// onKill runs at a step "kill:", with the replica that seeded the
 	// rollout.
 	onKill func(replica int)
+	cs     *mcp.ClientSession // call's, once it connected
 }
 
 func newReplicaRollout(t testing.TB, base string, n int) *replicaRollout {
@@ -543,5 +544,111 @@ func TestReplicasSharedStore(t *testing.T) {
 	}
 	if len(replicas) != 3 {
 		t.Errorf("the balancer used replicas %v, want all 3", replicas)
+	}
+}
+
+// TestReplicasExamplesRedis: three replicas of each example, each its own
+// process with MCPDOOR_REDIS_ADDR naming one shared Redis, behind the
+// round-robin balancer: the workplace's scenarios and the weather's
+// rollouts run whole through both doors (tool calls alternate between HTTP
+// with cookies and MCP with the token), and /verify pays 1.
+func TestReplicasExamplesRedis(t *testing.T) {
+	rs := startRedis(t)
+	env := []string{"MCPDOOR_REDIS_ADDR=" + rs.Addr}
+	start := func(name, yaml string) *balancer {
+		var replicas []http.Handler
+		for range 3 {
+			e := startExampleEnv(t, name, exampleConfig(yaml), env)
+			u, _ := url.Parse(e.url)
+			replicas = append(replicas, httputil.NewSingleHostReverseProxy(u))
+		}
+		return newBalancer(t, replicas...)
+	}
+	t.Run("workplace", func(t *testing.T) {
+		b := start("workplace", "name: workplace_assistant\nexpose_tools_over_mcp: true\nmcp:")
+		for n, sol := range workplaceSolutions(t) {
+			g := newReplicaRollout(t, b.url, n)
+			seed, _ := json.Marshal(map[string]string{"scenario": sol.Scenario})
+			g.seed(string(seed))
+			for i, c := range sol.Calls {
+				g.call(i%2 == 1, c.Tool, c.Arguments)
+			}
+			status, body, _ := g.post("/verify", `{}`)
+			var v struct{ Reward float64 }
+			json.Unmarshal(body, &v)
+			if g.verdict != "" || status != http.StatusOK || v.Reward != 1 {
+				t.Errorf("scenario %s: %q; /verify %d %s", sol.Scenario, g.verdict, status, body)
+			}
+			g.close()
+		}
+	})
+	t.Run("weather", func(t *testing.T) {
+		b := start("weather", "name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:")
+		for n := range 6 {
+			g := newReplicaRollout(t, b.url, n)
+			g.seed(`{}`)
+			for i, city := range []string{"Paris", "Lima", "Oslo", "Kyoto"} {
+				g.call(i%2 == 1, "get_weather", map[string]any{"city": city})
+			}
+			status, body, _ := g.post("/list_cities", `{}`)
+			if want := `{"cities":["Paris","Lima","Oslo","Kyoto"]}`; status != http.StatusOK || strings.TrimSpace(string(body)) != want {
+				t.Errorf("rollout %d: list_cities %d %s, want %s", n, status, body, want)
+			}
+			traj := `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__example_mcp_weather__get_weather","arguments":"{}"}]}}`
+			status, body, _ = g.post("/verify", traj)
+			var v struct{ Reward float64 }
+			json.Unmarshal(body, &v)
+			if g.verdict != "" || status != http.StatusOK || v.Reward != 1 {
+				t.Errorf("rollout %d: %q; /verify %d %s", n, g.verdict, status, body)
+			}
+			g.close()
+		}
+	})
+}
+
+// seed posts body to /seed_session and keeps the token and the session.
+func (g *replicaRollout) seed(body string) {
+	g.t.Helper()
+	status, b, h := g.post("/seed_session", body)
+	var seeded struct{ MCP seedMetadata }
+	if status != http.StatusOK || json.Unmarshal(b, &seeded) != nil || seeded.MCP.Headers[tokenHeader] == "" {
+		g.t.Fatalf("rollout %d: seed: %d %s", g.n, status, b)
+	}
+	g.token, g.sid = seeded.MCP.Headers[tokenHeader], h.Get("Mcpdoor-Session")
+	g.replica, _ = strconv.Atoi(h.Get("X-Replica"))
+}
+
+// call calls tool with args, over MCP (with the token) or over HTTP (with
+// the cookies), recording a loud failure in the verdict.
+func (g *replicaRollout) call(overMCP bool, tool string, args map[string]any) {
+	g.t.Helper()
+	if !overMCP {
+		body, _ := json.Marshal(args)
+		if status, b, _ := g.post("/"+tool, string(body)); status != http.StatusOK {
+			g.fail(fmt.Sprintf("POST /%s: %d %s", tool, status, bytes.TrimSpace(b)))
+		}
+		return
+	}
+	if g.cs == nil {
+		cs, err := g.connect()
+		if err != nil {
+			g.fail("connecting over MCP: " + err.Error())
+			return
+		}
+		g.cs = cs
+	}
+	res, err := g.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	switch {
+	case err != nil:
+		g.fail(fmt.Sprintf("tools/call %s: %v", tool, err))
+	case res.IsError:
+		g.fail(fmt.Sprintf("tools/call %s: isError %s", tool, resultJSON(g.t, res)))
+	}
+}
+
+// close closes the rollout's MCP session, if it opened one.
+func (g *replicaRollout) close() {
+	if g.cs != nil {
+		g.cs.Close()
 	}
 }

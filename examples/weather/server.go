@@ -51,11 +51,17 @@ type CitiesReply struct {
 	Cities []string `json:"cities" jsonschema:"the cities asked about in this session, in order"`
 }
 
-// Server holds every session's state.
+// Server serves the weather. Each session's state — the cities asked about,
+// in order — is in the session store (session.Load, session.Save): in
+// memory, or in a store every replica shares (cfg.Store).
 type Server struct {
-	mu     sync.Mutex
-	cities map[string][]string // session id → cities asked about, in order
+	// mu makes a session's read-modify-write of its cities whole on this
+	// replica.
+	mu sync.Mutex
 }
+
+// citiesKey is the key of a session's cities in the session store.
+const citiesKey = "cities"
 
 // newServer builds the router (routes first, then autoexpose.Install) and
 // returns the installed MCP door: what to serve (it serves the router), and
@@ -80,7 +86,7 @@ func newRouter(cfg *autoexpose.Config) (chi.Router, error) {
 	if cfg.MCP.Rollout.AllowedTools == nil {
 		cfg.MCP.Rollout.AllowedTools = allowedTools
 	}
-	s := &Server{cities: make(map[string][]string)}
+	s := &Server{}
 
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
@@ -101,9 +107,14 @@ func (s *Server) getWeather(_ context.Context, r *http.Request, in WeatherReques
 		return WeatherReply{}, autoexpose.Error(http.StatusBadRequest, "city must not be empty")
 	}
 	s.mu.Lock()
-	id := session.ID(r)
-	s.cities[id] = append(s.cities[id], in.City)
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	var cities []string
+	if _, err := session.Load(r, citiesKey, &cities); err != nil {
+		return WeatherReply{}, err
+	}
+	if err := session.Save(r, citiesKey, append(cities, in.City)); err != nil {
+		return WeatherReply{}, err
+	}
 	return WeatherReply{Weather: fmt.Sprintf("The weather in %s is sunny and 72 F.", in.City)}, nil
 }
 
@@ -122,16 +133,17 @@ func (s *Server) forecast(ctx context.Context, _ *http.Request, in ForecastReque
 }
 
 func (s *Server) listCities(_ context.Context, r *http.Request, _ struct{}) (CitiesReply, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return CitiesReply{Cities: append([]string{}, s.cities[session.ID(r)]...)}, nil
+	cities := []string{}
+	_, err := session.Load(r, citiesKey, &cities)
+	return CitiesReply{Cities: cities}, err
 }
 
 // seedSession starts a rollout: a fresh, empty record for the session.
 func (s *Server) seedSession(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	delete(s.cities, session.ID(r))
-	s.mu.Unlock()
+	if err := session.Save(r, citiesKey, []string{}); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write([]byte("{}"))
 }
@@ -145,9 +157,12 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "verify: request body is not a JSON object", http.StatusBadRequest)
 		return
 	}
-	s.mu.Lock()
-	asked := len(s.cities[session.ID(r)]) > 0
-	s.mu.Unlock()
+	var cities []string
+	if _, err := session.Load(r, citiesKey, &cities); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	asked := len(cities) > 0
 	reward := 0.0
 	if asked && slices.Contains(functionCalls(body), "get_weather") {
 		reward = 1.0

@@ -122,14 +122,17 @@ func (e *Env) dispatch(w http.ResponseWriter, r *http.Request) {
 		writeToolError(w, err)
 		return
 	}
-	ro := e.rolloutFor(r)
-	ro.mu.Lock()
-	out, err := call(ro.state)
 	var answer []byte
-	if err == nil {
-		answer, err = marshal(out)
+	stored := e.with(r, !t.spec.ReadOnly, func(ro *rollout) {
+		var out any
+		if out, err = call(ro.state); err == nil {
+			answer, err = marshal(out)
+		}
+	})
+	if stored != nil {
+		writeError(w, http.StatusInternalServerError, stored.Error())
+		return
 	}
-	ro.mu.Unlock()
 	if err != nil {
 		writeToolError(w, err)
 		return

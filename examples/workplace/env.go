@@ -29,6 +29,7 @@ package main
 
 import (
 	"fmt"
+	"hash/maphash"
 	"net/http"
 	"sync"
 
@@ -38,17 +39,30 @@ import (
 )
 
 // Env is the environment: one office per session. It is safe for concurrent
-// use; the calls of one session run one at a time, those of different
-// sessions in parallel.
+// use; the calls of one session run one at a time (on one replica), those
+// of different sessions in parallel.
+//
+// An Env made by newEnv keeps its offices in its own memory; one made by
+// newStoredEnv keeps them in the session store (session.Load, session.Save),
+// so that with a store every replica shares (session/redisstore), any
+// replica serves any call of a rollout.
 type Env struct {
 	mu       sync.Mutex
-	rollouts map[string]*rollout // by session id
+	rollouts map[string]*rollout // by session id; nil for an Env whose offices are in the session store
+
+	// locks serialize one session's calls on this replica, for an Env
+	// whose offices are in the session store: one of them by the
+	// session id's hash.
+	locks [64]sync.Mutex
 }
 
-// newEnv returns an Env with no sessions yet.
+// newEnv returns an Env with no sessions yet, its offices in its memory.
 func newEnv() *Env {
 	return &Env{rollouts: make(map[string]*rollout)}
 }
+
+// newStoredEnv returns an Env whose offices are in the session store.
+func newStoredEnv() *Env { return &Env{} }
 
 // Routes registers the environment on r: POST /seed_session, POST /verify,
 // and POST /{tool}, the one route that serves every tool of Tools.
@@ -69,28 +83,91 @@ type rollout struct {
 	state    *state
 }
 
-// rolloutFor returns the request's rollout. A session that calls a tool before
-// seeding plays the first scenario, so that a client that never seeds still
-// meets a populated office.
-func (e *Env) rolloutFor(r *http.Request) *rollout {
+// with runs f on the request's rollout, one call of the session at a time,
+// and keeps what f changed when write is set. A session that calls a tool
+// before seeding plays the first scenario, so that a client that never
+// seeds still meets a populated office.
+func (e *Env) with(r *http.Request, write bool, f func(*rollout)) error {
 	id := session.ID(r)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	ro, ok := e.rollouts[id]
-	if !ok {
-		ro = &rollout{scenario: &scenarios[0], state: newWorld()}
-		e.rollouts[id] = ro
+	if e.rollouts != nil {
+		e.mu.Lock()
+		ro, ok := e.rollouts[id]
+		if !ok {
+			ro = &rollout{scenario: &scenarios[0], state: newWorld()}
+			e.rollouts[id] = ro
+		}
+		e.mu.Unlock()
+		ro.mu.Lock()
+		defer ro.mu.Unlock()
+		f(ro)
+		return nil
 	}
-	return ro
+	lock := &e.locks[maphash.String(lockSeed, id)%uint64(len(e.locks))]
+	lock.Lock()
+	defer lock.Unlock()
+	var saved office
+	found, err := session.Load(r, officeKey, &saved)
+	if err != nil {
+		return err
+	}
+	ro := &rollout{scenario: &scenarios[0], state: newWorld()}
+	if found {
+		if ro, err = saved.rollout(); err != nil {
+			return err
+		}
+	}
+	f(ro)
+	if !write {
+		return nil
+	}
+	return session.Save(r, officeKey, officeOf(ro))
 }
+
+var lockSeed = maphash.MakeSeed()
 
 // seed starts the request's session over on sc. A call of the previous
 // rollout still running finishes on the old office, which nothing reads
 // afterwards.
-func (e *Env) seed(r *http.Request, sc *Scenario) {
+func (e *Env) seed(r *http.Request, sc *Scenario) error {
+	ro := &rollout{scenario: sc, state: newWorld()}
+	if e.rollouts == nil {
+		return session.Save(r, officeKey, officeOf(ro))
+	}
 	e.mu.Lock()
-	e.rollouts[session.ID(r)] = &rollout{scenario: sc, state: newWorld()}
+	e.rollouts[session.ID(r)] = ro
 	e.mu.Unlock()
+	return nil
+}
+
+// officeKey is the key of a session's office in the session store.
+const officeKey = "office"
+
+// An office is a rollout as the session store keeps it, in JSON.
+type office struct {
+	Scenario  string         `json:"scenario"`
+	Emails    []*email       `json:"emails"`
+	Events    []*event       `json:"events"`
+	Customers []*customer    `json:"customers"`
+	Employees []employee     `json:"employees"`
+	Tasks     []*task        `json:"tasks"`
+	Seq       map[string]int `json:"seq"`
+}
+
+func officeOf(ro *rollout) office {
+	s := ro.state
+	return office{Scenario: ro.scenario.ID, Emails: s.emails, Events: s.events, Customers: s.customers, Employees: s.employees, Tasks: s.tasks, Seq: s.seq}
+}
+
+func (o office) rollout() (*rollout, error) {
+	sc, ok := scenario(o.Scenario)
+	if !ok {
+		return nil, fmt.Errorf("the session's office is of an unknown scenario %q", o.Scenario)
+	}
+	seq := o.Seq
+	if seq == nil {
+		seq = map[string]int{}
+	}
+	return &rollout{scenario: sc, state: &state{emails: o.Emails, events: o.Events, customers: o.Customers, employees: o.Employees, tasks: o.Tasks, seq: seq}}, nil
 }
 
 // state is one office. Records are kept by pointer so that tools change them

@@ -21,14 +21,20 @@ import (
 // installs it.
 func serveEnv(t *testing.T) (*httptest.Server, *Env) {
 	t.Helper()
+	e := newEnv()
+	return serveEnvOf(t, e), e
+}
+
+// serveEnvOf serves e behind the session middleware.
+func serveEnvOf(t *testing.T, e *Env) *httptest.Server {
+	t.Helper()
 	sessions := session.New(testKeys(t), nil)
 	r := chi.NewRouter()
 	r.Use(sessions.Middleware)
-	e := newEnv()
 	e.Routes(r)
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
-	return srv, e
+	return srv
 }
 
 // testKeys is the key ring of a test's sessions.

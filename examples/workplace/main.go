@@ -17,7 +17,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/session/redisstore"
 )
 
 //go:embed server.yaml
@@ -63,6 +66,12 @@ func loadConfig(file string, log *slog.Logger) (autoexpose.Config, error) {
 	cfg.Logger = log
 	if env := cfg.MCP.SessionSecretEnv; env != "" && os.Getenv(env) == "" {
 		cfg.MCP.SessionSecretEnv = ""
+	}
+	// With MCPDOOR_REDIS_ADDR (host:port), the sessions and their state
+	// are in that Redis, which every replica shares; else in memory.
+	if addr := os.Getenv("MCPDOOR_REDIS_ADDR"); addr != "" {
+		cfg.Store = redisstore.New(redis.NewClient(&redis.Options{Addr: addr}), cfg.Name)
+		log.Info("workplace: sessions in Redis", "addr", addr)
 	}
 	return cfg, nil
 }

@@ -183,7 +183,10 @@ func (e *Env) seedSession(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	e.seed(r, sc)
+	if err := e.seed(r, sc); err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
 	writeJSON(w, http.StatusOK, map[string]string{"scenario": sc.ID, "task": sc.Task})
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +17,17 @@ func TestScenarioSolutions(t *testing.T) {
 		t.Errorf("%d scenarios, want at least 5", len(Scenarios()))
 	}
 	srv, _ := serveEnv(t)
+	playSolutions(t, srv)
+}
+
+// TestScenarioSolutionsStored: the offices of an Env kept in the session
+// store (as the server keeps them) score the same.
+func TestScenarioSolutionsStored(t *testing.T) {
+	playSolutions(t, serveEnvOf(t, newStoredEnv()))
+}
+
+// playSolutions plays each scenario's solution on srv, expecting reward 1.
+func playSolutions(t *testing.T, srv *httptest.Server) {
 	for _, sc := range Scenarios() {
 		t.Run(sc.ID, func(t *testing.T) {
 			if n := len(solution(t, sc.ID)); n < 2 || n > 5 {

@@ -23,7 +23,7 @@ func newServer(cfg autoexpose.Config) (*autoexpose.Door, error) {
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
 	r.Use(sessions.Middleware)
-	newEnv().Routes(r)
+	newStoredEnv().Routes(r) // the offices in cfg.Store: Redis, or memory
 
 	cfg.CatchAll = make(map[string]autoexpose.Declaration)
 	for _, spec := range Tools() {

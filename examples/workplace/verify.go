@@ -25,10 +25,11 @@ func (e *Env) verify(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "body is not a JSON object")
 		return
 	}
-	ro := e.rolloutFor(r)
-	ro.mu.Lock()
-	checks := ro.scenario.check(ro.state)
-	ro.mu.Unlock()
+	var checks map[string]bool
+	if err := e.with(r, false, func(ro *rollout) { checks = ro.scenario.check(ro.state) }); err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
 	reward := 1.0
 	for _, ok := range checks {
 		if !ok {
