@@ -36,10 +36,17 @@ const replicaCount = 3
 // to its mcp block, and returns them and their host:port addresses.
 func startReplicas(t *testing.T, ex gymExample, extra string, n int) ([]*example, []string) {
 	t.Helper()
+	return startReplicasEnv(t, ex, extra, n, nil)
+}
+
+// startReplicasEnv is startReplicas with env added to each replica's
+// environment: MCPDOOR_REDIS_ADDR=<host:port> gives them one store.
+func startReplicasEnv(t *testing.T, ex gymExample, extra string, n int, env []string) ([]*example, []string) {
+	t.Helper()
 	var reps []*example
 	var addrs []string
 	for range n {
-		e := startExample(t, ex.name, exampleConfig(ex.config+extra))
+		e := startExampleEnv(t, ex.name, exampleConfig(ex.config+extra), env)
 		reps = append(reps, e)
 		addrs = append(addrs, strings.TrimPrefix(e.url, "http://"))
 	}
@@ -504,5 +511,95 @@ func TestBalancerReplicaLost(t *testing.T) {
 			}
 			t.Logf("%d requests on the seed's replica, %d refused as misrouted after it was killed, 0 silent: %s", held, refused, why)
 		})
+	}
+}
+
+// sharedStore starts a Redis for the test and returns the environment
+// that points the examples' replicas at it.
+func sharedStore(t *testing.T) []string {
+	t.Helper()
+	return []string{"MCPDOOR_REDIS_ADDR=" + startRedis(t).Addr}
+}
+
+// wholeRollouts plays every rollout of ex through lb over both doors,
+// with and without Gym's prefix, and wants reward 1 from each; HAProxy's
+// log (when lb is HAProxy) then shows no request refused as misrouted, and
+// the rollouts spread over the replicas.
+func wholeRollouts(t *testing.T, lb *realBalancer, ex gymExample) {
+	t.Helper()
+	for _, prefix := range []string{"", gymPrefix} {
+		for _, ro := range ex.rollouts {
+			if v := mcpAgentRollout(t, balanced(t, lb, prefix), lb.url, "", ro.seed, ro.calls, nil); v.Reward != 1 {
+				t.Errorf("MCP door, %s%s: reward %v, want 1", prefix, ro.name, v.Reward)
+			}
+			if v := simpleAgentRollout(t, balanced(t, lb, prefix), ro.seed, ro.calls, nil); v.Reward != 1 {
+				t.Errorf("HTTP door, %s%s: reward %v, want 1", prefix, ro.name, v.Reward)
+			}
+		}
+	}
+}
+
+// TestBalancerRoundRobinStore: three replicas of weather and of workplace
+// sharing one Redis, behind HAProxy's plain round robin
+// (docs/replicas/haproxy-roundrobin.cfg): each request goes to the next
+// replica, and every rollout, over either door, runs whole.
+func TestBalancerRoundRobinStore(t *testing.T) {
+	t.Parallel()
+	for _, ex := range gymExamples(t) {
+		t.Run(ex.name, func(t *testing.T) {
+			_, addrs := startReplicasEnv(t, ex, "", replicaCount, sharedStore(t))
+			lb := startHAProxy(t, "haproxy-roundrobin.cfg", addrs)
+			wholeRollouts(t, lb, ex)
+			servers := make(map[string]int)
+			for _, m := range haproxyLine.FindAllStringSubmatch(lb.logged(t), -1) {
+				if m[1] == "421" {
+					t.Errorf("refused as misrouted with a shared store: %s", m[0])
+				}
+				servers[m[3]]++
+			}
+			if len(servers) < replicaCount {
+				t.Errorf("requests by server %v; round robin should have used all %d", servers, replicaCount)
+			}
+		})
+	}
+}
+
+// TestBalancerNginxStore: the same behind nginx's round robin
+// (docs/replicas/nginx.conf): every rollout runs whole.
+func TestBalancerNginxStore(t *testing.T) {
+	t.Parallel()
+	for _, ex := range gymExamples(t) {
+		t.Run(ex.name, func(t *testing.T) {
+			_, addrs := startReplicasEnv(t, ex, "", replicaCount, sharedStore(t))
+			lb := startNginx(t, "nginx.conf", addrs)
+			wholeRollouts(t, lb, ex)
+		})
+	}
+}
+
+// TestBalancerReplicaLostStore: a replica killed in the middle of a
+// rollout, behind HAProxy's round robin, with a shared store: the rollout
+// carries on on the others and pays reward 1, on both doors.
+func TestBalancerReplicaLostStore(t *testing.T) {
+	t.Parallel()
+	for _, ex := range gymExamples(t) {
+		for _, door := range []string{"mcp", "http"} {
+			t.Run(ex.name+"/"+door, func(t *testing.T) {
+				reps, addrs := startReplicasEnv(t, ex, "", replicaCount, sharedStore(t))
+				lb := startHAProxy(t, "haproxy-roundrobin.cfg", addrs)
+				kill := func() {
+					n, err := strconv.Atoi(strings.TrimPrefix(lb.seedServer(t, 0), "r"))
+					if err != nil || n < 1 || n > len(reps) {
+						t.Fatalf("the seed's server: %v", err)
+					}
+					reps[n-1].cmd.Process.Kill()
+					reps[n-1].cmd.Process.Wait()
+				}
+				ro := ex.rollouts[len(ex.rollouts)-1]
+				if reward, why := loudRollout(t, lb, door, ro, kill); why != "" || reward != 1 {
+					t.Errorf("after its seed's replica was killed: reward %v, %q; want 1", reward, why)
+				}
+			})
+		}
 	}
 }

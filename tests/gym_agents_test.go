@@ -215,20 +215,6 @@ func (ro *seededRollout) connect(t *testing.T, ctx context.Context, protocol str
 	}
 }
 
-// call makes one tool call over MCP in a session of its own, and returns
-// its result as JSON.
-func (ro *seededRollout) call(t *testing.T, tool string, args map[string]any) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	cs, done := ro.connect(t, ctx, "", nil)
-	defer done()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("tools/call %s: %v", tool, err)
-	}
-	return resultJSON(t, res)
-}
 
 // finish plays the rest of the rollout: the calls over MCP, then /verify.
 func (ro *seededRollout) finish(t *testing.T, protocol string, calls []gymCall, mcpCookies []*http.Cookie) verifyReply {
