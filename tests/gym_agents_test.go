@@ -215,7 +215,6 @@ func (ro *seededRollout) connect(t *testing.T, ctx context.Context, protocol str
 	}
 }
 
-
 // finish plays the rest of the rollout: the calls over MCP, then /verify.
 func (ro *seededRollout) finish(t *testing.T, protocol string, calls []gymCall, mcpCookies []*http.Cookie) verifyReply {
 	t.Helper()

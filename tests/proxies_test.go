@@ -39,7 +39,6 @@ func component(t testing.TB, path, pkg string) string {
 	return path
 }
 
-
 // A proc is a component's process, running until the test ends.
 type proc struct {
 	name string
