@@ -36,6 +36,8 @@ type Manager struct {
 	m *sessions.Manager
 }
 
+func init() { sessions.Of = func(m any) *sessions.Manager { return m.(*Manager).m } }
+
 // New returns a Manager that signs cookies with keys (the first key signs,
 // every key verifies). It panics if keys is the zero Keys, a setup mistake.
 func New(keys token.Keys, opts *Options) *Manager {
