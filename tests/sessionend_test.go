@@ -97,5 +97,3 @@ func TestSessionEndIdle(t *testing.T) {
 		})
 	}
 }
-
-
