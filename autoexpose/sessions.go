@@ -69,7 +69,8 @@ func (c *Config) newSessions() (*doorSessions, error) {
 	case ok:
 		idler.SetIdle(c.MCP.SessionIdleTTL)
 	}
-	ds := &doorSessions{manager: session.New(keys, &session.Options{Store: store.New(b)}), door: sessions.New(keys, &sessions.Options{Store: b})}
+	ds := &doorSessions{manager: session.New(keys, nil), door: sessions.New(keys, &sessions.Options{Store: b})}
+	sessions.Of(ds.manager).UseStore(b)
 	// Served without the Door in front (which checks first), the router's
 	// session middleware lets a seed, and a request of the MCP endpoint
 	// (where the token decides), start afresh rather than refuse a cookie

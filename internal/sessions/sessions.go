@@ -92,6 +92,10 @@ func New(keys keyring.Keys, opts *Options) *Manager {
 	return m
 }
 
+// UseStore makes b the store of the Manager's sessions. Call it before the
+// Manager serves.
+func (m *Manager) UseStore(b store.Backend) { m.store = b }
+
 // StartsAfresh sets which requests start afresh by their path (see
 // WithFreshStart), for a router served without its Door. Call it before
 // the Manager serves.
