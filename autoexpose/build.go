@@ -63,6 +63,7 @@ func (b *builder) useRollout() {
 		Sessions:     b.sessions,
 		MaxSeedBytes: m.maxBodyBytes(),
 		Logger:       b.log,
+		OnEnd:        b.cfg.OnSessionEnd,
 	})
 	b.reserved = append(b.reserved, rollout.Reserved...)
 }

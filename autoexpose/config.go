@@ -1,6 +1,7 @@
 package autoexpose
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -99,6 +100,14 @@ type Config struct {
 	// misrouted (HTTP 421). Give every replica the same store
 	// (session/redisstore) and any replica serves any call.
 	Store *session.Store `yaml:"-"`
+	// OnSessionEnd, when set, is called with a session's id when its
+	// rollout ends: once /verify has answered 2xx in it, or once it has
+	// been unused for mcp.session_idle_ttl (in the in-memory store; a
+	// store in Redis lets Redis expire it, without the call). The store
+	// has dropped the session by then, and its next request is refused as
+	// misrouted (421): free what the server keeps for it. It runs on the
+	// goroutine that ended the session, and must not block for long.
+	OnSessionEnd func(ctx context.Context, sid string) `yaml:"-"`
 
 	// sessions is what UseSessions made: the manager whose middleware the
 	// router uses, and the door's view of the same sessions. A tool call
@@ -161,6 +170,12 @@ type MCPConfig struct {
 	// IdleTimeout ends a stateful session that has had no request for this
 	// long (a call in flight is not idleness). Default 600s.
 	IdleTimeout time.Duration `yaml:"idle_timeout"`
+	// SessionIdleTTL drops a session from the store (Config.Store) once it
+	// has been unused for this long, and calls Config.OnSessionEnd for it
+	// (in memory); a session is used by each request that names it. Default
+	// 0: a session stays until /verify ends its rollout (or, in memory, the
+	// process ends).
+	SessionIdleTTL time.Duration `yaml:"session_idle_ttl"`
 	// AllowedOrigins are the browser Origins accepted on the MCP endpoint
 	// besides the server's own, as scheme://host[:port] ("null" for opaque
 	// origins). A request with any other Origin gets 403.
@@ -392,7 +407,7 @@ func (c *Config) Validate() error {
 	if len(m.SessionSecret) > 0 && m.SessionSecretEnv != "" {
 		bad("mcp.session_secret", "set session_secret or session_secret_env, not both")
 	}
-	for key, d := range map[string]time.Duration{"mcp.idle_timeout": m.IdleTimeout, "mcp.call_timeout": m.CallTimeout, "mcp.unused_session_timeout": m.UnusedSessionTimeout} {
+	for key, d := range map[string]time.Duration{"mcp.idle_timeout": m.IdleTimeout, "mcp.call_timeout": m.CallTimeout, "mcp.unused_session_timeout": m.UnusedSessionTimeout, "mcp.session_idle_ttl": m.SessionIdleTTL} {
 		if d < 0 {
 			bad(key, "%v is negative", d)
 		} else if d > 0 && d < time.Millisecond {

@@ -56,6 +56,11 @@ func (d *Door) heldOrRefused(w http.ResponseWriter, r *http.Request) (*http.Requ
 		return r, true
 	}
 	onMCP := r.URL.Path == d.path || r.URL.Path == d.path+"/"
+	if onMCP && r.Method == http.MethodDelete {
+		// Ending an MCP session runs nothing of the server's, and refused,
+		// it would leave the session open until its idle timeout.
+		return r, true
+	}
 	sid := ""
 	if c := d.calls.contract; c != nil && onMCP {
 		// The token decides an MCP request's session; one that does not

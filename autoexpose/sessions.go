@@ -1,11 +1,14 @@
 package autoexpose
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 
 	"github.com/mcpdoor/mcpdoor/internal/keyring"
+	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/internal/store"
 	"github.com/mcpdoor/mcpdoor/session"
@@ -56,10 +59,28 @@ func (c *Config) newSessions() (*doorSessions, error) {
 	// One store for both, so that the sessions the middleware makes are
 	// the Door's, and the other way round.
 	b := store.BackendOf(c.Store)
-	if b == nil {
-		b = store.NewMemory(0, nil)
+	switch idler, ok := b.(store.Idler); {
+	case b == nil:
+		var ended func(string)
+		if end := c.OnSessionEnd; end != nil {
+			ended = func(sid string) { end(context.Background(), sid) }
+		}
+		b = store.NewMemory(c.MCP.SessionIdleTTL, ended)
+	case ok:
+		idler.SetIdle(c.MCP.SessionIdleTTL)
 	}
-	return &doorSessions{manager: session.New(keys, &session.Options{Store: store.New(b)}), door: sessions.New(keys, &sessions.Options{Store: b})}, nil
+	ds := &doorSessions{manager: session.New(keys, nil), door: sessions.New(keys, &sessions.Options{Store: b})}
+	sessions.Of(ds.manager).UseStore(b)
+	// Served without the Door in front (which checks first), the router's
+	// session middleware lets a seed, and a request of the MCP endpoint
+	// (where the token decides), start afresh rather than refuse a cookie
+	// of a session the store does not hold.
+	mcpPath := c.MCP.path()
+	sessions.Of(ds.manager).StartsAfresh(func(r *http.Request) bool {
+		p := r.URL.Path
+		return p == rollout.SeedPath || p == mcpPath || p == mcpPath+"/"
+	})
+	return ds, nil
 }
 
 // keys returns the key ring from session_secret or session_secret_env, or a

@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
-	"github.com/mcpdoor/mcpdoor/internal/store"
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
@@ -24,9 +23,6 @@ type Options struct {
 	// (crypto/rand.Text). An id must be 1 to 64 characters of A-Z, a-z,
 	// 0-9, '-' and '_': the cookie carries it in plain.
 	NewID func() string
-	// Store holds the sessions and their state (see Load and Save).
-	// Default nil: a fresh in-memory store of the Manager's own.
-	Store *Store
 }
 
 // A Manager gives each client a session, named by a signed cookie. It is
@@ -36,12 +32,15 @@ type Manager struct {
 	m *sessions.Manager
 }
 
+func init() { sessions.Of = func(m any) *sessions.Manager { return m.(*Manager).m } }
+
 // New returns a Manager that signs cookies with keys (the first key signs,
-// every key verifies). It panics if keys is the zero Keys, a setup mistake.
+// every key verifies), its sessions in a fresh in-memory store of its own
+// (a server's Config.UseSessions gives its Manager the Config.Store). It panics if keys is the zero Keys, a setup mistake.
 func New(keys token.Keys, opts *Options) *Manager {
 	var o *sessions.Options
 	if opts != nil {
-		o = &sessions.Options{CookieName: opts.CookieName, Secure: opts.Secure, NewID: opts.NewID, Store: store.BackendOf(opts.Store)}
+		o = &sessions.Options{CookieName: opts.CookieName, Secure: opts.Secure, NewID: opts.NewID}
 	}
 	return &Manager{m: sessions.New(keys, o)}
 }

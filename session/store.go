@@ -15,8 +15,9 @@ import (
 // Redis (package session/redisstore), shared by every replica, lets any
 // replica serve any call of a session, and lose nothing when one dies.
 //
-// A server's store is autoexpose's Config.Store (or Options.Store for a
-// Manager made with New). A session is held from the moment it is made —
+// A server's store is autoexpose's Config.Store, which the Manager of
+// Config.UseSessions and the Door share (a Manager made with New has a
+// memory store of its own). A session is held from the moment it is made —
 // by /seed_session, or by the middleware for a client without a session
 // cookie — until the rollout ends (see autoexpose's Config.OnSessionEnd).
 // A Door refuses every request of a session its store does not hold, as

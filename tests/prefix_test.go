@@ -71,6 +71,7 @@ func TestRolloutPrefixWeather(t *testing.T) {
 		{"POST", "/verify", trajectory},
 	}
 	var plainMCP, prefixedMCP = mcpOptions{path: "/mcp"}, mcpOptions{path: prefix + "/mcp"}
+	var lastCities string // what the prefixed session's last list_cities answered
 	for _, st := range steps {
 		if st.method == "mcp" {
 			a := call(t, plain.connect(plainMCP), st.path, rawArgs(st.body))
@@ -81,6 +82,9 @@ func TestRolloutPrefixWeather(t *testing.T) {
 			continue
 		}
 		a, b := plain.send(st.method, st.path, st.body), prefixed.send(st.method, prefix+st.path, st.body)
+		if st.path == "/list_cities" {
+			lastCities = string(b.Body)
+		}
 		if st.path == "/seed_session" {
 			for _, o := range []struct {
 				r httpResponse
@@ -103,9 +107,12 @@ func TestRolloutPrefixWeather(t *testing.T) {
 		}
 	}
 	// The prefixed session is the one the prefixed requests built: Paris
-	// over HTTP, Lima over MCP.
-	if got := string(prefixed.send("POST", prefix+"/list_cities", `{}`).Body); got != `{"cities":["Paris","Lima"]}` {
-		t.Errorf("prefixed session holds %s", got)
+	// over HTTP, Lima over MCP, as it stood before /verify ended it.
+	if lastCities != `{"cities":["Paris","Lima"]}` {
+		t.Errorf("prefixed session holds %s", lastCities)
+	}
+	if r := prefixed.send("POST", prefix+"/list_cities", `{}`); r.Status != http.StatusMisdirectedRequest {
+		t.Errorf("after /verify, the prefixed session answered %d %s; want 421, its rollout ended", r.Status, r.Body)
 	}
 }
 

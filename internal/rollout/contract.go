@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -36,6 +37,9 @@ type Params struct {
 	// response that gets no token, a /verify body that cannot be rewritten.
 	// Default slog.Default().
 	Logger *slog.Logger
+	// OnEnd, when set, is told of a session whose rollout /verify ended
+	// (Config.OnSessionEnd), once the store has dropped it.
+	OnEnd func(ctx context.Context, sid string)
 }
 
 // defaultMaxSeedBytes is the default of Params.MaxSeedBytes, the default
@@ -54,6 +58,7 @@ type Contract struct {
 	maxSeed      int64
 	maxVerify    int64
 	log          *slog.Logger
+	onEnd        func(ctx context.Context, sid string)
 }
 
 // New returns the contract that cfg configures for the server p describes.
@@ -79,6 +84,7 @@ func New(cfg Config, p Params) *Contract {
 		maxSeed:      p.MaxSeedBytes,
 		maxVerify:    cfg.MaxVerifyBytes, // 0: verifywrap's default
 		log:          p.Logger,
+		onEnd:        p.OnEnd,
 	}
 }
 

@@ -1,8 +1,12 @@
 package rollout
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
+
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 
 	"github.com/mcpdoor/mcpdoor/verifywrap"
 )
@@ -12,6 +16,10 @@ import (
 // (see package verifywrap). A body over mcp.rollout.max_verify_bytes gets
 // 413 naming that key. Its log lines name the request's rollout, when it
 // came under the /ng-rollout/ prefix.
+//
+// A 2xx answer ends the rollout: the store drops the request's session,
+// and Params.OnEnd is told of it. Any other answer ends nothing, so that
+// the agent may post /verify again.
 func (c *Contract) Verify(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		log := c.logger(r.Context())
@@ -20,6 +28,54 @@ func (c *Contract) Verify(next http.Handler) http.Handler {
 			LimitName:    "mcp.rollout.max_verify_bytes",
 			Logf:         func(format string, args ...any) { log.Warn("mcpdoor: " + fmt.Sprintf(format, args...)) },
 		}
-		verifywrap.Wrap(next, c.server, opts).ServeHTTP(w, r)
+		sw := &statusWriter{ResponseWriter: w}
+		verifywrap.Wrap(next, c.server, opts).ServeHTTP(sw, r)
+		if sw.status == 0 {
+			sw.status = http.StatusOK
+		}
+		if sw.status < 200 || sw.status > 299 {
+			return
+		}
+		c.end(r, log)
 	})
 }
+
+// end ends the session of a /verify request that was answered 2xx.
+func (c *Contract) end(r *http.Request, log *slog.Logger) {
+	sid, ok := sessions.FromContext(r.Context())
+	if !ok {
+		var err error
+		if sid, err = c.sessions.Read(r); err != nil {
+			return // no session: nothing to end
+		}
+	}
+	ctx := context.WithoutCancel(r.Context())
+	if err := c.sessions.Store().Drop(ctx, sid); err != nil {
+		log.Error("mcpdoor: session store: dropping the session /verify ended", "sid", sid, "err", err)
+	}
+	if c.onEnd != nil {
+		c.onEnd(ctx, sid)
+	}
+}
+
+// statusWriter records the status a handler answers.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.status == 0 && code >= 200 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(p []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(p)
+}
+
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }

@@ -49,6 +49,10 @@ type Manager struct {
 	secure bool
 	newID  func() string
 	store  store.Backend
+	// starts, when set, reports that a request starts afresh (see
+	// WithFreshStart) by its path, for a server that serves the router
+	// rather than the Door: its /seed_session and MCP endpoint.
+	starts func(*http.Request) bool
 
 	// signed keeps recent ids' signed values: the middleware sets a
 	// session's cookie on every response, and a value, having no maximum
@@ -87,6 +91,19 @@ func New(keys keyring.Keys, opts *Options) *Manager {
 	}
 	return m
 }
+
+// UseStore makes b the store of the Manager's sessions. Call it before the
+// Manager serves.
+func (m *Manager) UseStore(b store.Backend) { m.store = b }
+
+// StartsAfresh sets which requests start afresh by their path (see
+// WithFreshStart), for a router served without its Door. Call it before
+// the Manager serves.
+func (m *Manager) StartsAfresh(f func(*http.Request) bool) { m.starts = f }
+
+// Of returns the Manager behind a *session.Manager; package session sets
+// it, so that mcpdoor's own packages reach what session does not export.
+var Of func(manager any) *Manager
 
 // Store returns the store that holds the Manager's sessions.
 func (m *Manager) Store() store.Backend { return m.store }
@@ -165,7 +182,7 @@ func (m *Manager) Ensure(w http.ResponseWriter, r *http.Request) (string, *http.
 		switch {
 		case err != nil:
 			return "", r, fmt.Errorf("mcpdoor: session store: %w", err)
-		case !held && !freshStart(ctx):
+		case !held && !freshStart(ctx) && (m.starts == nil || !m.starts(r)):
 			return "", r, &Misrouted{SID: id}
 		case !held:
 			id = ""

@@ -9,8 +9,9 @@ import (
 
 // Memory is the in-memory Backend, each replica's own: a restarted replica
 // starts empty and holds none of its old sessions. A session idle for
-// longer than its idle TTL is dropped the next time the store sweeps,
-// which it does, with no goroutine, on a Register once a minute at most.
+// longer than its idle TTL is dropped when it is next named, or when the
+// store next sweeps, which it does, with no goroutine, on a Register once
+// a minute (or once per idle TTL, when shorter) at most.
 type Memory struct {
 	idle time.Duration // 0: sessions are never dropped for idleness
 	now  func() time.Time
@@ -18,6 +19,7 @@ type Memory struct {
 	mu        sync.Mutex
 	sessions  map[string]*memSession
 	nextSweep time.Time
+	expired   []string // dropped for idleness, ended not told yet
 	// ended, if set, is told of each session a sweep drops, after the
 	// lock is released.
 	ended func(sid string)
@@ -45,6 +47,7 @@ func (m *Memory) session(sid string) *memSession {
 	now := m.now()
 	if m.idle > 0 && now.Sub(s.used) > m.idle {
 		delete(m.sessions, sid)
+		m.expired = append(m.expired, sid)
 		return nil
 	}
 	s.used = now
@@ -53,24 +56,23 @@ func (m *Memory) session(sid string) *memSession {
 
 func (m *Memory) Register(_ context.Context, sid string) error {
 	m.mu.Lock()
+	defer m.unlock()
 	if m.session(sid) == nil {
 		m.sessions[sid] = &memSession{values: map[string][]byte{}, used: m.now()}
 	}
-	dropped := m.sweep()
-	m.mu.Unlock()
-	m.tell(dropped)
+	m.sweep()
 	return nil
 }
 
 func (m *Memory) Holds(_ context.Context, sid string) (bool, error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.unlock()
 	return m.session(sid) != nil, nil
 }
 
 func (m *Memory) Load(_ context.Context, sid, key string) ([]byte, bool, error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.unlock()
 	s := m.session(sid)
 	if s == nil {
 		return nil, false, nil
@@ -81,7 +83,7 @@ func (m *Memory) Load(_ context.Context, sid, key string) ([]byte, bool, error) 
 
 func (m *Memory) Save(_ context.Context, sid, key string, value []byte) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.unlock()
 	s := m.session(sid)
 	if s == nil {
 		s = &memSession{values: map[string][]byte{}, used: m.now()}
@@ -106,29 +108,31 @@ func (m *Memory) Len() int {
 }
 
 // sweep drops the sessions idle for longer than the idle TTL, at most once
-// a minute (or once per idle TTL, when shorter), and returns their ids; the
-// caller holds m.mu.
-func (m *Memory) sweep() []string {
+// a minute (or once per idle TTL, when shorter); the caller holds m.mu.
+func (m *Memory) sweep() {
 	now := m.now()
 	if m.idle <= 0 || now.Before(m.nextSweep) {
-		return nil
+		return
 	}
 	m.nextSweep = now.Add(min(m.idle, time.Minute))
-	var dropped []string
 	for sid, s := range m.sessions {
 		if now.Sub(s.used) > m.idle {
 			delete(m.sessions, sid)
-			dropped = append(dropped, sid)
+			m.expired = append(m.expired, sid)
 		}
 	}
-	return dropped
 }
 
-func (m *Memory) tell(dropped []string) {
+// unlock releases m.mu, then tells ended of the sessions dropped for
+// idleness meanwhile, outside the lock: ended may use the store.
+func (m *Memory) unlock() {
+	expired := m.expired
+	m.expired = nil
+	m.mu.Unlock()
 	if m.ended == nil {
 		return
 	}
-	for _, sid := range dropped {
+	for _, sid := range expired {
 		m.ended(sid)
 	}
 }

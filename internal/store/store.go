@@ -8,6 +8,7 @@ package store
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // A Backend holds sessions and their state. Every method is safe for
@@ -46,3 +47,9 @@ func BackendOf(s *Store) Backend {
 // ErrNoStore is why a session's state cannot be reached from a context
 // that carries no store.
 var ErrNoStore = errors.New("no session store in the request's context")
+
+// An Idler is a Backend that drops a session itself once it has been idle
+// for the idle TTL it is given (0: never), such as one whose keys expire.
+type Idler interface {
+	SetIdle(d time.Duration)
+}
