@@ -61,7 +61,7 @@ func (b *builder) useRollout() {
 		Server:       b.cfg.Name,
 		Path:         m.path(),
 		Sessions:     b.sessions,
-		MaxSeedBytes: m.maxBodyBytes(),
+		MaxHeldBytes: m.maxBodyBytes(),
 		Logger:       b.log,
 	})
 	b.reserved = append(b.reserved, rollout.Reserved...)

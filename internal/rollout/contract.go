@@ -29,18 +29,20 @@ type Params struct {
 	Path string
 	// Sessions is the server's session manager; its keys sign the tokens.
 	Sessions *sessions.Manager
-	// MaxSeedBytes caps a /seed_session request body, and the response
-	// held back to add the metadata to (mcp.max_body_bytes). Default 4 MiB.
-	MaxSeedBytes int64
+	// MaxHeldBytes caps the /seed_session response held back to add the
+	// metadata to (mcp.max_body_bytes): a longer one goes out as the
+	// handler wrote it, without a token. Default 4 MiB. The request body
+	// has its own cap, Config.MaxSeedBytes.
+	MaxHeldBytes int64
 	// Logger receives what goes wrong: a failed AllowedTools hook, a seed
 	// response that gets no token, a /verify body that cannot be rewritten.
 	// Default slog.Default().
 	Logger *slog.Logger
 }
 
-// defaultMaxSeedBytes is the default of Params.MaxSeedBytes, the default
+// defaultMaxHeldBytes is the default of Params.MaxHeldBytes, the default
 // of mcp.max_body_bytes.
-const defaultMaxSeedBytes = 4 << 20
+const defaultMaxHeldBytes = 4 << 20
 
 // A Contract is the rollout contract of one server. It is safe for
 // concurrent use.
@@ -51,7 +53,8 @@ type Contract struct {
 	sessions     *sessions.Manager
 	allowedTools func([]byte) ([]string, error)
 	tokenless    bool
-	maxSeed      int64
+	maxSeed      int64 // the request body
+	maxHeld      int64 // the response held back
 	maxVerify    int64
 	log          *slog.Logger
 }
@@ -62,8 +65,8 @@ func New(cfg Config, p Params) *Contract {
 	if p.Sessions == nil {
 		panic("mcpdoor: rollout.New with nil Params.Sessions")
 	}
-	if p.MaxSeedBytes <= 0 {
-		p.MaxSeedBytes = defaultMaxSeedBytes
+	if p.MaxHeldBytes <= 0 {
+		p.MaxHeldBytes = defaultMaxHeldBytes
 	}
 	if p.Logger == nil {
 		p.Logger = slog.Default()
@@ -76,7 +79,8 @@ func New(cfg Config, p Params) *Contract {
 		sessions:     p.Sessions,
 		allowedTools: cfg.AllowedTools,
 		tokenless:    cfg.AllowTokenless,
-		maxSeed:      p.MaxSeedBytes,
+		maxSeed:      cfg.maxSeedBytes(),
+		maxHeld:      p.MaxHeldBytes,
 		maxVerify:    cfg.MaxVerifyBytes, // 0: verifywrap's default
 		log:          p.Logger,
 	}

@@ -46,7 +46,7 @@ func logTo(buf *bytes.Buffer) *slog.Logger {
 func newContract(t testing.TB, cfg rollout.Config, logs *bytes.Buffer) (*rollout.Contract, *sessions.Manager) {
 	t.Helper()
 	mgr := sessions.New(testKeys(t, testSecret), nil)
-	p := rollout.Params{Server: "weather", Path: "/mcp", Sessions: mgr, MaxSeedBytes: 1 << 10}
+	p := rollout.Params{Server: "weather", Path: "/mcp", Sessions: mgr, MaxHeldBytes: 1 << 10}
 	if logs != nil {
 		p.Logger = logTo(logs)
 	} else {
@@ -286,11 +286,12 @@ func TestConfigValidate(t *testing.T) {
 		err  string
 	}{
 		{"zero", rollout.Config{}, ""},
-		{"every setting", rollout.Config{Disable: true, AllowTokenless: true, TokenHeader: "X-Rollout", TokenTTL: time.Second, MaxVerifyBytes: 1}, ""},
+		{"every setting", rollout.Config{Disable: true, AllowTokenless: true, TokenHeader: "X-Rollout", TokenTTL: time.Second, MaxSeedBytes: 1, MaxVerifyBytes: 1}, ""},
 		{"token_header", rollout.Config{TokenHeader: "X Rollout"}, `mcpdoor: config: mcp.rollout.token_header: "X Rollout" is not a header name`},
 		{"token_ttl negative", rollout.Config{TokenTTL: -time.Second}, "mcpdoor: config: mcp.rollout.token_ttl: -1s is negative"},
 		{"token_ttl under a second", rollout.Config{TokenTTL: 500 * time.Millisecond},
 			"mcpdoor: config: mcp.rollout.token_ttl: 500ms is under a second, the resolution of token timestamps"},
+		{"max_seed_bytes", rollout.Config{MaxSeedBytes: -1}, "mcpdoor: config: mcp.rollout.max_seed_bytes: -1 is negative"},
 		{"max_verify_bytes", rollout.Config{MaxVerifyBytes: -1}, "mcpdoor: config: mcp.rollout.max_verify_bytes: -1 is negative"},
 		{"all at once", rollout.Config{TokenHeader: "é", TokenTTL: time.Nanosecond, MaxVerifyBytes: -2},
 			`mcpdoor: config: mcp.rollout.token_header: "é" is not a header name` + "\n" +
@@ -320,6 +321,7 @@ func TestConfigIsZero(t *testing.T) {
 		{rollout.Config{AllowTokenless: true}, false},
 		{rollout.Config{TokenHeader: "X"}, false},
 		{rollout.Config{TokenTTL: time.Second}, false},
+		{rollout.Config{MaxSeedBytes: 1}, false},
 		{rollout.Config{MaxVerifyBytes: 1}, false},
 		{rollout.Config{AllowedTools: hook}, false},
 	} {
