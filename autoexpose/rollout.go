@@ -34,8 +34,10 @@ type Rollout struct {
 	// whole, for the AllowedTools hook and the handler.
 	MaxSeedBytes int64 `yaml:"max_seed_bytes"`
 	// MaxVerifyBytes caps a /verify request body, a whole trajectory; a
-	// longer one gets 413 naming this key. Default 64 MiB
-	// (verifywrap.DefaultMaxBodyBytes).
+	// longer one gets 413 naming this key. Default 1 GiB
+	// (verifywrap.DefaultMaxBodyBytes). The body is held once, about its
+	// size in memory, and the handler reads the normalized copy as a
+	// stream from it.
 	MaxVerifyBytes int64 `yaml:"max_verify_bytes"`
 
 	// AllowedTools decides a rollout's allow-list from the raw JSON body
