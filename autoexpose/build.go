@@ -211,6 +211,9 @@ func (b *builder) door(tools []toolSpec, target http.Handler, routes chi.Routes)
 		return nil, errors.Join(b.errs...)
 	}
 	slices.Sort(d.names)
+	if b.contract != nil {
+		b.contract.Expose(d.names)
+	}
 	slices.SortStableFunc(b.report, compareRows)
 	d.report = b.report
 	d.server = d.newServer()

@@ -41,7 +41,7 @@ func FuzzRewriteRequest(f *testing.F) {
 			t.Fatalf("RewriteRequest produced invalid JSON: %q", out)
 		}
 		// What Wrap streams to the verifier is what RewriteRequest returns.
-		edits, _, _ := rewriteEdits(body, server)
+		edits, _, _ := rewriteEdits(body, server, nil)
 		if streamed := readSpliced(t, body, edits); !bytes.Equal(streamed, out) {
 			t.Fatalf("streamed %q, RewriteRequest %q", streamed, out)
 		}

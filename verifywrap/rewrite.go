@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrInvalidJSON is wrapped by the errors RewriteRequest and RestoreResponse
@@ -37,7 +38,7 @@ type Emitted map[string][]string
 // ErrInvalidJSON. Valid JSON without names to change, including JSON that is
 // not an object, is returned unchanged with a nil error.
 func RewriteRequest(body []byte, server string) (out []byte, emitted Emitted, changed bool, err error) {
-	edits, emitted, err := rewriteEdits(body, server)
+	edits, emitted, err := rewriteEdits(body, server, nil)
 	if err != nil || len(edits) == 0 {
 		return body, nil, false, err
 	}
@@ -46,8 +47,9 @@ func RewriteRequest(body []byte, server string) (out []byte, emitted Emitted, ch
 
 // rewriteEdits returns the edits RewriteRequest makes to body, and the
 // emitted names they replace; none, and a nil Emitted, when it changes
-// nothing.
-func rewriteEdits(body []byte, server string) ([]edit, Emitted, error) {
+// nothing. exposed, when not nil, reports the server's tools, and lets
+// the single-underscore form through (see singleUnderscore).
+func rewriteEdits(body []byte, server string, exposed func(string) bool) ([]edit, Emitted, error) {
 	if !json.Valid(body) {
 		return nil, nil, fmt.Errorf("mcpdoor: request body: %w", ErrInvalidJSON)
 	}
@@ -58,7 +60,7 @@ func rewriteEdits(body []byte, server string) ([]edit, Emitted, error) {
 	// A trajectory names few tools: each name's literal is made once.
 	lits := make(map[string][]byte)
 	for i, c := range doc.calls {
-		name := c.target(origins, server)
+		name := c.target(origins, server, exposed)
 		if name == c.name {
 			continue
 		}
@@ -156,14 +158,32 @@ type call struct {
 }
 
 // target returns the name the verifier should see for c.
-func (c call) target(origins map[string]origin, server string) string {
+func (c call) target(origins map[string]origin, server string, exposed func(string) bool) string {
 	if o, ok := origins[c.id]; ok && c.hasID {
 		if server == "" || o.server == server {
 			return o.tool
 		}
 		return c.name
 	}
-	return Normalize(c.name, server)
+	if name := Normalize(c.name, server); name != c.name || exposed == nil {
+		return name
+	}
+	return singleUnderscore(c.name, server, exposed)
+}
+
+// singleUnderscore returns the tool that name, in the mcp_<server>_<tool>
+// form some agents emit, names: only where that is unambiguous, for a
+// server of known name, when <tool> is one of its tools and name itself is
+// not. Any other name comes back as it is. NeMo Gym does not normalize
+// this form; its agents do not emit it.
+func singleUnderscore(name, server string, exposed func(string) bool) string {
+	if server == "" || exposed(name) {
+		return name
+	}
+	if tool, ok := strings.CutPrefix(name, "mcp_"+server+"_"); ok && tool != "" && exposed(tool) {
+		return tool
+	}
+	return name
 }
 
 // document is what RewriteRequest and RestoreResponse need to know of a body.

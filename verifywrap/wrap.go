@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/mcpdoor/mcpdoor/internal/exposed"
 )
 
 // DefaultMaxBodyBytes is the request body limit Wrap applies unless
@@ -99,7 +101,7 @@ func Wrap(next http.Handler, server string, opts *Options) http.Handler {
 			return
 		}
 
-		edits, emitted, err := rewriteEdits(body, server)
+		edits, emitted, err := rewriteEdits(body, server, exposed.From(r.Context()))
 		if err != nil {
 			fail(err)
 		}

@@ -57,6 +57,7 @@ type Contract struct {
 	maxHeld      int64 // the response held back
 	maxVerify    int64
 	log          *slog.Logger
+	tools        func(name string) bool // the server's tools, once Expose has named them
 }
 
 // New returns the contract that cfg configures for the server p describes.
@@ -86,6 +87,16 @@ func New(cfg Config, p Params) *Contract {
 	}
 }
 
+// Expose names the server's tools, for Verify: call it once, before the
+// contract serves a request.
+func (c *Contract) Expose(names []string) {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	c.tools = func(name string) bool { return set[name] }
+}
+
 // TokenHeader returns the header that carries the session token.
 func (c *Contract) TokenHeader() string { return c.header }
 
@@ -103,9 +114,9 @@ type Refusal struct {
 	// Code is one of CodeMissingToken, CodeInvalidToken,
 	// CodeToolNotAllowed and CodeRolloutMismatch.
 	Code string
-	// Text is what the model is told, as NeMo Gym words it:
-	// "Missing X-NeMo-Gym-Session-Token for MCP tool call.",
-	// "Invalid MCP session token.", "Tool 'x' is not allowed for this
+	// Text is what the model is told, as newest NeMo Gym words it:
+	// "Missing X-NeMo-Gym-Session-Token for Gym MCP tool call.",
+	// "Invalid Gym MCP session token.", "Tool 'x' is not allowed for this
 	// session."; and, for a call under another rollout's prefix (which
 	// NeMo Gym does not check), "MCP session token belongs to another
 	// rollout."
@@ -134,7 +145,7 @@ func (c *Contract) Admit(header http.Header, name, rolloutID string) (token.Payl
 		}
 		return token.Payload{}, &Refusal{
 			Code:    CodeMissingToken,
-			Text:    fmt.Sprintf("Missing %s for MCP tool call.", c.header),
+			Text:    fmt.Sprintf("Missing %s for Gym MCP tool call.", c.header),
 			Message: "no session token",
 			Status:  http.StatusUnauthorized,
 		}
@@ -195,7 +206,7 @@ func invalidToken(err error) *Refusal {
 	if errors.Is(err, token.ErrExpired) {
 		msg = "the session token has expired"
 	}
-	return &Refusal{Code: CodeInvalidToken, Text: "Invalid MCP session token.", Message: msg, Status: http.StatusUnauthorized}
+	return &Refusal{Code: CodeInvalidToken, Text: "Invalid Gym MCP session token.", Message: msg, Status: http.StatusUnauthorized}
 }
 
 // Session returns the session the token in header names, for telling who a

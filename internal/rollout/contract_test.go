@@ -103,11 +103,11 @@ func withToken(tok string) http.Header {
 }
 
 func TestAdmit(t *testing.T) {
-	missing := &rollout.Refusal{Code: rollout.CodeMissingToken, Text: "Missing X-NeMo-Gym-Session-Token for MCP tool call.",
+	missing := &rollout.Refusal{Code: rollout.CodeMissingToken, Text: "Missing X-NeMo-Gym-Session-Token for Gym MCP tool call.",
 		Message: "no session token", Status: http.StatusUnauthorized}
-	invalid := &rollout.Refusal{Code: rollout.CodeInvalidToken, Text: "Invalid MCP session token.",
+	invalid := &rollout.Refusal{Code: rollout.CodeInvalidToken, Text: "Invalid Gym MCP session token.",
 		Message: "the session token is not valid for this server", Status: http.StatusUnauthorized}
-	expired := &rollout.Refusal{Code: rollout.CodeInvalidToken, Text: "Invalid MCP session token.",
+	expired := &rollout.Refusal{Code: rollout.CodeInvalidToken, Text: "Invalid Gym MCP session token.",
 		Message: "the session token has expired", Status: http.StatusUnauthorized}
 	notAllowed := &rollout.Refusal{Code: rollout.CodeToolNotAllowed, Text: "Tool 'forecast' is not allowed for this session.",
 		Message: "the session token does not list this tool", Status: http.StatusForbidden}
@@ -126,7 +126,7 @@ func TestAdmit(t *testing.T) {
 		{"missing", rollout.Config{}, http.Header{}, "forecast", "", missing},
 		{"empty", rollout.Config{}, withToken(""), "forecast", "", missing},
 		{"missing, in a header of the config's", rollout.Config{TokenHeader: "X-Rollout"}, withToken(mint(t, testSecret, "weather", "s1", nil)), "forecast", "",
-			&rollout.Refusal{Code: rollout.CodeMissingToken, Text: "Missing X-Rollout for MCP tool call.", Message: "no session token", Status: http.StatusUnauthorized}},
+			&rollout.Refusal{Code: rollout.CodeMissingToken, Text: "Missing X-Rollout for Gym MCP tool call.", Message: "no session token", Status: http.StatusUnauthorized}},
 		{"in a header of the config's", rollout.Config{TokenHeader: "x-rollout"},
 			http.Header{"X-Rollout": {mint(t, testSecret, "weather", "s1", nil)}}, "forecast", "s1", nil},
 		{"garbage", rollout.Config{}, withToken("garbage"), "forecast", "", invalid},
