@@ -247,6 +247,10 @@ func TestResultMapping(t *testing.T) {
 			`{"_meta":{"mcpdoor/error":{"error":{"code":"invalid_arguments","message":"missing required field city","fields":["city"],"status":422,"effect":"not_applied"}}},"content":[{"type":"text","text":"HTTP 422 from POST /weather: Invalid arguments for weather (checked against its input schema; the route was not called): missing required field city"}],"isError":true}`},
 		{"teapot", "teapot", nil,
 			`{"content":[{"type":"text","text":"HTTP 418 from POST /teapot: I'm a teapot"}],"structuredContent":{"error":{"code":"im_a_teapot","message":"I'm a teapot","status":418,"effect":"not_applied"}},"isError":true}`},
+		// A handler's unexpected error is not shown to the model (NeMo Gym
+		// shows its repr): "database is down" stays in the server.
+		{"unexpected error", "weather", map[string]any{"city": "Error"},
+			`{"_meta":{"mcpdoor/error":{"error":{"code":"internal_server_error","message":"internal server error","status":500,"effect":"unknown"}}},"content":[{"type":"text","text":"HTTP 500 from POST /weather: {\"error\":\"internal server error\"}"}],"isError":true}`},
 		{"panic", "boom", nil,
 			`{"content":[{"type":"text","text":"HTTP 500 from POST /boom: Internal Server Error"}],"structuredContent":{"error":{"code":"internal_server_error","message":"Internal Server Error","status":500,"effect":"unknown"}},"isError":true}`},
 		{"text", "text", nil, `{"content":[{"type":"text","text":"hello, world"}]}`},
