@@ -42,11 +42,16 @@ func (c *Contract) Seed(next http.Handler) http.Handler {
 		// The session first, so that every response names it, a refusal
 		// included.
 		sid, r := c.sessions.Ensure(w, r)
+		tooLarge := fmt.Sprintf("request body exceeds the %d-byte limit (mcp.rollout.max_seed_bytes)", c.maxSeed)
+		if r.ContentLength > c.maxSeed { // refused unread: none of it would be used
+			http.Error(w, tooLarge, http.StatusRequestEntityTooLarge)
+			return
+		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, c.maxSeed))
 		if err != nil {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
-				http.Error(w, fmt.Sprintf("request body exceeds the %d-byte limit (mcp.rollout.max_seed_bytes)", mbe.Limit), http.StatusRequestEntityTooLarge)
+				http.Error(w, tooLarge, http.StatusRequestEntityTooLarge)
 				return
 			}
 			http.Error(w, "reading request body: "+err.Error(), http.StatusBadRequest)

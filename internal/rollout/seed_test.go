@@ -274,6 +274,18 @@ func TestSeedRequestLimit(t *testing.T) {
 	if resp.StatusCode != 413 || body != "request body exceeds the 2048-byte limit (mcp.rollout.max_seed_bytes)\n" || got.Load() != -1 {
 		t.Errorf("2049 bytes: %d %q, the handler read %d", resp.StatusCode, body, got.Load())
 	}
+	// A body that does not declare its length is refused once it passes the limit.
+	srv := httptest.NewServer(c.Seed(h))
+	defer srv.Close()
+	cr, err := srv.Client().Post(srv.URL+"/seed_session", "application/json", io.MultiReader(strings.NewReader(atLimit+" ")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cr.Body.Close()
+	b, _ := io.ReadAll(cr.Body)
+	if cr.StatusCode != 413 || string(b) != "request body exceeds the 2048-byte limit (mcp.rollout.max_seed_bytes)\n" || got.Load() != -1 {
+		t.Errorf("2049 bytes, chunked: %d %q, the handler read %d", cr.StatusCode, b, got.Load())
+	}
 }
 
 // TestSeedLargeResponse: a response over Params.MaxHeldBytes, which cannot
