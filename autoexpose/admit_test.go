@@ -173,7 +173,7 @@ func TestAdmit(t *testing.T) {
 	b, _ := json.Marshal(func() any { _, r := d.calls.admit(tl, callWith(http.Header{})); return r }())
 	// get_weather has an output schema: the envelope is in _meta.
 	const missing = `{"_meta":{"mcpdoor/error":{"error":{"code":"missing_token","message":"no session token","status":401,"effect":"not_applied"}}},` +
-		`"content":[{"type":"text","text":"Missing X-NeMo-Gym-Session-Token for MCP tool call."}],"isError":true}`
+		`"content":[{"type":"text","text":"Missing X-NeMo-Gym-Session-Token for Gym MCP tool call."}],"isError":true}`
 	if string(b) != missing {
 		t.Errorf("no token:\n  %s\nwant\n  %s", b, missing)
 	}

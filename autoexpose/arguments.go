@@ -34,7 +34,7 @@ func (c *calls) arguments(t *tool, raw json.RawMessage) (input, *mcp.CallToolRes
 	}
 	if ae := validateArgs(t.resolved, args); ae != nil {
 		return input{}, t.fail(
-			fmt.Sprintf("Invalid arguments for %s (checked against its input schema; %s was not called): %s", t.Name, t.request, ae.Detail),
+			fmt.Sprintf("HTTP 422 from %s: Invalid arguments for %s (checked against its input schema; the route was not called): %s", t.request, t.Name, ae.Detail),
 			errorInfo{
 				Code:    codeInvalidArguments,
 				Message: ae.Detail,

@@ -61,7 +61,7 @@ func (b *builder) useRollout() {
 		Server:       b.cfg.Name,
 		Path:         m.path(),
 		Sessions:     b.sessions,
-		MaxSeedBytes: m.maxBodyBytes(),
+		MaxHeldBytes: m.maxBodyBytes(),
 		Logger:       b.log,
 		OnEnd:        b.cfg.OnSessionEnd,
 	})
@@ -212,6 +212,9 @@ func (b *builder) door(tools []toolSpec, target http.Handler, routes chi.Routes)
 		return nil, errors.Join(b.errs...)
 	}
 	slices.Sort(d.names)
+	if b.contract != nil {
+		b.contract.Expose(d.names)
+	}
 	slices.SortStableFunc(b.report, compareRows)
 	d.report = b.report
 	d.server = d.newServer()

@@ -102,7 +102,7 @@ func FuzzArguments(f *testing.F) {
 func check422(t *testing.T, path string, res *mcp.CallToolResult) {
 	t.Helper()
 	name := strings.TrimPrefix(path, "/")
-	prefix := "Invalid arguments for " + name + " (checked against its input schema; POST " + path + " was not called): "
+	prefix := "HTTP 422 from POST " + path + ": Invalid arguments for " + name + " (checked against its input schema; the route was not called): "
 	detail, ok := strings.CutPrefix(text(res), prefix)
 	if !res.IsError || !ok || detail == "" {
 		t.Fatalf("%s: want the refusal of invalid arguments, got %s", path, text(res))

@@ -35,7 +35,7 @@ import (
 // reader whose token lists tools sees only those, a reader without a token
 // every tool, and a reader whose token was sent but does not verify (a bad
 // signature, another server's, expired) no catalog: resources/read answers
-// the JSON-RPC error -32001, "Invalid MCP session token.". It says nothing
+// the JSON-RPC error -32001, "Invalid Gym MCP session token.". It says nothing
 // of how the server serves a tool (see catalogTool); the operator reads that
 // in [Door.Report].
 type catalogDoc struct {

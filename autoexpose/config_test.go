@@ -46,6 +46,7 @@ mcp:
     allow_tokenless: true
     token_header: X-Rollout-Token
     token_ttl: 1h
+    max_seed_bytes: 67108864
     max_verify_bytes: 134217728
 `))
 	if err != nil {
@@ -78,6 +79,7 @@ mcp:
 			AllowTokenless: true,
 			TokenHeader:    "X-Rollout-Token",
 			TokenTTL:       time.Hour,
+			MaxSeedBytes:   64 << 20,
 			MaxVerifyBytes: 128 << 20,
 		},
 	}
@@ -145,6 +147,7 @@ func TestConfigErrors(t *testing.T) {
 		{on + "mcp: {rollout: {token_ttl: 500ms}}", "mcp.rollout.token_ttl: 500ms is under a second"},
 		{on + "mcp: {rollout: {token_header: \"a b\"}}", `mcp.rollout.token_header: "a b" is not a header name`},
 		{on + "mcp: {max_body_bytes: -1}", "mcp.max_body_bytes: -1 is negative"},
+		{on + "mcp: {rollout: {max_seed_bytes: -1}}", "mcp.rollout.max_seed_bytes: -1 is negative"},
 		{on + "mcp: {rollout: {max_verify_bytes: -1}}", "mcp.rollout.max_verify_bytes: -1 is negative"},
 		{"mcp:\n  rollout:\n    max_verify_bytes: 64MiB", "line 3: mcp.rollout.max_verify_bytes: "},
 		{on + "mcp: {rate_limit: {per_session: -1}}", "mcp.rate_limit.per_session: -1 is negative"},

@@ -262,7 +262,7 @@ func TestRESTCallRefused(t *testing.T) {
 		{`{"user":"..","name":"n","ext":"pdf"}`, "user", `path parameter "user" is "..": a value cannot be "." or ".."`},
 		{`{"user":"ann","name":"a.b","ext":"pdf"}`, "name", `path parameter "name" is "a.b": a value cannot contain '.', which ends it in /admin/users/{user}/files/{name}.{ext}`},
 	} {
-		text, _ := json.Marshal(fmt.Sprintf("Invalid arguments for %s (DELETE /admin/users/{user}/files/{name}.{ext} was not called): %s", tool, tc.why))
+		text, _ := json.Marshal(fmt.Sprintf("HTTP 422 from DELETE /admin/users/{user}/files/{name}.{ext}: Invalid arguments for %s (the route was not called): %s", tool, tc.why))
 		msg, _ := json.Marshal(tc.why)
 		want := fmt.Sprintf(`{"content":[{"type":"text","text":%s}],"structuredContent":{"error":{"code":"invalid_arguments","message":%s,"fields":[%q],"status":422,"effect":"not_applied"}},"isError":true}`, text, msg, tc.field)
 		if got := callJSON(t, d, tool, tc.args); got != want {
@@ -270,7 +270,7 @@ func TestRESTCallRefused(t *testing.T) {
 		}
 	}
 	// A value the schema refuses never gets that far.
-	want := `{"content":[{"type":"text","text":"Invalid arguments for get_note (checked against its input schema; GET /api/notes/{id:[0-9]+} was not called): id: pattern: \"../search\" does not match regular expression \"^[0-9]+$\""}],"structuredContent":{"error":{"code":"invalid_arguments","message":"id: pattern: \"../search\" does not match regular expression \"^[0-9]+$\"","fields":["id"],"status":422,"effect":"not_applied"}},"isError":true}`
+	want := `{"content":[{"type":"text","text":"HTTP 422 from GET /api/notes/{id:[0-9]+}: Invalid arguments for get_note (checked against its input schema; the route was not called): id: pattern: \"../search\" does not match regular expression \"^[0-9]+$\""}],"structuredContent":{"error":{"code":"invalid_arguments","message":"id: pattern: \"../search\" does not match regular expression \"^[0-9]+$\"","fields":["id"],"status":422,"effect":"not_applied"}},"isError":true}`
 	if got := callJSON(t, d, "get_note", `{"id":"../search"}`); got != want {
 		t.Errorf("a value off the pattern:\n got %s\nwant %s", got, want)
 	}

@@ -78,7 +78,7 @@ update_note   PATCH /notes/{id}   replay   permissive  id (path); any (body)   a
 		`{"id":"a/b"}`:    `path parameter \"id\" is \"a/b\": a value cannot contain \"/\"`,
 		`{"id":".."}`:     `path parameter \"id\" is \"..\": a value cannot be \".\" or \"..\"`,
 	} {
-		if got := callJSON(t, d, "get_note", args); !strings.Contains(got, `"text":"Invalid arguments for get_note (GET /notes/{id} was not called): `+why+`"`) {
+		if got := callJSON(t, d, "get_note", args); !strings.Contains(got, `"text":"HTTP 422 from GET /notes/{id}: Invalid arguments for get_note (the route was not called): `+why+`"`) {
 			t.Errorf("get_note %s: %s", args, got)
 		}
 	}

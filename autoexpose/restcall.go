@@ -89,7 +89,7 @@ func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 	})
 	if !ok { // the arguments were validated as an object: not reached
 		const msg = "the arguments are not a JSON object"
-		return input{}, t.fail(fmt.Sprintf("Invalid arguments for %s (%s was not called): %s", t.Name, t.request, msg),
+		return input{}, t.fail(fmt.Sprintf("HTTP 422 from %s: Invalid arguments for %s (the route was not called): %s", t.request, t.Name, msg),
 			errorInfo{Code: codeInvalidArguments, Message: msg, Status: http.StatusUnprocessableEntity, Effect: effectNotApplied})
 	}
 	in := input{call: &dispatch.Call{Method: r.method, Path: t.path}}
@@ -130,7 +130,7 @@ func (t *tool) pathRefused(err error) *mcp.CallToolResult {
 	if errors.As(err, &pe) {
 		info.Fields = []string{pe.Param}
 	}
-	return t.fail(fmt.Sprintf("Invalid arguments for %s (%s was not called): %s", t.Name, t.request, err), info)
+	return t.fail(fmt.Sprintf("HTTP 422 from %s: Invalid arguments for %s (the route was not called): %s", t.request, t.Name, err), info)
 }
 
 // restMember is a member of a REST tool's arguments that is a path or a

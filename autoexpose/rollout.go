@@ -28,9 +28,16 @@ type Rollout struct {
 	// TokenTTL bounds a token's age, in whole seconds. Default 0: tokens do
 	// not expire, as NeMo Gym's.
 	TokenTTL time.Duration `yaml:"token_ttl"`
+	// MaxSeedBytes caps a /seed_session request body, the whole dataset
+	// row NeMo Gym's agents post (inline images included); a longer one
+	// gets 413 naming this key. Default 256 MiB. The body is held in memory
+	// whole, for the AllowedTools hook and the handler.
+	MaxSeedBytes int64 `yaml:"max_seed_bytes"`
 	// MaxVerifyBytes caps a /verify request body, a whole trajectory; a
-	// longer one gets 413 naming this key. Default 64 MiB
-	// (verifywrap.DefaultMaxBodyBytes).
+	// longer one gets 413 naming this key. Default 1 GiB
+	// (verifywrap.DefaultMaxBodyBytes). The body is held once, about its
+	// size in memory, and the handler reads the normalized copy as a
+	// stream from it.
 	MaxVerifyBytes int64 `yaml:"max_verify_bytes"`
 
 	// AllowedTools decides a rollout's allow-list from the raw JSON body
@@ -48,6 +55,7 @@ func (r *Rollout) contract() rollout.Config {
 		AllowTokenless: r.AllowTokenless,
 		TokenHeader:    r.TokenHeader,
 		TokenTTL:       r.TokenTTL,
+		MaxSeedBytes:   r.MaxSeedBytes,
 		MaxVerifyBytes: r.MaxVerifyBytes,
 		AllowedTools:   r.AllowedTools,
 	}

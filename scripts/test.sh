@@ -14,7 +14,9 @@
 #      MCPDOOR_LONG=1, so the load tests (TestLoad, TestConcurrentRollouts)
 #      run at full size rather than the small size of a plain go test;
 #      then, without the race detector (under which allocation figures mean
-#      little), the allocation test: go test -run TestCallAllocations;
+#      little), the allocation tests: go test -run TestCallAllocations, and
+#      TestWrapMemory and TestVerifyOverOldLimit (80 MiB through /verify,
+#      minutes under the race detector);
 #   4. a short fuzz pass: every Fuzz target of every module, one at a time, for $FUZZTIME
 #      (default 20000x: a count of inputs, not a duration — a duration-based
 #      -fuzztime can fail with "context deadline exceeded" and no crasher,
@@ -98,6 +100,7 @@ for m in "${modules[@]}"; do
 	run go -C "$m" test -race "${short[@]}" ./...
 done
 run go test "${short[@]}" -run '^TestCallAllocations$' ./autoexpose
+run go test "${short[@]}" -run '^(TestWrapMemory|TestVerifyOverOldLimit)$' ./verifywrap ./autoexpose
 
 # 4. Fuzz. `go test -list` prints each package's matching names, then an
 # "ok <package>" line.

@@ -111,7 +111,7 @@ func TestCatalog(t *testing.T) {
 				cs = s.newClient().connect(mcpOptions{protocol: proto, header: http.Header{tokenHeader: {"garbage"}}})
 				_, err = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: catalogURI})
 				var werr *jsonrpc.Error
-				if !errors.As(err, &werr) || werr.Code != -32001 || werr.Message != "Invalid MCP session token." {
+				if !errors.As(err, &werr) || werr.Code != -32001 || werr.Message != "Invalid Gym MCP session token." {
 					t.Errorf("catalog for a token that does not verify: %v", err)
 				}
 			})

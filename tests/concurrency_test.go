@@ -108,7 +108,7 @@ func TestReplicas(t *testing.T) {
 	cfg.Name = "other"
 	o, doorO, _ := newFixture(t, cfg)
 	res = call(t, inProcess(t, o, doorO).connect(mcpOptions{header: http.Header{tokenHeader: {tok}}}), "teapot", nil)
-	if got := resultJSON(t, res); got != `{"content":[{"type":"text","text":"Invalid MCP session token."}],"structuredContent":{"error":{"code":"invalid_token","effect":"not_applied","message":"the session token is not valid for this server","status":401}},"isError":true}` {
+	if got := resultJSON(t, res); got != `{"content":[{"type":"text","text":"Invalid Gym MCP session token."}],"structuredContent":{"error":{"code":"invalid_token","effect":"not_applied","message":"the session token is not valid for this server","status":401}},"isError":true}` {
 		t.Errorf("another server answered %s", resultJSON(t, res))
 	}
 }

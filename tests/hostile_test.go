@@ -248,7 +248,7 @@ func TestBadInput(t *testing.T) {
 			body:        call("record", `[1,2]`),
 			status:      http.StatusOK,
 			contentType: "text/event-stream",
-			want:        sse(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Invalid arguments for record (checked against its input schema; POST /record was not called): arguments: want object, got array"}],"structuredContent":{"error":{"code":"invalid_arguments","message":"arguments: want object, got array","status":422,"effect":"not_applied"}},"isError":true}}`),
+			want:        sse(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"HTTP 422 from POST /record: Invalid arguments for record (checked against its input schema; the route was not called): arguments: want object, got array"}],"structuredContent":{"error":{"code":"invalid_arguments","message":"arguments: want object, got array","status":422,"effect":"not_applied"}},"isError":true}}`),
 		},
 		{
 			name:        "arguments nested 10,000 levels",

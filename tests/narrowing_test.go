@@ -116,7 +116,7 @@ const readCatalog = `{"uri":"four://catalog"}`
 // invalidToken is the JSON-RPC error of a listing with a token that does
 // not verify, for the reason given.
 func invalidToken(why string) string {
-	return `{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Invalid MCP session token.","data":{"code":"invalid_token","message":"` + why + `"}}}`
+	return `{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Invalid Gym MCP session token.","data":{"code":"invalid_token","message":"` + why + `"}}}`
 }
 
 func TestNarrowedCallerLearnsOnlyItsTools(t *testing.T) {

@@ -60,7 +60,7 @@ func refusedArguments(t *testing.T, tool string, r httpResponse, typed bool) *mc
 	if r.Status != 422 || json.Unmarshal(r.Body, &body) != nil || body.Detail == "" {
 		t.Fatalf("HTTP door: %d %s, want the 422 of invalid arguments", r.Status, r.Body)
 	}
-	return errorExpected(fmt.Sprintf("Invalid arguments for %s (checked against its input schema; POST /%s was not called): %s", tool, tool, body.Detail), typed,
+	return errorExpected(fmt.Sprintf("HTTP 422 from POST /%s: Invalid arguments for %s (checked against its input schema; the route was not called): %s", tool, tool, body.Detail), typed,
 		envelope{Code: "invalid_arguments", Message: body.Detail, Fields: body.Fields, Status: 422, Effect: "not_applied"})
 }
 
@@ -242,11 +242,15 @@ func TestResultMapping(t *testing.T) {
 		{"corrupt image", "bad_image", nil,
 			`{"content":[{"type":"text","text":"Response from POST /bad_image is not a valid image/png image: the data is gif."}],"structuredContent":{"error":{"code":"bad_response","message":"the data is gif","status":200,"effect":"unknown"}},"isError":true}`},
 		{"wrong type", "weather", map[string]any{"city": 5},
-			`{"_meta":{"mcpdoor/error":{"error":{"code":"invalid_arguments","message":"city: want string, got integer","fields":["city"],"status":422,"effect":"not_applied"}}},"content":[{"type":"text","text":"Invalid arguments for weather (checked against its input schema; POST /weather was not called): city: want string, got integer"}],"isError":true}`},
+			`{"_meta":{"mcpdoor/error":{"error":{"code":"invalid_arguments","message":"city: want string, got integer","fields":["city"],"status":422,"effect":"not_applied"}}},"content":[{"type":"text","text":"HTTP 422 from POST /weather: Invalid arguments for weather (checked against its input schema; the route was not called): city: want string, got integer"}],"isError":true}`},
 		{"missing field", "weather", map[string]any{},
-			`{"_meta":{"mcpdoor/error":{"error":{"code":"invalid_arguments","message":"missing required field city","fields":["city"],"status":422,"effect":"not_applied"}}},"content":[{"type":"text","text":"Invalid arguments for weather (checked against its input schema; POST /weather was not called): missing required field city"}],"isError":true}`},
+			`{"_meta":{"mcpdoor/error":{"error":{"code":"invalid_arguments","message":"missing required field city","fields":["city"],"status":422,"effect":"not_applied"}}},"content":[{"type":"text","text":"HTTP 422 from POST /weather: Invalid arguments for weather (checked against its input schema; the route was not called): missing required field city"}],"isError":true}`},
 		{"teapot", "teapot", nil,
 			`{"content":[{"type":"text","text":"HTTP 418 from POST /teapot: I'm a teapot"}],"structuredContent":{"error":{"code":"im_a_teapot","message":"I'm a teapot","status":418,"effect":"not_applied"}},"isError":true}`},
+		// A handler's unexpected error is not shown to the model (NeMo Gym
+		// shows its repr): "database is down" stays in the server.
+		{"unexpected error", "weather", map[string]any{"city": "Error"},
+			`{"_meta":{"mcpdoor/error":{"error":{"code":"internal_server_error","message":"internal server error","status":500,"effect":"unknown"}}},"content":[{"type":"text","text":"HTTP 500 from POST /weather: {\"error\":\"internal server error\"}"}],"isError":true}`},
 		{"panic", "boom", nil,
 			`{"content":[{"type":"text","text":"HTTP 500 from POST /boom: Internal Server Error"}],"structuredContent":{"error":{"code":"internal_server_error","message":"Internal Server Error","status":500,"effect":"unknown"}},"isError":true}`},
 		{"text", "text", nil, `{"content":[{"type":"text","text":"hello, world"}]}`},

@@ -20,7 +20,7 @@ import (
 // or a chi router under Install.
 
 // exportAllRefused is the isError result of get_note {"id":"export_all"}.
-const exportAllRefused = `{"content":[{"type":"text","text":"Invalid arguments for get_note (GET /notes/{id} was not called): path parameter \"id\" is \"export_all\": /notes/export_all is the path of another route, GET /notes/export_all"}],` +
+const exportAllRefused = `{"content":[{"type":"text","text":"HTTP 422 from GET /notes/{id}: Invalid arguments for get_note (the route was not called): path parameter \"id\" is \"export_all\": /notes/export_all is the path of another route, GET /notes/export_all"}],` +
 	`"structuredContent":{"error":{"code":"invalid_arguments","effect":"not_applied","fields":["id"],"message":"path parameter \"id\" is \"export_all\": /notes/export_all is the path of another route, GET /notes/export_all","status":422}},"isError":true}`
 
 // notesConfig serves GET /notes/{id} alone as the tool get_note.

@@ -181,13 +181,13 @@ func TestRESTRefusals(t *testing.T) {
 		want       string // the MCP result's text
 	}{
 		{"list_notes", `{"limit":0}`, "GET", "/api/notes/?limit=0", 400,
-			"Invalid arguments for list_notes (checked against its input schema; GET /api/notes/ was not called): limit: 0 is less than the minimum, 1"},
+			"HTTP 422 from GET /api/notes/: Invalid arguments for list_notes (checked against its input schema; the route was not called): limit: 0 is less than the minimum, 1"},
 		{"search_notes", `{}`, "GET", "/api/notes/search", 400,
-			"Invalid arguments for search_notes (checked against its input schema; GET /api/notes/search was not called): missing required field q"},
+			"HTTP 422 from GET /api/notes/search: Invalid arguments for search_notes (checked against its input schema; the route was not called): missing required field q"},
 		{"get_note", `{"id":"abc"}`, "GET", "/api/notes/abc/", 404,
-			`Invalid arguments for get_note (checked against its input schema; GET /api/notes/{id}/ was not called): id: pattern: "abc" does not match regular expression "^[0-9]+$"`},
+			`HTTP 422 from GET /api/notes/{id}/: Invalid arguments for get_note (checked against its input schema; the route was not called): id: pattern: "abc" does not match regular expression "^[0-9]+$"`},
 		{"create_note", `{"txt":"x"}`, "POST", "/api/notes/", 400,
-			"Invalid arguments for create_note (checked against its input schema; POST /api/notes/ was not called): missing required field text"},
+			"HTTP 422 from POST /api/notes/: Invalid arguments for create_note (checked against its input schema; the route was not called): missing required field text"},
 	} {
 		t.Run(tc.tool+" "+tc.args, func(t *testing.T) {
 			body := ""
@@ -255,7 +255,7 @@ func TestRESTTypeScript(t *testing.T) {
 		`{"content":[{"type":"text","text":"{\"id\":2,\"text\":\"call Ann\",\"tags\":[\"work\"],\"archived\":false}"}],"structuredContent":{"id":2,"text":"call Ann","tags":["work"],"archived":false}}`,
 		`{"content":[{"type":"text","text":"204 No Content"}],"structuredContent":{"status":204}}`,
 		`{"content":[{"type":"text","text":"HTTP 404 from GET /api/notes/{id}/: {\"error\":\"no note \\\"1\\\"\"}"}],"structuredContent":{"error":{"code":"not_found","message":"no note \"1\"","status":404,"effect":"not_applied"}},"isError":true}`,
-		`{"content":[{"type":"text","text":"Invalid arguments for get_note (checked against its input schema; GET /api/notes/{id}/ was not called): id: pattern: \"../admin/stats\" does not match regular expression \"^[0-9]+$\""}],"structuredContent":{"error":{"code":"invalid_arguments","message":"id: pattern: \"../admin/stats\" does not match regular expression \"^[0-9]+$\"","fields":["id"],"status":422,"effect":"not_applied"}},"isError":true}`,
+		`{"content":[{"type":"text","text":"HTTP 422 from GET /api/notes/{id}/: Invalid arguments for get_note (checked against its input schema; the route was not called): id: pattern: \"../admin/stats\" does not match regular expression \"^[0-9]+$\""}],"structuredContent":{"error":{"code":"invalid_arguments","message":"id: pattern: \"../admin/stats\" does not match regular expression \"^[0-9]+$\"","fields":["id"],"status":422,"effect":"not_applied"}},"isError":true}`,
 	} {
 		if got := compactJSON(t, out.Results[1+i]); got != want {
 			t.Errorf("call %d:\n got %s\nwant %s", 1+i, got, want)

@@ -173,7 +173,7 @@ func TestGating(t *testing.T) {
 		}
 		_, err := s.connect(mcpOptions{header: http.Header{tokenHeader: {"garbage"}}}).ListTools(t.Context(), nil)
 		var werr *jsonrpc.Error
-		if !errors.As(err, &werr) || werr.Code != -32001 || werr.Message != "Invalid MCP session token." ||
+		if !errors.As(err, &werr) || werr.Code != -32001 || werr.Message != "Invalid Gym MCP session token." ||
 			string(werr.Data) != `{"code":"invalid_token","message":"the session token is not valid for this server"}` {
 			t.Errorf("garbage token: %v", err)
 		}
@@ -182,9 +182,9 @@ func TestGating(t *testing.T) {
 		cases := []struct {
 			name, token, tool, want string
 		}{
-			{"missing token", "", "teapot", `{"content":[{"type":"text","text":"Missing X-NeMo-Gym-Session-Token for MCP tool call."}],"structuredContent":{"error":{"code":"missing_token","effect":"not_applied","message":"no session token","status":401}},"isError":true}`},
-			{"garbage token", "garbage", "teapot", `{"content":[{"type":"text","text":"Invalid MCP session token."}],"structuredContent":{"error":{"code":"invalid_token","effect":"not_applied","message":"the session token is not valid for this server","status":401}},"isError":true}`},
-			{"missing token, typed tool", "", "weather", `{"_meta":{"mcpdoor/error":{"error":{"code":"missing_token","message":"no session token","status":401,"effect":"not_applied"}}},"content":[{"type":"text","text":"Missing X-NeMo-Gym-Session-Token for MCP tool call."}],"isError":true}`},
+			{"missing token", "", "teapot", `{"content":[{"type":"text","text":"Missing X-NeMo-Gym-Session-Token for Gym MCP tool call."}],"structuredContent":{"error":{"code":"missing_token","effect":"not_applied","message":"no session token","status":401}},"isError":true}`},
+			{"garbage token", "garbage", "teapot", `{"content":[{"type":"text","text":"Invalid Gym MCP session token."}],"structuredContent":{"error":{"code":"invalid_token","effect":"not_applied","message":"the session token is not valid for this server","status":401}},"isError":true}`},
+			{"missing token, typed tool", "", "weather", `{"_meta":{"mcpdoor/error":{"error":{"code":"missing_token","message":"no session token","status":401,"effect":"not_applied"}}},"content":[{"type":"text","text":"Missing X-NeMo-Gym-Session-Token for Gym MCP tool call."}],"isError":true}`},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -201,7 +201,7 @@ func TestGating(t *testing.T) {
 	t.Run("another server's token", func(t *testing.T) {
 		tok, _ := token.NewCodec("other", testKeys(t), 0).Mint(token.Payload{SID: "s1"})
 		res := call(t, s.connect(mcpOptions{header: http.Header{tokenHeader: {tok}}}), "weather", map[string]any{"city": "Paris"})
-		if !res.IsError || res.Content[0].(*mcp.TextContent).Text != "Invalid MCP session token." {
+		if !res.IsError || res.Content[0].(*mcp.TextContent).Text != "Invalid Gym MCP session token." {
 			t.Errorf("got %s", resultJSON(t, res))
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -38,6 +39,11 @@ func FuzzRewriteRequest(f *testing.F) {
 		}
 		if !json.Valid(out) {
 			t.Fatalf("RewriteRequest produced invalid JSON: %q", out)
+		}
+		// What Wrap streams to the verifier is what RewriteRequest returns.
+		edits, _, _ := rewriteEdits(body, server, nil)
+		if streamed := readSpliced(t, body, edits); !bytes.Equal(streamed, out) {
+			t.Fatalf("streamed %q, RewriteRequest %q", streamed, out)
 		}
 
 		want := decodeAny(t, body)
@@ -86,6 +92,11 @@ func FuzzRestoreResponse(f *testing.F) {
 		if !json.Valid(out) {
 			t.Fatalf("RestoreResponse produced invalid JSON: %q", out)
 		}
+		// What Wrap writes to the client is what RestoreResponse returns.
+		edits, _ := restoreEdits(body, emitted)
+		if streamed := readSpliced(t, body, edits); !bytes.Equal(streamed, out) {
+			t.Fatalf("streamed %q, RestoreResponse %q", streamed, out)
+		}
 
 		want := decodeAny(t, body)
 		wantRestore(t, want, emitted)
@@ -93,6 +104,29 @@ func FuzzRestoreResponse(f *testing.F) {
 			t.Fatalf("RestoreResponse(%q, %q) =\n%q\ndecoded (-want +got):\n%s", body, emitted, out, diff)
 		}
 	})
+}
+
+// readSpliced returns body with edits as a spliced reads it, both ways:
+// through Read with a small buffer, and through WriteTo.
+func readSpliced(t *testing.T, body []byte, edits []edit) []byte {
+	t.Helper()
+	sp := newSpliced(body, edits)
+	n := sp.Len()
+	var read []byte
+	buf := make([]byte, 3)
+	for {
+		m, err := sp.Read(buf)
+		read = append(read, buf[:m]...)
+		if err == io.EOF {
+			break
+		}
+	}
+	var written bytes.Buffer
+	newSpliced(body, edits).WriteTo(&written)
+	if !bytes.Equal(read, written.Bytes()) || len(read) != n {
+		t.Fatalf("Read gave %q, WriteTo %q, Len %d", read, written.Bytes(), n)
+	}
+	return read
 }
 
 // decodeAny decodes valid JSON the way a verifier would, numbers kept exact.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrInvalidJSON is wrapped by the errors RewriteRequest and RestoreResponse
@@ -37,29 +38,69 @@ type Emitted map[string][]string
 // ErrInvalidJSON. Valid JSON without names to change, including JSON that is
 // not an object, is returned unchanged with a nil error.
 func RewriteRequest(body []byte, server string) (out []byte, emitted Emitted, changed bool, err error) {
+	edits, emitted, err := rewriteEdits(body, server, nil)
+	if err != nil || len(edits) == 0 {
+		return body, nil, false, err
+	}
+	return splice(body, edits), emitted, true, nil
+}
+
+// rewriteEdits returns the edits RewriteRequest makes to body, and the
+// emitted names they replace; none, and a nil Emitted, when it changes
+// nothing. exposed, when not nil, reports the server's tools, and lets
+// the single-underscore form through (see singleUnderscore).
+func rewriteEdits(body []byte, server string, exposed func(string) bool) ([]edit, Emitted, error) {
 	if !json.Valid(body) {
-		return body, nil, false, fmt.Errorf("mcpdoor: request body: %w", ErrInvalidJSON)
+		return nil, nil, fmt.Errorf("mcpdoor: request body: %w", ErrInvalidJSON)
 	}
 	doc := scan(body)
 	origins := parseProvenance(body[doc.provenance.start:doc.provenance.end])
 	var edits []edit
-	renamed := make(map[string]bool)
-	for _, c := range doc.calls {
-		if name := c.target(origins, server); name != c.name {
-			edits = append(edits, edit{c.at, quote(name)})
-			renamed[c.id] = true
+	var renamed []bool // by index in doc.calls
+	// A trajectory names few tools: each name's literal is made once.
+	lits := make(map[string][]byte)
+	for i, c := range doc.calls {
+		name := c.target(origins, server, exposed)
+		if name == c.name {
+			continue
 		}
+		lit, ok := lits[name]
+		if !ok {
+			lit = quote(name)
+			lits[name] = lit
+		}
+		if edits == nil {
+			edits = make([]edit, 0, len(doc.calls)-i)
+			renamed = make([]bool, len(doc.calls))
+		}
+		edits = append(edits, edit{c.at, lit})
+		renamed[i] = true
 	}
 	if len(edits) == 0 {
-		return body, nil, false, nil
+		return nil, nil, nil
 	}
-	emitted = make(Emitted, len(renamed))
-	for _, c := range doc.calls {
-		if renamed[c.id] {
-			emitted[c.id] = append(emitted[c.id], string(body[c.at.start:c.at.end]))
+	// Every item of a call_id renamed is recorded, renamed or not.
+	emitted := make(Emitted, len(edits))
+	for i, c := range doc.calls {
+		if renamed[i] {
+			emitted[c.id] = nil
 		}
 	}
-	return splice(body, edits), emitted, true, nil
+	emittedLits := make(map[string]string)
+	for _, c := range doc.calls {
+		names, renamed := emitted[c.id]
+		if !renamed {
+			continue
+		}
+		raw := body[c.at.start:c.at.end]
+		lit, ok := emittedLits[string(raw)]
+		if !ok {
+			lit = string(raw)
+			emittedLits[lit] = lit
+		}
+		emitted[c.id] = append(names, lit)
+	}
+	return edits, emitted, nil
 }
 
 // RestoreResponse puts the emitted names back into the response.output
@@ -73,13 +114,22 @@ func RewriteRequest(body []byte, server string) (out []byte, emitted Emitted, ch
 // a nil error. An emitted name that is not a JSON string literal is an error,
 // and body is returned unchanged.
 func RestoreResponse(body []byte, emitted Emitted) ([]byte, error) {
+	edits, err := restoreEdits(body, emitted)
+	if err != nil {
+		return body, err
+	}
+	return splice(body, edits), nil
+}
+
+// restoreEdits returns the edits RestoreResponse makes to body.
+func restoreEdits(body []byte, emitted Emitted) ([]edit, error) {
 	if !json.Valid(body) {
-		return body, fmt.Errorf("mcpdoor: response body: %w", ErrInvalidJSON)
+		return nil, fmt.Errorf("mcpdoor: response body: %w", ErrInvalidJSON)
 	}
 	for _, names := range emitted {
 		for _, lit := range names {
 			if !isStringLiteral(lit) {
-				return body, errors.New("mcpdoor: an emitted name is not a JSON string literal")
+				return nil, errors.New("mcpdoor: an emitted name is not a JSON string literal")
 			}
 		}
 	}
@@ -96,7 +146,7 @@ func RestoreResponse(body []byte, emitted Emitted) ([]byte, error) {
 			edits = append(edits, edit{c.at, []byte(lit)})
 		}
 	}
-	return splice(body, edits), nil
+	return edits, nil
 }
 
 // call is a function_call item of response.output that has a string name.
@@ -108,14 +158,32 @@ type call struct {
 }
 
 // target returns the name the verifier should see for c.
-func (c call) target(origins map[string]origin, server string) string {
+func (c call) target(origins map[string]origin, server string, exposed func(string) bool) string {
 	if o, ok := origins[c.id]; ok && c.hasID {
 		if server == "" || o.server == server {
 			return o.tool
 		}
 		return c.name
 	}
-	return Normalize(c.name, server)
+	if name := Normalize(c.name, server); name != c.name || exposed == nil {
+		return name
+	}
+	return singleUnderscore(c.name, server, exposed)
+}
+
+// singleUnderscore returns the tool that name, in the mcp_<server>_<tool>
+// form some agents emit, names: only where that is unambiguous, for a
+// server of known name, when <tool> is one of its tools and name itself is
+// not. Any other name comes back as it is. NeMo Gym does not normalize
+// this form; its agents do not emit it.
+func singleUnderscore(name, server string, exposed func(string) bool) string {
+	if server == "" || exposed(name) {
+		return name
+	}
+	if tool, ok := strings.CutPrefix(name, "mcp_"+server+"_"); ok && tool != "" && exposed(tool) {
+		return tool
+	}
+	return name
 }
 
 // document is what RewriteRequest and RestoreResponse need to know of a body.
@@ -129,23 +197,23 @@ type document struct {
 func scan(body []byte) document {
 	var doc document
 	var response, output span
-	members(body, rootOf(body), func(key string, v span) {
-		switch key {
+	members(body, rootOf(body), func(key []byte, v span) {
+		switch string(key) {
 		case "response":
 			response = v
 		case "mcp_tool_call_provenance":
 			doc.provenance = v
 		}
 	})
-	members(body, response, func(key string, v span) {
-		if key == "output" {
+	members(body, response, func(key []byte, v span) {
+		if string(key) == "output" {
 			output = v
 		}
 	})
 	elements(body, output, func(item span) {
 		var typeAt, nameAt, idAt span
-		members(body, item, func(key string, v span) {
-			switch key {
+		members(body, item, func(key []byte, v span) {
+			switch string(key) {
 			case "type":
 				typeAt = v
 			case "name":
@@ -154,12 +222,20 @@ func scan(body []byte) document {
 				idAt = v
 			}
 		})
-		typ, _ := stringAt(body, typeAt)
+		// The type is compared in place: most items are not calls.
+		if typeAt.end == 0 || body[typeAt.start] != '"' || string(decodeKey(body[typeAt.start:typeAt.end])) != "function_call" {
+			return
+		}
 		name, ok := stringAt(body, nameAt)
-		if typ != "function_call" || !ok {
+		if !ok {
 			return
 		}
 		id, hasID := stringAt(body, idAt)
+		if len(doc.calls) == cap(doc.calls) {
+			// Doubling, where append grows a long slice by a quarter: a
+			// long trajectory's calls then cost twice their size, not five times.
+			doc.calls = append(make([]call, 0, max(16, 2*cap(doc.calls))), doc.calls...)
+		}
 		doc.calls = append(doc.calls, call{id: id, hasID: hasID, name: name, at: nameAt})
 	})
 	return doc

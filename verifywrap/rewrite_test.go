@@ -297,3 +297,30 @@ func TestRestoreResponseErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestSingleUnderscore: with the server's tools known (the door's /verify),
+// mcp_<server>_<tool> becomes <tool> where that is unambiguous, and every
+// other name is kept.
+func TestSingleUnderscore(t *testing.T) {
+	tools := map[string]bool{"get_weather": true, "mcp_weather_raw": true, "raw": true}
+	exposed := func(name string) bool { return tools[name] }
+	for _, tc := range []struct{ server, name, want string }{
+		{"weather", "mcp_weather_get_weather", "get_weather"},
+		{"weather", "mcp__weather__get_weather", "get_weather"}, // the double form, as ever
+		{"weather", "mcp_weather_forecast", "mcp_weather_forecast"},
+		{"weather", "mcp_other_get_weather", "mcp_other_get_weather"},
+		{"weather", "mcp_weather_", "mcp_weather_"},
+		{"weather", "mcp_weather_raw", "mcp_weather_raw"}, // itself a tool
+		{"weather", "get_weather", "get_weather"},
+		{"", "mcp_weather_get_weather", "mcp_weather_get_weather"}, // no server name: no way to tell
+		{"ex_mcp", "mcp_ex_mcp_get_weather", "get_weather"},
+	} {
+		c := call{name: tc.name}
+		if got := c.target(nil, tc.server, exposed); got != tc.want {
+			t.Errorf("server %q, %q: %q, want %q", tc.server, tc.name, got, tc.want)
+		}
+		if got := c.target(nil, tc.server, nil); got != Normalize(tc.name, tc.server) {
+			t.Errorf("server %q, %q, no tools known: %q, want Normalize's %q", tc.server, tc.name, got, Normalize(tc.name, tc.server))
+		}
+	}
+}

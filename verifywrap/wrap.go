@@ -8,16 +8,20 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/mcpdoor/mcpdoor/internal/exposed"
 )
 
 // DefaultMaxBodyBytes is the request body limit Wrap applies unless
-// Options.MaxBodyBytes says otherwise: 64 MiB, room for the trajectory of a
-// long agent rollout (NeMo Gym itself sets no limit).
-const DefaultMaxBodyBytes = 64 << 20
+// Options.MaxBodyBytes says otherwise: 1 GiB, room for the trajectory of
+// any rollout NeMo Gym takes (it sets no limit itself; a long-context run
+// that records its token ids passes 64 MiB), since Wrap holds the body once
+// and hands the handler the normalized copy as a stream.
+const DefaultMaxBodyBytes = 1 << 30
 
 // Options configures Wrap. A nil *Options means defaults.
 type Options struct {
-	// MaxBodyBytes caps the request body read; 0 means 64 MiB
+	// MaxBodyBytes caps the request body read; 0 means 1 GiB
 	// (DefaultMaxBodyBytes), and so does a negative value. A longer body is
 	// answered with 413 Request Entity Too Large and never reaches the
 	// wrapped handler.
@@ -25,7 +29,7 @@ type Options struct {
 
 	// LimitName, when set, names the setting behind MaxBodyBytes in the
 	// 413's text, so that whoever reads it knows what to raise: "request
-	// body exceeds the 67108864-byte limit (mcp.rollout.max_verify_bytes)".
+	// body exceeds the 1073741824-byte limit (mcp.rollout.max_verify_bytes)".
 	LimitName string
 
 	// Logf, when non-nil, receives one line per request whose body could not
@@ -40,15 +44,20 @@ type Options struct {
 // restores the emitted names in next's JSON response. An empty server strips
 // any server's namespace; see RewriteRequest and Normalize for the rules.
 //
-// The request body is read in full first. next gets a request whose Body
-// reads the normalized copy and whose ContentLength (and Content-Length
-// header, if any) matches it; a body that needs no change, non-JSON included,
-// reaches next byte for byte and next writes straight to the client.
+// The request body is read in full first, into one buffer that grows with
+// the bytes received (a body over the limit that declares its length is
+// refused before any of it is read). next gets a request whose Body reads
+// the normalized copy, as a stream from that buffer, and whose
+// ContentLength (and Content-Length header, if any) matches it; a body that
+// needs no change, non-JSON included, reaches next byte for byte and next
+// writes straight to the client. Wrap's memory is thus about the body's
+// size: 1.25 times it for a body that declares its length, twice for one
+// that does not (see docs/limits.md).
 //
 // When a name changed, next's response is held back until next returns, then
 // sent with the first status next wrote (200 if none), the headers next set,
 // and its body with the emitted names restored whatever the status, as
-// RestoreResponse does. Flush is then a no-op; informational 1xx statuses are
+// RestoreResponse does, written out from the held body. Flush is then a no-op; informational 1xx statuses are
 // dropped; a Content-Length header is corrected when the body's length
 // changes.
 func Wrap(next http.Handler, server string, opts *Options) http.Handler {
@@ -74,7 +83,12 @@ func Wrap(next http.Handler, server string, opts *Options) http.Handler {
 			logf("%s %s: %s", r.Method, r.URL.EscapedPath(), strings.TrimPrefix(err.Error(), "mcpdoor: "))
 		}
 
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+		if r.ContentLength > limit {
+			fail(fmt.Errorf("request body over %d bytes", limit))
+			http.Error(w, tooLargeText, http.StatusRequestEntityTooLarge)
+			return
+		}
+		body, err := readBody(http.MaxBytesReader(w, r.Body, limit), r.ContentLength)
 		var tooLarge *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooLarge):
@@ -87,43 +101,49 @@ func Wrap(next http.Handler, server string, opts *Options) http.Handler {
 			return
 		}
 
-		body, emitted, changed, err := RewriteRequest(body, server)
+		edits, emitted, err := rewriteEdits(body, server, exposed.From(r.Context()))
 		if err != nil {
 			fail(err)
 		}
-		r = withBody(r, body)
-		if !changed {
+		// The handler reads the normalized body as a stream from the one
+		// read, never a copy of it.
+		in := newSpliced(body, edits)
+		r = withBody(r, in, in.Len())
+		if len(edits) == 0 {
 			next.ServeHTTP(w, r)
 			return
 		}
 
 		rec := &recorder{w: w}
 		next.ServeHTTP(rec, r)
-		out := rec.body.Bytes()
+		held := rec.body.Bytes()
+		out := newSpliced(held, nil)
 		// An empty body (nothing written, 204, HEAD) has no names to restore
 		// and is not worth a log line.
-		if len(out) > 0 {
-			if out, err = RestoreResponse(out, emitted); err != nil {
+		if len(held) > 0 {
+			if back, err := restoreEdits(held, emitted); err != nil {
 				fail(err)
+			} else {
+				out = newSpliced(held, back)
 			}
 		}
-		if h := w.Header(); len(out) != rec.body.Len() && h.Get("Content-Length") != "" {
-			h.Set("Content-Length", strconv.Itoa(len(out)))
+		if h := w.Header(); out.Len() != len(held) && h.Get("Content-Length") != "" {
+			h.Set("Content-Length", strconv.Itoa(out.Len()))
 		}
 		w.WriteHeader(rec.statusOrOK())
-		w.Write(out) // an error means the client is gone: nothing left to do
+		out.WriteTo(w) // an error means the client is gone: nothing left to do
 	})
 }
 
-// withBody returns a copy of r whose body reads body, with its lengths to
-// match.
-func withBody(r *http.Request, body []byte) *http.Request {
+// withBody returns a copy of r whose body reads body, n bytes, with its
+// lengths to match.
+func withBody(r *http.Request, body io.Reader, n int) *http.Request {
 	r = r.Clone(r.Context())
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
+	r.Body = io.NopCloser(body)
+	r.ContentLength = int64(n)
 	r.TransferEncoding = nil
 	if r.Header.Get("Content-Length") != "" {
-		r.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		r.Header.Set("Content-Length", strconv.Itoa(n))
 	}
 	return r
 }

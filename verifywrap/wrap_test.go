@@ -1,10 +1,12 @@
 package verifywrap
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -12,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -227,8 +230,6 @@ func TestWrapBodyLimit(t *testing.T) {
 		{"at limit", 64, "", 64, http.StatusOK, "", []string{"POST /verify: request body: invalid JSON"}},
 		{"over limit", 64, "", 65, http.StatusRequestEntityTooLarge, "request body exceeds the 64-byte limit\n", []string{"POST /verify: request body over 64 bytes"}},
 		{"over limit, named", 64, "mcp.rollout.max_verify_bytes", 65, http.StatusRequestEntityTooLarge, "request body exceeds the 64-byte limit (mcp.rollout.max_verify_bytes)\n", []string{"POST /verify: request body over 64 bytes"}},
-		{"default at limit", 0, "", DefaultMaxBodyBytes, http.StatusOK, "", []string{"POST /verify: request body: invalid JSON"}},
-		{"default over limit", -1, "", DefaultMaxBodyBytes + 1, http.StatusRequestEntityTooLarge, "request body exceeds the 67108864-byte limit\n", []string{"POST /verify: request body over 67108864 bytes"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -322,4 +323,97 @@ func TestWrapNilOptions(t *testing.T) {
 	if !strings.HasPrefix(got, `{"reward": 1.0, "seen": ["get_weather",`) {
 		t.Errorf("body = %s, want the verifier to have seen get_weather", got)
 	}
+}
+
+// TestWrapDefaultLimit: by default a body of up to 1 GiB is normalized
+// and one over it gets 413 — told before a byte of it is read, when its
+// Content-Length says so.
+func TestWrapDefaultLimit(t *testing.T) {
+	var called bool
+	srv := httptest.NewServer(Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { called = true }), "weather", &Options{LimitName: "mcp.rollout.max_verify_bytes"}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		length int64
+		want   string
+	}{
+		{1<<30 + 1, "HTTP/1.1 413 Request Entity Too Large|request body exceeds the 1073741824-byte limit (mcp.rollout.max_verify_bytes)\n"},
+	} {
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A server that waits for the body would wait for ever: the deadline ends the test instead.
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		fmt.Fprintf(conn, "POST /verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", tc.length)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			conn.Close()
+			t.Fatalf("Content-Length %d: %v", tc.length, err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		conn.Close()
+		if s := resp.Proto + " " + resp.Status + "|" + string(got); s != tc.want {
+			t.Errorf("Content-Length %d: %q, want %q", tc.length, s, tc.want)
+		}
+	}
+	if called {
+		t.Error("the verifier ran")
+	}
+	if DefaultMaxBodyBytes != 1<<30 {
+		t.Errorf("DefaultMaxBodyBytes = %d, want 1 GiB", DefaultMaxBodyBytes)
+	}
+}
+
+// TestWrapChunkedBody: a body that does not declare its length is read as
+// it comes, up to the limit: over it, 413; under it, normalized.
+func TestWrapChunkedBody(t *testing.T) {
+	var calls atomic.Int32
+	srv, log := serve(t, echoVerifier(&calls), &Options{MaxBodyBytes: int64(len(trajectory))})
+	// A reader of unknown length: the client sends it chunked.
+	chunked := func(s string) io.Reader { return io.MultiReader(strings.NewReader(s)) }
+	resp, got := post(t, srv, chunked(trajectory+" "))
+	if want := fmt.Sprintf("request body exceeds the %d-byte limit\n", len(trajectory)); resp.StatusCode != http.StatusRequestEntityTooLarge || got != want {
+		t.Errorf("over the limit: %d %q, want 413 %q", resp.StatusCode, got, want)
+	}
+	assertLines(t, log, fmt.Sprintf("POST /verify: request body over %d bytes", len(trajectory)))
+	resp, got = post(t, srv, chunked(trajectory))
+	if resp.StatusCode != http.StatusOK || !strings.Contains(got, `"seen": ["get_weather","mcp__other__lookup","get_time"]`) || calls.Load() != 1 {
+		t.Errorf("at the limit: %d %s, %d calls", resp.StatusCode, got, calls.Load())
+	}
+}
+
+// TestReadBody: a body is read whole, declared or not, across the sizes
+// of the parts it is read into; one shorter than it declared is an error.
+func TestReadBody(t *testing.T) {
+	for _, n := range []int{0, 1, 3, 4, 5, firstPart - 1, firstPart, firstPart + 1, 4 * firstPart, 3*lastPart + 7} {
+		body := make([]byte, n)
+		for i := range body {
+			body[i] = byte(i % 251)
+		}
+		for _, declared := range []int64{int64(n), -1} {
+			// iotest.OneByteReader would take long on megabytes: a reader
+			// that gives a few KiB at a time is what a socket does.
+			got, err := readBody(&trickle{data: body}, declared)
+			if err != nil || !bytes.Equal(got, body) {
+				t.Errorf("%d bytes, declared %d: %d bytes, %v", n, declared, len(got), err)
+			}
+		}
+		if n > 0 {
+			if _, err := readBody(&trickle{data: body[:n-1]}, int64(n)); err != errShort {
+				t.Errorf("%d bytes of %d declared: %v, want errShort", n-1, n, err)
+			}
+		}
+	}
+}
+
+// trickle reads data at most 3 KiB at a time.
+type trickle struct{ data []byte }
+
+func (r *trickle) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), 3<<10)], r.data)
+	r.data = r.data[n:]
+	return n, nil
 }

@@ -129,7 +129,7 @@ func TestRollout(t *testing.T) {
 				// Another client, no seed: no token.
 				other := ts.Client().Connect(t, &autoexposetest.ConnectOptions{ProtocolVersion: protocol})
 				res = callTool(t, other, "count", nil, nil)
-				if got, want := resultJSON(t, res), `{"content":[{"type":"text","text":"Missing X-NeMo-Gym-Session-Token for MCP tool call."}],"structuredContent":{"error":{"code":"missing_token","effect":"not_applied","message":"no session token","status":401}},"isError":true}`; got != want {
+				if got, want := resultJSON(t, res), `{"content":[{"type":"text","text":"Missing X-NeMo-Gym-Session-Token for Gym MCP tool call."}],"structuredContent":{"error":{"code":"missing_token","effect":"not_applied","message":"no session token","status":401}},"isError":true}`; got != want {
 					t.Errorf("a call without a token: %s\nwant %s", got, want)
 				}
 			})

@@ -66,7 +66,7 @@ func TestParity(t *testing.T) {
 			calls: []autoexposetest.Call{{Tool: "restock", Arguments: `{}`}},
 			want: []string{`autoexposetest: parity: calls[0] restock {}: the MCP door refused the arguments before calling the route (code invalid_arguments), but the HTTP door did not answer 422
   HTTP door: 200 (application/json) {"restocked":true}
-  MCP door:  {"isError":true,"content":[{"type":"text","text":"Invalid arguments for restock (checked against its input schema; POST /restock was not called): missing required field item"}],"structuredContent":{"error":{"code":"invalid_arguments","effect":"not_applied","fields":["item"],"message":"missing required field item","status":422}}}`},
+  MCP door:  {"isError":true,"content":[{"type":"text","text":"HTTP 422 from POST /restock: Invalid arguments for restock (checked against its input schema; the route was not called): missing required field item"}],"structuredContent":{"error":{"code":"invalid_arguments","effect":"not_applied","fields":["item"],"message":"missing required field item","status":422}}}`},
 			logs: []string{"autoexposetest: parity: no call of count, greet, note, pack, stock"},
 		},
 		{

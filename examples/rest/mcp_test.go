@@ -147,7 +147,7 @@ func hostileValuesOn(t *testing.T, declared map[string]autoexpose.Declaration) {
 				text := res.Content[0].(*mcp.TextContent).Text
 				switch {
 				case res.IsError && got.Error.Code == "invalid_arguments" && got.Error.Effect == "not_applied" &&
-					strings.HasPrefix(text, "Invalid arguments for "+row.Tool+" (") && slices.Equal(got.Error.Fields, []string{param}):
+					strings.Contains(text, ": Invalid arguments for "+row.Tool+" (") && strings.HasPrefix(text, "HTTP 422 from ") && slices.Equal(got.Error.Fields, []string{param}):
 					refused++
 				case row.Tool == "delete_admin_user_notes" && !res.IsError && got.Deleted != nil && *got.Deleted == 0:
 					sent++

@@ -97,10 +97,11 @@ func Tools() []ToolSpec {
 }
 
 // Bounds on request bodies: no tool's arguments come near the first, while
-// a verify request carries the whole trajectory of a rollout.
+// a verify request carries the whole trajectory of a rollout, which may be
+// as long as mcpdoor lets through (mcp.rollout.max_verify_bytes, 1 GiB).
 const (
 	maxArgs       = 1 << 20
-	maxVerifyBody = 64 << 20
+	maxVerifyBody = 1 << 30
 )
 
 // dispatch serves POST /{tool}: it decodes the body into the tool's input,

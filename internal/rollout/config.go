@@ -21,6 +21,7 @@ type Config struct {
 	AllowTokenless bool          // let a tool call without a token through
 	TokenHeader    string        // the token's header; "" is DefaultTokenHeader
 	TokenTTL       time.Duration // a token's lifetime; 0 is untimed
+	MaxSeedBytes   int64         // the cap on a /seed_session body; 0 is DefaultMaxSeedBytes
 	MaxVerifyBytes int64         // the cap on a /verify body; 0 is verifywrap's default
 	// AllowedTools decides a rollout's allow-list from its seed body.
 	AllowedTools func(seedBody []byte) ([]string, error)
@@ -28,7 +29,7 @@ type Config struct {
 
 // IsZero reports whether c sets nothing.
 func (c *Config) IsZero() bool {
-	return !c.Disable && !c.AllowTokenless && c.TokenHeader == "" && c.TokenTTL == 0 && c.MaxVerifyBytes == 0 && c.AllowedTools == nil
+	return !c.Disable && !c.AllowTokenless && c.TokenHeader == "" && c.TokenTTL == 0 && c.MaxSeedBytes == 0 && c.MaxVerifyBytes == 0 && c.AllowedTools == nil
 }
 
 // Validate reports every invalid setting, each naming its key under
@@ -47,10 +48,27 @@ func (c *Config) Validate() error {
 	case ttl > 0 && ttl < time.Second:
 		bad("token_ttl", "%v is under a second, the resolution of token timestamps", ttl)
 	}
+	if c.MaxSeedBytes < 0 {
+		bad("max_seed_bytes", "%d is negative", c.MaxSeedBytes)
+	}
 	if c.MaxVerifyBytes < 0 {
 		bad("max_verify_bytes", "%d is negative", c.MaxVerifyBytes)
 	}
 	return errors.Join(errs...)
+}
+
+// DefaultMaxSeedBytes is the default cap on a /seed_session request body
+// (mcp.rollout.max_seed_bytes): 256 MiB. NeMo Gym sets none, and its agents
+// post the whole dataset row, inline images included; the body is held in
+// memory whole (the AllowedTools hook and the handler read it), so the cap
+// bounds what one request can make the server hold.
+const DefaultMaxSeedBytes = 256 << 20
+
+func (c *Config) maxSeedBytes() int64 {
+	if c.MaxSeedBytes == 0 {
+		return DefaultMaxSeedBytes
+	}
+	return c.MaxSeedBytes
 }
 
 func (c *Config) tokenHeader() string {

@@ -30,9 +30,11 @@ type Params struct {
 	Path string
 	// Sessions is the server's session manager; its keys sign the tokens.
 	Sessions *sessions.Manager
-	// MaxSeedBytes caps a /seed_session request body, and the response
-	// held back to add the metadata to (mcp.max_body_bytes). Default 4 MiB.
-	MaxSeedBytes int64
+	// MaxHeldBytes caps the /seed_session response held back to add the
+	// metadata to (mcp.max_body_bytes): a longer one goes out as the
+	// handler wrote it, without a token. Default 4 MiB. The request body
+	// has its own cap, Config.MaxSeedBytes.
+	MaxHeldBytes int64
 	// Logger receives what goes wrong: a failed AllowedTools hook, a seed
 	// response that gets no token, a /verify body that cannot be rewritten.
 	// Default slog.Default().
@@ -42,9 +44,9 @@ type Params struct {
 	OnEnd func(ctx context.Context, sid string)
 }
 
-// defaultMaxSeedBytes is the default of Params.MaxSeedBytes, the default
+// defaultMaxHeldBytes is the default of Params.MaxHeldBytes, the default
 // of mcp.max_body_bytes.
-const defaultMaxSeedBytes = 4 << 20
+const defaultMaxHeldBytes = 4 << 20
 
 // A Contract is the rollout contract of one server. It is safe for
 // concurrent use.
@@ -55,10 +57,12 @@ type Contract struct {
 	sessions     *sessions.Manager
 	allowedTools func([]byte) ([]string, error)
 	tokenless    bool
-	maxSeed      int64
+	maxSeed      int64 // the request body
+	maxHeld      int64 // the response held back
 	maxVerify    int64
 	log          *slog.Logger
 	onEnd        func(ctx context.Context, sid string)
+	tools        func(name string) bool // the server's tools, once Expose has named them
 }
 
 // New returns the contract that cfg configures for the server p describes.
@@ -67,8 +71,8 @@ func New(cfg Config, p Params) *Contract {
 	if p.Sessions == nil {
 		panic("mcpdoor: rollout.New with nil Params.Sessions")
 	}
-	if p.MaxSeedBytes <= 0 {
-		p.MaxSeedBytes = defaultMaxSeedBytes
+	if p.MaxHeldBytes <= 0 {
+		p.MaxHeldBytes = defaultMaxHeldBytes
 	}
 	if p.Logger == nil {
 		p.Logger = slog.Default()
@@ -81,11 +85,22 @@ func New(cfg Config, p Params) *Contract {
 		sessions:     p.Sessions,
 		allowedTools: cfg.AllowedTools,
 		tokenless:    cfg.AllowTokenless,
-		maxSeed:      p.MaxSeedBytes,
+		maxSeed:      cfg.maxSeedBytes(),
+		maxHeld:      p.MaxHeldBytes,
 		maxVerify:    cfg.MaxVerifyBytes, // 0: verifywrap's default
 		log:          p.Logger,
 		onEnd:        p.OnEnd,
 	}
+}
+
+// Expose names the server's tools, for Verify: call it once, before the
+// contract serves a request.
+func (c *Contract) Expose(names []string) {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	c.tools = func(name string) bool { return set[name] }
 }
 
 // TokenHeader returns the header that carries the session token.
@@ -105,9 +120,9 @@ type Refusal struct {
 	// Code is one of CodeMissingToken, CodeInvalidToken,
 	// CodeToolNotAllowed and CodeRolloutMismatch.
 	Code string
-	// Text is what the model is told, as NeMo Gym words it:
-	// "Missing X-NeMo-Gym-Session-Token for MCP tool call.",
-	// "Invalid MCP session token.", "Tool 'x' is not allowed for this
+	// Text is what the model is told, as newest NeMo Gym words it:
+	// "Missing X-NeMo-Gym-Session-Token for Gym MCP tool call.",
+	// "Invalid Gym MCP session token.", "Tool 'x' is not allowed for this
 	// session."; and, for a call under another rollout's prefix (which
 	// NeMo Gym does not check), "MCP session token belongs to another
 	// rollout."
@@ -136,7 +151,7 @@ func (c *Contract) Admit(header http.Header, name, rolloutID string) (token.Payl
 		}
 		return token.Payload{}, &Refusal{
 			Code:    CodeMissingToken,
-			Text:    fmt.Sprintf("Missing %s for MCP tool call.", c.header),
+			Text:    fmt.Sprintf("Missing %s for Gym MCP tool call.", c.header),
 			Message: "no session token",
 			Status:  http.StatusUnauthorized,
 		}
@@ -197,7 +212,7 @@ func invalidToken(err error) *Refusal {
 	if errors.Is(err, token.ErrExpired) {
 		msg = "the session token has expired"
 	}
-	return &Refusal{Code: CodeInvalidToken, Text: "Invalid MCP session token.", Message: msg, Status: http.StatusUnauthorized}
+	return &Refusal{Code: CodeInvalidToken, Text: "Invalid Gym MCP session token.", Message: msg, Status: http.StatusUnauthorized}
 }
 
 // Session returns the session the token in header names, for telling who a

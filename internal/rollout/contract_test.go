@@ -46,7 +46,7 @@ func logTo(buf *bytes.Buffer) *slog.Logger {
 func newContract(t testing.TB, cfg rollout.Config, logs *bytes.Buffer) (*rollout.Contract, *sessions.Manager) {
 	t.Helper()
 	mgr := sessions.New(testKeys(t, testSecret), nil)
-	p := rollout.Params{Server: "weather", Path: "/mcp", Sessions: mgr, MaxSeedBytes: 1 << 10}
+	p := rollout.Params{Server: "weather", Path: "/mcp", Sessions: mgr, MaxHeldBytes: 1 << 10}
 	if logs != nil {
 		p.Logger = logTo(logs)
 	} else {
@@ -103,11 +103,11 @@ func withToken(tok string) http.Header {
 }
 
 func TestAdmit(t *testing.T) {
-	missing := &rollout.Refusal{Code: rollout.CodeMissingToken, Text: "Missing X-NeMo-Gym-Session-Token for MCP tool call.",
+	missing := &rollout.Refusal{Code: rollout.CodeMissingToken, Text: "Missing X-NeMo-Gym-Session-Token for Gym MCP tool call.",
 		Message: "no session token", Status: http.StatusUnauthorized}
-	invalid := &rollout.Refusal{Code: rollout.CodeInvalidToken, Text: "Invalid MCP session token.",
+	invalid := &rollout.Refusal{Code: rollout.CodeInvalidToken, Text: "Invalid Gym MCP session token.",
 		Message: "the session token is not valid for this server", Status: http.StatusUnauthorized}
-	expired := &rollout.Refusal{Code: rollout.CodeInvalidToken, Text: "Invalid MCP session token.",
+	expired := &rollout.Refusal{Code: rollout.CodeInvalidToken, Text: "Invalid Gym MCP session token.",
 		Message: "the session token has expired", Status: http.StatusUnauthorized}
 	notAllowed := &rollout.Refusal{Code: rollout.CodeToolNotAllowed, Text: "Tool 'forecast' is not allowed for this session.",
 		Message: "the session token does not list this tool", Status: http.StatusForbidden}
@@ -126,7 +126,7 @@ func TestAdmit(t *testing.T) {
 		{"missing", rollout.Config{}, http.Header{}, "forecast", "", missing},
 		{"empty", rollout.Config{}, withToken(""), "forecast", "", missing},
 		{"missing, in a header of the config's", rollout.Config{TokenHeader: "X-Rollout"}, withToken(mint(t, testSecret, "weather", "s1", nil)), "forecast", "",
-			&rollout.Refusal{Code: rollout.CodeMissingToken, Text: "Missing X-Rollout for MCP tool call.", Message: "no session token", Status: http.StatusUnauthorized}},
+			&rollout.Refusal{Code: rollout.CodeMissingToken, Text: "Missing X-Rollout for Gym MCP tool call.", Message: "no session token", Status: http.StatusUnauthorized}},
 		{"in a header of the config's", rollout.Config{TokenHeader: "x-rollout"},
 			http.Header{"X-Rollout": {mint(t, testSecret, "weather", "s1", nil)}}, "forecast", "s1", nil},
 		{"garbage", rollout.Config{}, withToken("garbage"), "forecast", "", invalid},
@@ -286,11 +286,12 @@ func TestConfigValidate(t *testing.T) {
 		err  string
 	}{
 		{"zero", rollout.Config{}, ""},
-		{"every setting", rollout.Config{Disable: true, AllowTokenless: true, TokenHeader: "X-Rollout", TokenTTL: time.Second, MaxVerifyBytes: 1}, ""},
+		{"every setting", rollout.Config{Disable: true, AllowTokenless: true, TokenHeader: "X-Rollout", TokenTTL: time.Second, MaxSeedBytes: 1, MaxVerifyBytes: 1}, ""},
 		{"token_header", rollout.Config{TokenHeader: "X Rollout"}, `mcpdoor: config: mcp.rollout.token_header: "X Rollout" is not a header name`},
 		{"token_ttl negative", rollout.Config{TokenTTL: -time.Second}, "mcpdoor: config: mcp.rollout.token_ttl: -1s is negative"},
 		{"token_ttl under a second", rollout.Config{TokenTTL: 500 * time.Millisecond},
 			"mcpdoor: config: mcp.rollout.token_ttl: 500ms is under a second, the resolution of token timestamps"},
+		{"max_seed_bytes", rollout.Config{MaxSeedBytes: -1}, "mcpdoor: config: mcp.rollout.max_seed_bytes: -1 is negative"},
 		{"max_verify_bytes", rollout.Config{MaxVerifyBytes: -1}, "mcpdoor: config: mcp.rollout.max_verify_bytes: -1 is negative"},
 		{"all at once", rollout.Config{TokenHeader: "é", TokenTTL: time.Nanosecond, MaxVerifyBytes: -2},
 			`mcpdoor: config: mcp.rollout.token_header: "é" is not a header name` + "\n" +
@@ -320,6 +321,7 @@ func TestConfigIsZero(t *testing.T) {
 		{rollout.Config{AllowTokenless: true}, false},
 		{rollout.Config{TokenHeader: "X"}, false},
 		{rollout.Config{TokenTTL: time.Second}, false},
+		{rollout.Config{MaxSeedBytes: 1}, false},
 		{rollout.Config{MaxVerifyBytes: 1}, false},
 		{rollout.Config{AllowedTools: hook}, false},
 	} {

@@ -121,6 +121,6 @@ func ExampleContract() {
 	// Output:
 	// 200 /get_weather in session rollout-1
 	// 403 Tool 'set_alarm' is not allowed for this session.
-	// 401 Missing X-NeMo-Gym-Session-Token for MCP tool call.
-	// 401 Invalid MCP session token.
+	// 401 Missing X-NeMo-Gym-Session-Token for Gym MCP tool call.
+	// 401 Invalid Gym MCP session token.
 }

@@ -34,7 +34,9 @@ type Metadata struct {
 // 2xx JSON object response that has no MetadataKey yet. Any other response
 // goes out as the handler wrote it, and the log says why it carries no
 // token; so does a response over
-// Params.MaxSeedBytes, which is not held back to be rewritten. Every
+// Params.MaxHeldBytes, which is not held back to be rewritten. A request
+// body over Config.MaxSeedBytes gets 413 naming mcp.rollout.max_seed_bytes,
+// and the handler never runs. Every
 // response sets the session's cookie, beside any cookie the handler sets.
 func (c *Contract) Seed(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -56,11 +58,16 @@ func (c *Contract) Seed(next http.Handler) http.Handler {
 			return
 		}
 		w.Header().Set(sessionkey.Header, sid)
+		tooLarge := fmt.Sprintf("request body exceeds the %d-byte limit (mcp.rollout.max_seed_bytes)", c.maxSeed)
+		if r.ContentLength > c.maxSeed { // refused unread: none of it would be used
+			http.Error(w, tooLarge, http.StatusRequestEntityTooLarge)
+			return
+		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, c.maxSeed))
 		if err != nil {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
-				http.Error(w, fmt.Sprintf("request body exceeds the %d-byte limit (mcp.max_body_bytes)", mbe.Limit), http.StatusRequestEntityTooLarge)
+				http.Error(w, tooLarge, http.StatusRequestEntityTooLarge)
 				return
 			}
 			http.Error(w, "reading request body: "+err.Error(), http.StatusBadRequest)
@@ -77,11 +84,11 @@ func (c *Contract) Seed(next http.Handler) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 
-		resp := &held{w: w, limit: c.maxSeed, send: func(h http.Header) { c.setHeader(w.Header(), h) }}
+		resp := &held{w: w, limit: c.maxHeld, send: func(h http.Header) { c.setHeader(w.Header(), h) }}
 		resp.serve(next, r, log)
 		if resp.spilled {
 			log.Warn(fmt.Sprintf("mcpdoor: /seed_session's response carries no MCP session token: the handler's response is over %d bytes (mcp.max_body_bytes), "+
-				"more than is held to add the metadata; it goes out as the handler wrote it", c.maxSeed), "status", resp.status)
+				"more than is held to add the metadata; it goes out as the handler wrote it", c.maxHeld), "status", resp.status)
 			return
 		}
 		out := resp.body

@@ -163,10 +163,10 @@ func TestSeedCookies(t *testing.T) {
 		{"204", answer(204, ``), rollout.Config{}, nil, `{}`, 204, "", nil},
 		{"the handler's cookies", withCookies, rollout.Config{}, nil, `{}`, 200, "", []string{"theme=dark", "lang=en"}},
 		{"the AllowedTools hook fails", answer(200, `{}`), rollout.Config{AllowedTools: failing}, []*http.Cookie{mine}, `{}`, 500, "rollout-7", nil},
-		{"a request body over the limit", answer(200, `{}`), rollout.Config{}, nil, strings.Repeat(" ", 1025), 413, "", nil},
+		{"a request body over the limit", answer(200, `{}`), rollout.Config{MaxSeedBytes: 1 << 10}, nil, strings.Repeat(" ", 1025), 413, "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := rollout.New(tc.cfg, rollout.Params{Server: "weather", Path: "/mcp", Sessions: mgr, MaxSeedBytes: 1 << 10, Logger: logTo(new(bytes.Buffer))})
+			c := rollout.New(tc.cfg, rollout.Params{Server: "weather", Path: "/mcp", Sessions: mgr, MaxHeldBytes: 1 << 10, Logger: logTo(new(bytes.Buffer))})
 			resp, body := seed(t, c.Seed(tc.h), tc.cookies, tc.body)
 			if resp.StatusCode != tc.status {
 				t.Errorf("status %d %q, want %d", resp.StatusCode, body, tc.status)
@@ -253,36 +253,49 @@ func TestSeedAllowedTools(t *testing.T) {
 	}
 }
 
-// TestSeedRequestLimit: a request body over Params.MaxSeedBytes gets 413
-// naming mcp.max_body_bytes, and the handler never runs; one at the limit
-// reaches it whole.
+// TestSeedRequestLimit: a request body over Config.MaxSeedBytes gets 413
+// naming mcp.rollout.max_seed_bytes, and the handler never runs; one at the
+// limit reaches it whole, though it is over Params.MaxHeldBytes, the cap
+// on the response held back.
 func TestSeedRequestLimit(t *testing.T) {
 	leakcheck.Check(t)
-	c, _ := newContract(t, rollout.Config{}, nil) // MaxSeedBytes 1024
+	c, _ := newContract(t, rollout.Config{MaxSeedBytes: 2048}, nil) // MaxHeldBytes 1024
 	var got atomic.Int64
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n, _ := io.Copy(io.Discard, r.Body)
 		got.Store(n)
 		io.WriteString(w, `{}`)
 	})
-	atLimit := `{"pad":"` + strings.Repeat("x", 1024-len(`{"pad":""}`)) + `"}`
-	if resp, _ := seed(t, c.Seed(h), nil, atLimit); resp.StatusCode != 200 || got.Load() != 1024 {
-		t.Errorf("1024 bytes: %d, the handler read %d", resp.StatusCode, got.Load())
+	atLimit := `{"pad":"` + strings.Repeat("x", 2048-len(`{"pad":""}`)) + `"}`
+	if resp, body := seed(t, c.Seed(h), nil, atLimit); resp.StatusCode != 200 || got.Load() != 2048 || !strings.Contains(body, `"mcp":`) {
+		t.Errorf("2048 bytes: %d %q, the handler read %d", resp.StatusCode, body, got.Load())
 	}
 	got.Store(-1)
 	resp, body := seed(t, c.Seed(h), nil, atLimit+" ")
-	if resp.StatusCode != 413 || body != "request body exceeds the 1024-byte limit (mcp.max_body_bytes)\n" || got.Load() != -1 {
-		t.Errorf("1025 bytes: %d %q, the handler read %d", resp.StatusCode, body, got.Load())
+	if resp.StatusCode != 413 || body != "request body exceeds the 2048-byte limit (mcp.rollout.max_seed_bytes)\n" || got.Load() != -1 {
+		t.Errorf("2049 bytes: %d %q, the handler read %d", resp.StatusCode, body, got.Load())
+	}
+	// A body that does not declare its length is refused once it passes the limit.
+	srv := httptest.NewServer(c.Seed(h))
+	defer srv.Close()
+	cr, err := srv.Client().Post(srv.URL+"/seed_session", "application/json", io.MultiReader(strings.NewReader(atLimit+" ")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cr.Body.Close()
+	b, _ := io.ReadAll(cr.Body)
+	if cr.StatusCode != 413 || string(b) != "request body exceeds the 2048-byte limit (mcp.rollout.max_seed_bytes)\n" || got.Load() != -1 {
+		t.Errorf("2049 bytes, chunked: %d %q, the handler read %d", cr.StatusCode, b, got.Load())
 	}
 }
 
-// TestSeedLargeResponse: a response over Params.MaxSeedBytes, which cannot
+// TestSeedLargeResponse: a response over Params.MaxHeldBytes, which cannot
 // be held back to be rewritten, goes out as the handler writes it, flushes
 // included, with the session cookie; the log says so.
 func TestSeedLargeResponse(t *testing.T) {
 	leakcheck.Check(t)
 	var logs bytes.Buffer
-	c, mgr := newContract(t, rollout.Config{}, &logs) // MaxSeedBytes 1024
+	c, mgr := newContract(t, rollout.Config{}, &logs) // MaxHeldBytes 1024
 	chunk := strings.Repeat("x", 600)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -319,7 +332,7 @@ func TestSeedLargeResponse(t *testing.T) {
 func TestSeedPanic(t *testing.T) {
 	leakcheck.Check(t)
 	var logs bytes.Buffer
-	c, mgr := newContract(t, rollout.Config{}, &logs) // MaxSeedBytes 1024
+	c, mgr := newContract(t, rollout.Config{}, &logs) // MaxHeldBytes 1024
 	early := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"a":`)
 		panic("no task")

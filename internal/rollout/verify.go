@@ -6,14 +6,15 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/mcpdoor/mcpdoor/internal/exposed"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
-
 	"github.com/mcpdoor/mcpdoor/verifywrap"
 )
 
 // Verify wraps a /verify handler: it sees this server's mcp__<name>__<tool>
 // names as the bare tool names, and its response echoes the emitted ones
-// (see package verifywrap). A body over mcp.rollout.max_verify_bytes gets
+// (see package verifywrap), and, once Expose has named the server's tools,
+// mcp_<name>_<tool> as <tool> for one of them. A body over mcp.rollout.max_verify_bytes gets
 // 413 naming that key. Its log lines name the request's rollout, when it
 // came under the /ng-rollout/ prefix.
 //
@@ -27,6 +28,9 @@ func (c *Contract) Verify(next http.Handler) http.Handler {
 			MaxBodyBytes: c.maxVerify,
 			LimitName:    "mcp.rollout.max_verify_bytes",
 			Logf:         func(format string, args ...any) { log.Warn("mcpdoor: " + fmt.Sprintf(format, args...)) },
+		}
+		if c.tools != nil {
+			r = r.WithContext(exposed.With(r.Context(), c.tools))
 		}
 		sw := &statusWriter{ResponseWriter: w}
 		verifywrap.Wrap(next, c.server, opts).ServeHTTP(sw, r)
