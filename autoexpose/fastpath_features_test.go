@@ -178,7 +178,7 @@ func TestFastPathGoldenREST(t *testing.T) {
 // serve, under either protocol: resources/list and resources/read answer
 // alike with the fast path on and off, and the fast path serves neither.
 func TestFastPathGoldenCatalog(t *testing.T) {
-	p := newGoldenPair(t, "", false)
+	p := newGoldenPair(t, "  catalog: true\n", false)
 	const uri = "golden://catalog"
 	for _, v := range []string{"2025-11-25", protocolVersion2026} {
 		list := `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`
