@@ -35,7 +35,7 @@ func TestGuard(t *testing.T) {
 		hostname = "localhost" // no name of its own: the case checks localhost again
 	}
 
-	const pong = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
+	const pong = `{"jsonrpc":"2.0","id":1,"result":{}}`
 	cases := []struct {
 		name, host, origin string
 		status             int

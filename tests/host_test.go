@@ -24,7 +24,7 @@ func TestMachineNames(t *testing.T) {
 		t.Skipf("this machine has no hostname of its own (%q, %v)", hostname, err)
 	}
 	const ping = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
-	const pong = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
+	const pong = `{"jsonrpc":"2.0","id":1,"result":{}}`
 	refused := func(host string) string {
 		return `forbidden: Host "` + host + `" is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)` + "\n"
 	}

@@ -131,10 +131,10 @@ func TestDiscoverUnsupportedVersion(t *testing.T) {
 		`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
 		`"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}}}`
 	const refused = `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"method not found: \"server/discover\""}}`
-	served := "event: message\ndata: " + `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",` +
+	served := `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",` +
 		`"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fixture","version":"` + mainVersion() + `"}},"ttlMs":0,"cacheScope":"public",` +
 		`"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],` +
-		`"capabilities":{"logging":{},"tools":{"listChanged":true}}}}` + "\n\n"
+		`"capabilities":{"logging":{},"tools":{"listChanged":true}}}}`
 	for _, c := range []struct {
 		name        string
 		mcp         autoexpose.MCPConfig
@@ -142,7 +142,7 @@ func TestDiscoverUnsupportedVersion(t *testing.T) {
 		contentType string
 		want        string
 	}{
-		{"stateless", autoexpose.MCPConfig{}, 200, "text/event-stream", served},
+		{"stateless", autoexpose.MCPConfig{}, 200, "application/json", served},
 		{"stateful", autoexpose.MCPConfig{Stateful: true}, 404, "application/json", refused},
 		{"exclusive", autoexpose.MCPConfig{Exclusive: true}, 404, "application/json", refused},
 	} {
