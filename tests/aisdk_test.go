@@ -1,8 +1,12 @@
 package tests
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -88,6 +92,54 @@ func TestAISDKClient(t *testing.T) {
 				if got := string(b); got != want {
 					t.Errorf("step %d:\n%s\nwant\n%s", i, got, want)
 				}
+			}
+		})
+	}
+}
+
+// TestNodeClientsOpening: how the Node clients open a session with a
+// stateful door, as docs/sessions.md tells it: the TypeScript SDK's client
+// sends no server/discover, it opens with initialize; @ai-sdk/mcp probes
+// with server/discover, gets method not found, and falls back to
+// initialize.
+func TestNodeClientsOpening(t *testing.T) {
+	t.Parallel()
+	nodeclient.Node(t)
+	for _, c := range []struct {
+		client string
+		want   []string
+	}{
+		{"", []string{"initialize", "notifications/initialized"}},
+		{nodeclient.AISDK, []string{"server/discover", "initialize", "notifications/initialized"}},
+	} {
+		t.Run("client="+c.client, func(t *testing.T) {
+			t.Parallel()
+			cfg := fixtureConfig(t)
+			cfg.MCP.Stateful = true
+			cfg.MCP.Rollout.AllowTokenless = true
+			h, door, _ := newFixture(t, cfg)
+			t.Cleanup(func() { door.Close() })
+			var mu sync.Mutex
+			var methods []string
+			s := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPost && r.URL.Path == "/mcp" {
+					body, _ := io.ReadAll(r.Body)
+					r.Body = io.NopCloser(bytes.NewReader(body))
+					var msg struct{ Method string }
+					json.Unmarshal(body, &msg)
+					mu.Lock()
+					methods = append(methods, msg.Method)
+					mu.Unlock()
+				}
+				h.ServeHTTP(w, r)
+			}))
+			out := nodeclient.Run(t, nodeclient.Scenario{URL: s.url + "/mcp", Client: c.client, Steps: []nodeclient.Step{nodeclient.Info()}})
+			var info struct{ ProtocolVersion string }
+			out.Decode(t, 0, &info)
+			mu.Lock()
+			defer mu.Unlock()
+			if len(methods) < len(c.want) || !slices.Equal(methods[:len(c.want)], c.want) || info.ProtocolVersion != "2025-11-25" {
+				t.Errorf("the client sent %q and settled on %q; want it to open with %q at 2025-11-25", methods, info.ProtocolVersion, c.want)
 			}
 		})
 	}
