@@ -29,7 +29,7 @@ import (
 // ([Config].Name) in lower case with each "_" written "-", since a URI scheme
 // cannot hold "_" ("example_mcp_weather" serves
 // "example-mcp-weather://catalog"), after "mcp-" when the name does not
-// start with a letter. mcp.disable_catalog: true serves no catalog.
+// start with a letter. The catalog is served under mcp.catalog: true only.
 //
 // Like tools/list, the catalog is narrowed by the reader's session token: a
 // reader whose token lists tools sees only those, a reader without a token
@@ -128,10 +128,10 @@ func catalogURI(name string) string {
 }
 
 // catalog returns the catalog of the Door the builder makes, without its
-// tools, or nil under mcp.disable_catalog.
+// tools, or nil unless mcp.catalog is set.
 func (b *builder) catalog(limiter *rateLimiter) *catalogDoc {
 	m := &b.cfg.MCP
-	if m.DisableCatalog {
+	if !m.Catalog {
 		return nil
 	}
 	c := &catalogDoc{Server: b.cfg.Name, Path: m.path()}

@@ -25,7 +25,7 @@ func ExampleDoor_catalog() {
 	door, err := autoexpose.Install(r, autoexpose.Config{
 		Name:               "weather",
 		ExposeToolsOverMCP: true,
-		MCP:                autoexpose.MCPConfig{Stateful: true},
+		MCP:                autoexpose.MCPConfig{Stateful: true, Catalog: true},
 		Logger:             slog.New(slog.DiscardHandler),
 	})
 	if err != nil {

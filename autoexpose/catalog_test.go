@@ -68,6 +68,7 @@ func TestCatalogPolicy(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			c.mcp.Catalog = true
 			var d *Door
 			if c.stdio {
 				d = stdioDoor(t, c.router(), enabled(c.mcp))
@@ -111,19 +112,19 @@ func TestCatalogPolicy(t *testing.T) {
 	}
 }
 
-// TestCatalogDisabled: mcp.disable_catalog serves no resource, and the
-// server does not offer resources (the go-sdk still answers resources/list,
+// TestCatalogDefault: without mcp.catalog a plain API serves no resource,
+// and does not offer resources (the go-sdk still answers resources/list,
 // with none).
-func TestCatalogDisabled(t *testing.T) {
+func TestCatalogDefault(t *testing.T) {
 	r := chi.NewRouter()
 	r.Method(http.MethodPost, "/get_weather", Handler(getWeather))
-	d, err := Install(r, enabled(MCPConfig{DisableCatalog: true}))
+	d, err := Install(r, enabled(MCPConfig{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
 	if d.catalog != nil {
-		t.Error("a catalog under mcp.disable_catalog")
+		t.Error("a catalog without mcp.catalog")
 	}
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := d.server.Connect(t.Context(), st, nil)

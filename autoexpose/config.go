@@ -205,9 +205,11 @@ type MCPConfig struct {
 	// Degrade is what Install does when the tools cannot be served:
 	// DegradeFail (the default, ""), or DegradeHTTPOnly.
 	Degrade Degrade `yaml:"degrade"`
-	// DisableCatalog serves no catalog resource (docs/catalog.md).
-	// Default false: the catalog is served.
-	DisableCatalog bool `yaml:"disable_catalog"`
+	// Catalog serves the catalog resource (docs/catalog.md). Default false:
+	// the server offers no resources, so a client that turns resources into
+	// tools for its model (Claude Code) offers the model the server's tools
+	// and nothing else.
+	Catalog bool `yaml:"catalog"`
 	// Annotations set tools' MCP annotations by tool name, over what any
 	// other source says: {get_weather: {read_only: true}}. Each name must be
 	// a tool.

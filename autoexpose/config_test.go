@@ -36,7 +36,7 @@ mcp:
   call_timeout: 30s
   max_body_bytes: 1048576
   degrade: http-only
-  disable_catalog: true
+  catalog: true
   annotations: {get_weather: {read_only: true, title: Weather}}
   unused_session_timeout: 10s
   max_batch: 8
@@ -69,7 +69,7 @@ mcp:
 		CallTimeout:           30 * time.Second,
 		MaxBodyBytes:          1 << 20,
 		Degrade:               "http-only",
-		DisableCatalog:        true,
+		Catalog:               true,
 		Annotations:           map[string]Annotations{"get_weather": {ReadOnly: ptr(true), Title: "Weather"}},
 		UnusedSessionTimeout:  10 * time.Second,
 		MaxBatch:              8,

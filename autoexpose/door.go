@@ -33,7 +33,7 @@ type Door struct {
 	handler    http.Handler // the MCP endpoint; nil for a Door that serves no MCP
 	life       *lifecycle   // nil for a Door that serves no MCP
 	slot       *slot        // the exclusive session's; nil unless mcp.exclusive
-	catalog    *catalogDoc  // without its tools; nil under mcp.disable_catalog
+	catalog    *catalogDoc  // without its tools; nil unless mcp.catalog
 	degraded   error
 	// serves is what the Door serves, and tool calls replay through:
 	// Config.Outer around the router (Install) or the wrapMux (Wrap), or

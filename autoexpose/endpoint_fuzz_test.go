@@ -63,7 +63,7 @@ mcp:
 	}
 	const (
 		good   = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"still":"serving"}}}`
-		answer = "event: message\ndata: " + `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"still\":\"serving\"}"}]}}` + "\n\n"
+		answer = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"still\":\"serving\"}"}]}}`
 	)
 	f.Fuzz(func(t *testing.T, version uint8, body []byte) {
 		v := protocolHeaders[int(version)%len(protocolHeaders)]

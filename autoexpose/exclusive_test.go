@@ -193,7 +193,7 @@ func TestExclusiveFailedInitialize(t *testing.T) {
 		want               string
 	}{
 		{"bad params", both, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":"x"}`, 200,
-			"event: message\ndata: " + `{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"handling 'initialize': unmarshaling \"\\\"x\\\"\" into a *mcp.initializeParamsV2: json: cannot unmarshal \"\\\"x\\\"\" into Go value of type mcp.initializeParamsV2"}}` + "\n\n"},
+			`{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"handling 'initialize': unmarshaling \"\\\"x\\\"\" into a *mcp.initializeParamsV2: json: cannot unmarshal \"\\\"x\\\"\" into Go value of type mcp.initializeParamsV2"}}`},
 		{"bad Accept", "application/json", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, 400,
 			"Accept must contain both 'application/json' and 'text/event-stream'\n"},
 		{"no params", both, `{"jsonrpc":"2.0","id":1,"method":"initialize"}`, 400,

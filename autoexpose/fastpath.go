@@ -129,18 +129,12 @@ func lower(s string) string {
 	return s
 }
 
-// serve serves call c of request r: the response's headers first, as the
-// go-sdk sets them before the call runs, then the call's notifications and
-// its result, each an SSE event.
+// serve serves call c of request r: the call's notifications and its
+// result, each an SSE event, or, when the call sends no notification, its
+// result alone as one JSON body, as the door answers through the go-sdk
+// (answer.go).
 func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
-	h := w.Header()
-	h.Set("Cache-Control", "no-cache, no-transform")
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Connection", "keep-alive")
 	s := &fastStream{w: w, oneWrite: chunkedWithoutFlush(w, r)}
-	if s.oneWrite {
-		h.Set("Transfer-Encoding", "chunked")
-	}
 	if c.version >= protocolVersion2026 {
 		s.level = c.level
 	} else {
@@ -220,8 +214,22 @@ type fastStream struct {
 	// and its last event needs no flush.
 	oneWrite bool
 
-	mu   sync.Mutex
-	done bool // the result is written, or will never be
+	mu      sync.Mutex
+	started bool // the SSE headers are set: a notification went first
+	done    bool // the result is written, or will never be
+}
+
+// start sets the headers of an SSE answer, as the go-sdk sets them. s.mu is
+// held.
+func (s *fastStream) start() {
+	s.started = true
+	h := s.w.Header()
+	h.Set("Cache-Control", "no-cache, no-transform")
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Connection", "keep-alive")
+	if s.oneWrite {
+		h.Set("Transfer-Encoding", "chunked")
+	}
 }
 
 // errStreamDone is what Progress and Log return once the call's result has
@@ -263,34 +271,55 @@ func (s *fastStream) notify(method string, params any) error {
 	if s.done {
 		return errStreamDone
 	}
+	if !s.started {
+		s.start()
+	}
 	return s.event(buf.Bytes())
 }
 
 // respond writes the JSON-RPC response to call c with result res, as the
-// go-sdk writes it, unless the request has ended (the client went away, or
-// the door closed): the go-sdk then stops waiting for the response and
-// writes nothing more.
+// door writes it through the go-sdk: an SSE event after the call's
+// notifications, or else the answer's JSON body (answer.go); unless the
+// request has ended (the client went away, or the door closed): the go-sdk
+// then stops waiting for the response and writes nothing more.
 func (s *fastStream) respond(ctx context.Context, d *Door, c *fastCall, res *mcp.CallToolResult) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.done = true
 	if ctx.Err() != nil {
+		if !s.started {
+			s.start() // the headers the go-sdk had set before the call ran
+		}
 		return
 	}
 	w := sseWriters.Get().(*sseWriter)
 	defer w.release()
 	w.w = s.w
+	if !s.started {
+		h := s.w.Header()
+		h.Set("Cache-Control", "no-cache, no-transform")
+		h.Set("Content-Type", "application/json")
+		d.writeResponse(w, c, res)
+		w.send() // unflushed, as the go-sdk writes a JSON answer
+		return
+	}
 	w.string("event: message\ndata: ")
-	w.string(`{"jsonrpc":"2.0","id":`)
-	w.bytes(c.id)
-	w.string(`,"result":`)
-	d.writeResult(w, res, c.version >= protocolVersion2026)
-	w.string("}\n\n")
+	d.writeResponse(w, c, res)
+	w.string("\n\n")
 	if s.oneWrite {
 		w.send() // net/http writes it out as the handler returns
 	} else {
 		w.flush()
 	}
+}
+
+// writeResponse writes the JSON-RPC response to call c with result res.
+func (d *Door) writeResponse(w *sseWriter, c *fastCall, res *mcp.CallToolResult) {
+	w.string(`{"jsonrpc":"2.0","id":`)
+	w.bytes(c.id)
+	w.string(`,"result":`)
+	d.writeResult(w, res, c.version >= protocolVersion2026)
+	w.string("}")
 }
 
 // event writes one SSE message event and flushes it. s.mu is held.

@@ -34,9 +34,11 @@ func askingCall(id, tool, more string) string {
 // of its questions, and its request state.
 func inputRequired(t *testing.T, a answer) (keys []string, state string) {
 	t.Helper()
-	data, ok := strings.CutPrefix(strings.TrimSuffix(a.Body, "\n\n"), "event: message\ndata: ")
-	if !ok {
-		t.Fatalf("not one SSE event: %q", a.Body)
+	// The question is the call's answer, which streams nothing: one JSON
+	// body.
+	data := a.Body
+	if a.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("not a JSON answer: %s %q", a.Header.Get("Content-Type"), a.Body)
 	}
 	var msg struct {
 		Result struct {
@@ -178,7 +180,7 @@ func TestFastPathGoldenREST(t *testing.T) {
 // serve, under either protocol: resources/list and resources/read answer
 // alike with the fast path on and off, and the fast path serves neither.
 func TestFastPathGoldenCatalog(t *testing.T) {
-	p := newGoldenPair(t, "", false)
+	p := newGoldenPair(t, "  catalog: true\n", false)
 	const uri = "golden://catalog"
 	for _, v := range []string{"2025-11-25", protocolVersion2026} {
 		list := `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`

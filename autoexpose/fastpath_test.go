@@ -331,16 +331,17 @@ func TestFastPathGolden(t *testing.T) {
 }
 
 // TestFastPathGoldenSuccess pins the fast path's answer to a small echo
-// call, the bytes a client reads.
+// call, the bytes a client reads: one JSON body, since the call streams
+// nothing (answer.go).
 func TestFastPathGoldenSuccess(t *testing.T) {
 	p := newGoldenPair(t, "", false)
 	for v, want := range map[string]string{
-		"2025-11-25": "event: message\ndata: " + `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"text\":\"a\\u003cb\"}"}],"structuredContent":{"text":"a\u003cb"}}}` + "\n\n",
-		"2026-07-28": "event: message\ndata: " + `{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"golden","version":"` + version() + `"}},"content":[{"type":"text","text":"{\"text\":\"a\\u003cb\"}"}],"structuredContent":{"text":"a\u003cb"},"resultType":"complete"}}` + "\n\n",
+		"2025-11-25": `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"text\":\"a\\u003cb\"}"}],"structuredContent":{"text":"a\u003cb"}}}`,
+		"2026-07-28": `{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"golden","version":"` + version() + `"}},"content":[{"type":"text","text":"{\"text\":\"a\\u003cb\"}"}],"structuredContent":{"text":"a\u003cb"},"resultType":"complete"}}`,
 	} {
 		got := p.compare(t, goldenRequest{header: callHeader(v, "echo"), body: callBody(v, "1", "echo", `{"text":"a<b"}`, ""), fast: true})
-		if got.Status != http.StatusOK || got.Header.Get("Content-Type") != "text/event-stream" || got.Body != want {
-			t.Errorf("%s: got %d %s %q, want 200 text/event-stream %q", v, got.Status, got.Header.Get("Content-Type"), got.Body, want)
+		if got.Status != http.StatusOK || got.Header.Get("Content-Type") != "application/json" || got.Body != want {
+			t.Errorf("%s: got %d %s %q, want 200 application/json %q", v, got.Status, got.Header.Get("Content-Type"), got.Body, want)
 		}
 		if got.Header.Get("Mcp-Session-Id") != "" {
 			t.Errorf("%s: a stateless answer carries Mcp-Session-Id %q", v, got.Header.Get("Mcp-Session-Id"))

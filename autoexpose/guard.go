@@ -1,21 +1,26 @@
 package autoexpose
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"os"
 	"strings"
+	"time"
 )
 
 // guard is the MCP endpoint's cross-origin and DNS-rebinding protection.
 // It answers 403, with a one-line plain-text reason, to
 //
 //   - a request whose Host is not a loopback name (localhost, 127.0.0.0/8,
-//     ::1) or one of mcp.allowed_hosts, when it arrived on a loopback
-//     listener: a page whose name was rebound to 127.0.0.1 reaches the
-//     server under its own name (the MCP spec's DNS-rebinding warning);
+//     ::1), one of the machine's own names or one of mcp.allowed_hosts,
+//     when it arrived on a loopback listener: a page whose name was rebound
+//     to 127.0.0.1 reaches the server under its own name (the MCP spec's
+//     DNS-rebinding warning);
 //   - a request with an Origin header that is neither the request's own
 //     origin nor one of mcp.allowed_origins: a browser page of another site
 //     (the MCP spec's MUST for the Streamable HTTP transport).
@@ -30,11 +35,38 @@ import (
 // stream of server messages) has its Origin compared here. mcpdoor owns the
 // Host check instead of the go-sdk's localhost protection, which it
 // disables, because the SDK's cannot be told about allowed_hosts.
+//
+// The machine's own names are its hostname (os.Hostname, read at Install)
+// and the names its hosts file maps to the address the request arrived on
+// (/etc/hosts: Debian maps the hostname to 127.0.1.1, and a server on
+// 0.0.0.0 reached under that name sees 127.0.1.1 as its local address).
+// Only the hosts file is read, never DNS: a rebinding attacker's name
+// resolves to the listener's address through DNS, which is the attack, and
+// no attacker writes the machine's hosts file. The Go resolver keeps the
+// file in memory (it checks it for changes every few seconds), so the
+// lookup, made only for a Host that is no loopback name and not allowed,
+// costs no I/O per request.
 type guard struct {
 	cop     *http.CrossOriginProtection
 	origins map[string]bool // normalized, from mcp.allowed_origins
 	hosts   map[string]bool // lower case, from mcp.allowed_hosts
+	self    string          // the hostname, as hostName gives it; "" when unknown
 }
+
+// hostsFile resolves names from the machine's hosts file alone: the Go
+// resolver reads the file before it asks DNS, and it cannot reach DNS.
+var hostsFile = &net.Resolver{
+	PreferGo: true,
+	Dial: func(context.Context, string, string) (net.Conn, error) {
+		return nil, errNoDNS
+	},
+}
+
+var errNoDNS = errors.New("mcpdoor: the Host check reads the hosts file, not DNS")
+
+// hostsFileTimeout bounds a hosts-file lookup, which reads memory: it only
+// matters if the resolver ever blocks.
+const hostsFileTimeout = 100 * time.Millisecond
 
 func newGuard(m *MCPConfig) *guard {
 	g := &guard{cop: http.NewCrossOriginProtection(), origins: make(map[string]bool), hosts: make(map[string]bool)}
@@ -47,6 +79,9 @@ func newGuard(m *MCPConfig) *guard {
 	}
 	for _, h := range m.AllowedHosts {
 		g.hosts[strings.ToLower(h)] = true
+	}
+	if name, err := os.Hostname(); err == nil {
+		g.self = hostName(name)
 	}
 	return g
 }
@@ -65,7 +100,7 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 // refuse returns why r is refused, or "".
 func (g *guard) refuse(r *http.Request) string {
 	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopback(local.String()) {
-		if !isLoopback(r.Host) && !g.hostAllowed(r.Host) {
+		if !isLoopback(r.Host) && !g.hostAllowed(r.Host) && !g.machineName(r.Context(), r.Host, local) {
 			return fmt.Sprintf("forbidden: Host %q is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)", r.Host)
 		}
 	}
@@ -95,6 +130,47 @@ func (g *guard) hostAllowed(host string) bool {
 	}
 	name, _, err := net.SplitHostPort(host)
 	return err == nil && g.hosts[name]
+}
+
+// machineName reports whether host (a Host header) is one of the machine's
+// own names: its hostname, or a name its hosts file maps to local, the
+// address the request arrived on (see guard).
+func (g *guard) machineName(ctx context.Context, host string, local net.Addr) bool {
+	name := hostName(host)
+	if name == "" {
+		return false
+	}
+	if name == g.self {
+		return true
+	}
+	if _, err := netip.ParseAddr(name); err == nil {
+		return false // an address, not a name
+	}
+	at, err := netip.ParseAddrPort(local.String())
+	if err != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, hostsFileTimeout)
+	defer cancel()
+	addrs, err := hostsFile.LookupNetIP(ctx, "ip", name)
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if a.Unmap() == at.Addr().Unmap() {
+			return true
+		}
+	}
+	return false
+}
+
+// hostName returns the name of host (a Host header, or a hostname): without
+// its port, in lower case and without a trailing dot; "" for an empty name.
+func hostName(host string) string {
+	if name, _, err := net.SplitHostPort(host); err == nil {
+		host = name
+	}
+	return strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
 }
 
 // originAllowed reports whether origin is the request's own (an http or

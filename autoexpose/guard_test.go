@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -29,8 +30,12 @@ func TestGuard(t *testing.T) {
 	defer srv.Close()
 	self := strings.TrimPrefix(srv.URL, "http://") // 127.0.0.1:port
 	_, port, _ := strings.Cut(self, ":")
+	hostname, err := os.Hostname()
+	if err != nil || hostname == "" {
+		hostname = "localhost" // no name of its own: the case checks localhost again
+	}
 
-	const pong = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
+	const pong = `{"jsonrpc":"2.0","id":1,"result":{}}`
 	cases := []struct {
 		name, host, origin string
 		status             int
@@ -66,6 +71,9 @@ func TestGuard(t *testing.T) {
 			403, "forbidden: Host \"evil.example.com\" is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)\n", ""},
 		{"private IP Host", "192.168.1.10:" + port, "",
 			403, "forbidden: Host \"192.168.1.10:" + port + "\" is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)\n", ""},
+		{"the machine's hostname", hostname + ":" + port, "", 200, pong, ""},
+		{"a name under the hostname", hostname + ".evil.example:" + port, "",
+			403, "forbidden: Host \"" + hostname + ".evil.example:" + port + "\" is not allowed on a loopback listener (DNS rebinding protection; see mcp.allowed_hosts)\n", ""},
 		{"allowed host, any port", "Weather.Internal:" + port, "", 200, pong, ""},
 		{"allowed host and its origin", "weather.internal", "http://weather.internal", 200, pong, ""},
 		{"allowed host:port", "proxy.internal:8443", "", 200, pong, ""},
@@ -170,7 +178,7 @@ func FuzzGuard(f *testing.F) {
 		if strings.ContainsAny(reason, "\r\n") {
 			t.Fatalf("reason is not one line: %q", reason)
 		}
-		hostOK := isLoopback(host) || g.hostAllowed(host)
+		hostOK := isLoopback(host) || g.hostAllowed(host) || g.machineName(r.Context(), host, local)
 		if hostOK && origin == "" && reason != "" {
 			t.Fatalf("Host %q without Origin refused: %s", host, reason)
 		}
@@ -181,4 +189,28 @@ func FuzzGuard(f *testing.F) {
 			t.Fatalf("Host %q accepted on a loopback listener", host)
 		}
 	})
+}
+
+// BenchmarkGuardHost: the guard's decision on a loopback listener for a
+// loopback name, the machine's hostname, and a foreign name, which is
+// looked up in the hosts file (never DNS) before it is refused.
+func BenchmarkGuardHost(b *testing.B) {
+	g := newGuard(&MCPConfig{})
+	local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
+	hostname, _ := os.Hostname()
+	for _, c := range []struct{ name, host string }{
+		{"localhost", "localhost:8080"},
+		{"hostname", hostname + ":8080"},
+		{"foreign", "rebind.attacker.example:8080"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			r := httptest.NewRequest("POST", "/mcp", nil)
+			r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, net.Addr(local)))
+			r.Host = c.host
+			b.ReportAllocs()
+			for b.Loop() {
+				g.refuse(r)
+			}
+		})
+	}
 }

@@ -47,7 +47,7 @@ func (d *Door) transport(m *MCPConfig) http.Handler {
 	if m.stateful() {
 		opts.SessionTimeout = m.idleTimeout()
 	}
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.server }, opts)
+	return jsonAnswers(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.server }, opts))
 }
 
 // middleware answers a call to an unknown tool with the JSON-RPC error the
@@ -96,16 +96,22 @@ func (d *Door) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // discover answers a server/discover whose protocol version the session's
-// transport does not serve with the spec's UnsupportedProtocolVersionError,
-// listing the versions it does serve, where the go-sdk answers success.
+// transport does not serve with method not found (-32601), where the go-sdk
+// answers success.
 //
 // A stateful Streamable HTTP transport serves only the versions negotiated
 // by initialize (up to 2025-11-25), and refuses every later request of the
 // 2026-07-28 protocol; a client that took a successful discover as final
-// (mcp-go's does) would then fail on every request. With the error, clients
-// fall back to initialize, as the spec asks. The versions are those the
-// go-sdk's own discover result lists, which it has already narrowed to what
-// the transport serves.
+// (mcp-go's does) would then fail on every request. The answer must let
+// every client fall back to initialize: the 2026-07-28 protocol's
+// backward-compatibility rules have a client fall back after an error that
+// is not one of its own (-32020 to -32022), and @ai-sdk/mcp takes its
+// UnsupportedProtocolVersionError (-32022) as final, where method not found
+// is what a server that predates discover answers. The versions served are
+// those the go-sdk's own discover result lists, which it has already
+// narrowed to what the transport serves; the go-sdk writes its own text for
+// a -32601 (`method not found: "server/discover"`), and HTTP 404 at that
+// version.
 func discover(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
 	res, err := next(ctx, method, req)
 	found, ok := res.(*mcp.DiscoverResult)
@@ -116,15 +122,7 @@ func discover(ctx context.Context, next mcp.MethodHandler, method string, req mc
 	if asked == nil || asked.ProtocolVersion() == "" || slices.Contains(found.SupportedVersions, asked.ProtocolVersion()) {
 		return res, nil
 	}
-	data, err := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: found.SupportedVersions, Requested: asked.ProtocolVersion()})
-	if err != nil {
-		return nil, err
-	}
-	return nil, &jsonrpc.Error{
-		Code:    mcp.CodeUnsupportedProtocolVersion,
-		Message: fmt.Sprintf("protocol version %q is not supported by this server", asked.ProtocolVersion()),
-		Data:    data,
-	}
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}
 }
 
 // unknownTool is the JSON-RPC error of a call to an unknown tool, naming

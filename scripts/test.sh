@@ -4,7 +4,8 @@
 #   ./scripts/test.sh [--short] [--no-fuzz]
 #
 #   1. installs the Node test dependencies (tests/node: the MCP TypeScript SDK,
-#      the MCP conformance suite and Node 22) when missing or out of date;
+#      @ai-sdk/mcp, the MCP conformance suite and Node 22) when missing or out
+#      of date;
 #   2. go vet ./... and staticcheck ./..., in each module of the
 #      repository: the library (.), its end-to-end tests (tests/), the
 #      examples (examples/) and the benchmark (bench/);
@@ -29,7 +30,7 @@
 set -euo pipefail
 
 usage() {
-	sed -n '2,23s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	sed -n '2,25s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 short=()

@@ -77,13 +77,13 @@ func TestCancellation(t *testing.T) {
 				`"structuredContent":{"error":{"code":"service_unavailable","message":"context canceled","status":503,"effect":"unknown"}},"isError":true}}`
 			select {
 			case r := <-answer:
-				if r.Status != http.StatusOK || string(r.Body) != sse(cancelled) {
-					t.Errorf("the cancelled call's POST got %d %q, want 200 %q", r.Status, r.Body, sse(cancelled))
+				if r.Status != http.StatusOK || string(r.Body) != answerOf(cancelled) {
+					t.Errorf("the cancelled call's POST got %d %q, want 200 %q", r.Status, r.Body, answerOf(cancelled))
 				}
 			case <-time.After(10 * time.Second):
 				t.Error("the cancelled call's POST got no answer")
 			}
-			if r := h.rawMCP(t, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"record","arguments":{"still":"serving"}}}`, raw{protocol: "2025-11-25", sid: sid}); string(r.Body) != sse(`{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"{\"still\":\"serving\"}"}]}}`) {
+			if r := h.rawMCP(t, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"record","arguments":{"still":"serving"}}}`, raw{protocol: "2025-11-25", sid: sid}); string(r.Body) != answerOf(`{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"{\"still\":\"serving\"}"}]}}`) {
 				t.Errorf("the next call in the session: %d %s", r.Status, r.Body)
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/autoexpose"
 	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
 )
 
@@ -58,7 +60,7 @@ func goldenCatalog(t *testing.T) (full, narrowed string) {
 // only the tools a seeded rollout's allow-list names with its token. The
 // conformance suite's resources-list scenario passes.
 func TestCatalog(t *testing.T) {
-	s := startExample(t, "weather", exampleConfig("name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:\n  rollout:\n    allow_tokenless: true")).server
+	s := startExample(t, "weather", exampleConfig("name: example_mcp_weather\nexpose_tools_over_mcp: true\nmcp:\n  catalog: true\n  rollout:\n    allow_tokenless: true")).server
 	full, narrowed := goldenCatalog(t)
 
 	// seedToken seeds a rollout allowed get_weather alone.
@@ -153,4 +155,43 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("resources-list: %+v", sc)
 		}
 	})
+}
+
+// TestCatalogOffered: a rollout server offers its model the server's tools
+// and nothing else: by default initialize advertises no resources, which
+// Claude Code would turn into three more tools for the model, and
+// resources/list is empty; with mcp.catalog: true, the catalog is offered
+// and listed.
+func TestCatalogOffered(t *testing.T) {
+	const resource = `{"description":"What this server offers: every tool you may call, with its schemas, annotations and route, and the server's session policy and limits.","mimeType":"application/json","name":"catalog","title":"fixture catalog","uri":"fixture://catalog"}`
+	for _, c := range []struct {
+		name, yaml, capabilities, resources string
+	}{
+		{"default", "", `{"logging":{},"tools":{"listChanged":true}}`, `[]`},
+		{"mcp.catalog: true", "\n  catalog: true", `{"logging":{},"resources":{"listChanged":true},"tools":{"listChanged":true}}`, `[` + resource + `]`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := autoexpose.ParseConfig([]byte("name: fixture\nexpose_tools_over_mcp: true\nmcp:\n  session_secret: \"" + testSecret + "\"" + c.yaml + "\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Logger = slog.New(slog.DiscardHandler)
+			h, door, _ := newFixture(t, cfg)
+			t.Cleanup(func() { door.Close() })
+			s := serve(t, h)
+			for _, proto := range []string{"2025-11-25", ""} {
+				cs := s.newClient().connect(mcpOptions{protocol: proto})
+				if b, _ := json.Marshal(cs.InitializeResult().Capabilities); string(b) != c.capabilities {
+					t.Errorf("protocol %q: capabilities %s\nwant %s", proto, b, c.capabilities)
+				}
+				list, err := cs.ListResources(t.Context(), nil)
+				if err != nil {
+					t.Fatalf("protocol %q: resources/list: %v", proto, err)
+				}
+				if b, _ := json.Marshal(list.Resources); string(b) != c.resources {
+					t.Errorf("protocol %q: resources/list %s\nwant %s", proto, b, c.resources)
+				}
+			}
+		})
+	}
 }

@@ -146,8 +146,9 @@ func (h *hostile) waitEnded(t *testing.T) ended {
 	return ended{}
 }
 
-// sse is the body of a one-event SSE response carrying data.
-func sse(data string) string { return "event: message\ndata: " + data + "\n\n" }
+// answerOf is the body of the answer to a POST whose one message is data:
+// data itself, since the answer streams nothing (application/json).
+func answerOf(data string) string { return data }
 
 // echoCall is a tools/call that the hostile server answers with its
 // arguments, and echoAnswer the answer: the server still serves.
@@ -160,8 +161,8 @@ const (
 func (h *hostile) stillServes(t *testing.T) {
 	t.Helper()
 	r := h.rawMCP(t, echoCall, raw{protocol: "2025-11-25"})
-	if r.Status != http.StatusOK || string(r.Body) != sse(echoAnswer) {
-		t.Errorf("after that, a good call got %d %q, want 200 %q", r.Status, r.Body, sse(echoAnswer))
+	if r.Status != http.StatusOK || string(r.Body) != answerOf(echoAnswer) {
+		t.Errorf("after that, a good call got %d %q, want 200 %q", r.Status, r.Body, answerOf(echoAnswer))
 	}
 }
 
@@ -212,8 +213,8 @@ func TestBadInput(t *testing.T) {
 			body:        call("record", `{"still":"serving"}`),
 			chunked:     true,
 			status:      http.StatusOK,
-			contentType: "text/event-stream",
-			want:        sse(echoAnswer),
+			contentType: "application/json",
+			want:        answerOf(echoAnswer),
 		},
 		{
 			name:        "invalid JSON",
@@ -233,8 +234,8 @@ func TestBadInput(t *testing.T) {
 			name:        "tool name of the wrong type",
 			body:        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}`,
 			status:      http.StatusOK,
-			contentType: "text/event-stream",
-			want:        sse(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"handling 'tools/call': invalid params: unmarshaling \"{\\\"name\\\":5}\" into a *mcp.CallToolParamsRaw: json: cannot unmarshal \"5}\" into Go struct field mcp.CallToolParamsRaw.name of type string"}}`),
+			contentType: "application/json",
+			want:        answerOf(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"handling 'tools/call': invalid params: unmarshaling \"{\\\"name\\\":5}\" into a *mcp.CallToolParamsRaw: json: cannot unmarshal \"5}\" into Go struct field mcp.CallToolParamsRaw.name of type string"}}`),
 		},
 		{
 			name:        "id of the wrong type",
@@ -247,8 +248,8 @@ func TestBadInput(t *testing.T) {
 			name:        "arguments of the wrong type",
 			body:        call("record", `[1,2]`),
 			status:      http.StatusOK,
-			contentType: "text/event-stream",
-			want:        sse(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"HTTP 422 from POST /record: Invalid arguments for record (checked against its input schema; the route was not called): arguments: want object, got array"}],"structuredContent":{"error":{"code":"invalid_arguments","message":"arguments: want object, got array","status":422,"effect":"not_applied"}},"isError":true}}`),
+			contentType: "application/json",
+			want:        answerOf(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"HTTP 422 from POST /record: Invalid arguments for record (checked against its input schema; the route was not called): arguments: want object, got array"}],"structuredContent":{"error":{"code":"invalid_arguments","message":"arguments: want object, got array","status":422,"effect":"not_applied"}},"isError":true}}`),
 		},
 		{
 			name:        "arguments nested 10,000 levels",
@@ -261,8 +262,8 @@ func TestBadInput(t *testing.T) {
 			name:        "arguments nested as deep as the SDK reads",
 			body:        call("record", nested(990)),
 			status:      http.StatusOK,
-			contentType: "text/event-stream",
-			want:        sse(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.ReplaceAll(nested(990), `"`, `\"`) + `"}]}}`),
+			contentType: "application/json",
+			want:        answerOf(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.ReplaceAll(nested(990), `"`, `\"`) + `"}]}}`),
 			recorded:    nested(990),
 		},
 		{
@@ -271,16 +272,16 @@ func TestBadInput(t *testing.T) {
 			name:        "invalid UTF-8 in arguments",
 			body:        call("record", "{\"s\":\"a\xff\xfeb\"}"),
 			status:      http.StatusOK,
-			contentType: "text/event-stream",
-			want:        sse(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"s\":\"a\ufffd\ufffdb\"}"}]}}`),
+			contentType: "application/json",
+			want:        answerOf(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"s\":\"a\ufffd\ufffdb\"}"}]}}`),
 			recorded:    "{\"s\":\"a\xff\xfeb\"}",
 		},
 		{
 			name:        "a handler that panics",
 			body:        call("boom", `{}`),
 			status:      http.StatusOK,
-			contentType: "text/event-stream",
-			want:        sse(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"HTTP 500 from POST /boom: Internal Server Error"}],"structuredContent":{"error":{"code":"internal_server_error","message":"Internal Server Error","status":500,"effect":"unknown"}},"isError":true}}`),
+			contentType: "application/json",
+			want:        answerOf(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"HTTP 500 from POST /boom: Internal Server Error"}],"structuredContent":{"error":{"code":"internal_server_error","message":"Internal Server Error","status":500,"effect":"unknown"}},"isError":true}}`),
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -63,11 +63,11 @@ func TestRateLimit(t *testing.T) {
 		h := newHostile(t, "  rate_limit: {per_session: 0.01, burst: 1}\n")
 		const over = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Rate limit exceeded for this session; retry in 1m40s."}],` +
 			`"structuredContent":{"error":{"code":"rate_limited","message":"the session has made more calls than mcp.rate_limit allows","status":429,"effect":"not_applied","retry_after_ms":100000}},"isError":true}}`
-		if r := h.rawMCP(t, echoCall, raw{protocol: "2025-11-25"}); string(r.Body) != sse(echoAnswer) {
+		if r := h.rawMCP(t, echoCall, raw{protocol: "2025-11-25"}); string(r.Body) != answerOf(echoAnswer) {
 			t.Errorf("first client: %s", r.Body)
 		}
-		if r := h.newClient().rawMCP(t, echoCall, raw{protocol: "2025-11-25"}); string(r.Body) != sse(over) {
-			t.Errorf("second client:\n got %s\nwant %s", r.Body, sse(over))
+		if r := h.newClient().rawMCP(t, echoCall, raw{protocol: "2025-11-25"}); string(r.Body) != answerOf(over) {
+			t.Errorf("second client:\n got %s\nwant %s", r.Body, answerOf(over))
 		}
 	})
 }
@@ -79,7 +79,7 @@ func TestCallTimeout(t *testing.T) {
 	t.Parallel()
 	h := newHostile(t, "  call_timeout: 200ms\n")
 	timedOut := func(path string) string {
-		return sse(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"POST ` + path + ` timed out after 200ms."}],` +
+		return answerOf(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"POST ` + path + ` timed out after 200ms."}],` +
 			`"structuredContent":{"error":{"code":"timeout","message":"the handler did not answer within 200ms (mcp.call_timeout); it may still be running","status":504,"effect":"unknown"}},"isError":true}}`)
 	}
 
@@ -143,8 +143,8 @@ func TestResponseCap(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	const want = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Response from POST /huge exceeds the 4194304-byte limit (mcp.max_body_bytes)."}],` +
 		`"structuredContent":{"error":{"code":"response_too_large","message":"the response exceeds 4194304 bytes","status":200,"effect":"unknown"}},"isError":true}}`
-	if string(r.Body) != sse(want) {
-		t.Errorf("got %s\nwant %s", r.Body, sse(want))
+	if string(r.Body) != answerOf(want) {
+		t.Errorf("got %s\nwant %s", r.Body, answerOf(want))
 	}
 	h.mu.Lock()
 	written := h.written

@@ -18,8 +18,8 @@ import (
 // TestMCPGoClient: mcp-go's default Streamable HTTP client, given only the
 // rollout's token header, works under every session policy. It probes with
 // server/discover first: a stateless door speaks the 2026-07-28 protocol
-// with it; a stateful or exclusive door answers the probe with the spec's
-// UnsupportedProtocolVersionError, so the client falls back to initialize
+// with it; a stateful or exclusive door answers the probe with method not
+// found, so the client falls back to initialize
 // (2025-11-25) instead of settling on a version the transport refuses. The
 // HTTP call and the MCP calls of the rollout share its state.
 func TestMCPGoClient(t *testing.T) {
@@ -123,18 +123,18 @@ func mcpgoResult(t *testing.T, res *mcpgo.CallToolResult) string {
 
 // TestDiscoverUnsupportedVersion: the exact answer to a 2026-07-28
 // server/discover. A stateless door serves that version; a stateful or
-// exclusive one answers the spec's UnsupportedProtocolVersionError (-32022)
-// with the versions its transport serves, and keeps no session for it.
+// exclusive one answers method not found (-32601, HTTP 404 at that
+// version), as a server that predates discover does, and keeps no session
+// for it.
 func TestDiscoverUnsupportedVersion(t *testing.T) {
 	const body = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{` +
 		`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
 		`"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}}}`
-	const refused = `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"protocol version \"2026-07-28\" is not supported by this server",` +
-		`"data":{"supported":["2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"requested":"2026-07-28"}}}`
-	served := "event: message\ndata: " + `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",` +
+	const refused = `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"method not found: \"server/discover\""}}`
+	served := `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",` +
 		`"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fixture","version":"` + mainVersion() + `"}},"ttlMs":0,"cacheScope":"public",` +
 		`"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],` +
-		`"capabilities":{"logging":{},"resources":{"listChanged":true},"tools":{"listChanged":true}}}}` + "\n\n"
+		`"capabilities":{"logging":{},"tools":{"listChanged":true}}}}`
 	for _, c := range []struct {
 		name        string
 		mcp         autoexpose.MCPConfig
@@ -142,9 +142,9 @@ func TestDiscoverUnsupportedVersion(t *testing.T) {
 		contentType string
 		want        string
 	}{
-		{"stateless", autoexpose.MCPConfig{}, 200, "text/event-stream", served},
-		{"stateful", autoexpose.MCPConfig{Stateful: true}, 400, "application/json", refused},
-		{"exclusive", autoexpose.MCPConfig{Exclusive: true}, 400, "application/json", refused},
+		{"stateless", autoexpose.MCPConfig{}, 200, "application/json", served},
+		{"stateful", autoexpose.MCPConfig{Stateful: true}, 404, "application/json", refused},
+		{"exclusive", autoexpose.MCPConfig{Exclusive: true}, 404, "application/json", refused},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newPolicyServer(t, c.mcp)

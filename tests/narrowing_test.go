@@ -25,7 +25,7 @@ import (
 // middleware, whose tokens live one second.
 func narrowingServer(t *testing.T) *server {
 	t.Helper()
-	cfg, err := autoexpose.ParseConfig([]byte("name: four\nexpose_tools_over_mcp: true\nmcp:\n  session_secret: \"" + testSecret + "\"\n  rollout: {token_ttl: 1s}\n"))
+	cfg, err := autoexpose.ParseConfig([]byte("name: four\nexpose_tools_over_mcp: true\nmcp:\n  session_secret: \"" + testSecret + "\"\n  catalog: true\n  rollout: {token_ttl: 1s}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

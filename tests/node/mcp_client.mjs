@@ -9,6 +9,8 @@
 //
 // Scenario (HTTP):
 //   {"url": "http://127.0.0.1:PORT/mcp",
+//    "client": "ai-sdk",                            // optional: the Vercel AI SDK's MCP client
+//                                                   // (@ai-sdk/mcp) in place of the official SDK's
 //    "headers": {"X-Some-Header": "..."},          // sent on every MCP request
 //    "protocolVersion": "2025-06-18",               // optional: version the client asks for
 //    "timeoutMs": 30000,                            // optional: hard limit for the whole run
@@ -35,6 +37,10 @@
 //   {"op": "terminate"}                             -> ends the HTTP session (DELETE)
 //   {"op": "close"}                                 -> closes the client
 //
+// The "ai-sdk" client runs the steps list, call, resources, read, info, http,
+// connectHeadersFrom and close; it has no ping, no terminate and no
+// protocolVersion option.
+//
 // Output: one JSON document on stdout, {"ok": true, "results": [...]}, one
 // result per step; a step that throws records {"error": {"message", "code",
 // "data", "name"}} and the run goes on. Exit code 0 whenever the script itself
@@ -44,6 +50,7 @@ import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { createMCPClient } from '@ai-sdk/mcp';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -128,6 +135,50 @@ function observeInitialize(transport, version, record) {
   };
 }
 
+// AISDKClient gives @ai-sdk/mcp's client the methods of the official SDK's
+// Client that the steps use, so that one scenario runs on either peer.
+class AISDKClient {
+  constructor(client) {
+    this.client = client;
+  }
+
+  listTools(params, options) {
+    return this.client.listTools({ params, options });
+  }
+
+  callTool({ name, arguments: args }, _schema, options) {
+    return this.client.callTool({ name, arguments: args, options });
+  }
+
+  listResources(params, options) {
+    return this.client.listResources({ params, options });
+  }
+
+  readResource({ uri }, options) {
+    return this.client.readResource({ uri, options });
+  }
+
+  ping() {
+    throw new Error('the ai-sdk client has no ping');
+  }
+
+  getServerVersion() {
+    return this.client.serverInfo;
+  }
+
+  getServerCapabilities() {
+    return this.client.initializeResult.capabilities;
+  }
+
+  getInstructions() {
+    return this.client.instructions;
+  }
+
+  close() {
+    return this.client.close();
+  }
+}
+
 class Runner {
   constructor(scenario) {
     this.scenario = scenario;
@@ -142,7 +193,37 @@ class Runner {
     this.closing = new WeakSet();
   }
 
+  // connectAISDK connects @ai-sdk/mcp's client over Streamable HTTP. It
+  // negotiates by itself (server/discover, then initialize where the server
+  // does not serve discover), so the protocol version is what it settled on.
+  async connectAISDK() {
+    if (!this.url) throw new Error('the ai-sdk client needs a scenario "url"');
+    if (this.scenario.protocolVersion) throw new Error('the ai-sdk client takes no protocolVersion');
+    const transport = { sessionId: undefined };
+    const client = await createMCPClient({
+      name: 'mcpdoor-node-test-client',
+      version: '0.0.0',
+      transport: {
+        type: 'http',
+        url: this.url.href,
+        headers: { ...this.headers },
+        onSessionIdChange: (id) => {
+          transport.sessionId = id;
+        },
+      },
+      onUncaughtError: (err) => {
+        process.stderr.write(`mcp_client: ai-sdk: ${err && err.message ? err.message : err}\n`);
+      },
+    });
+    this.client = new AISDKClient(client);
+    this.transport = transport;
+    this.protocolVersion = client.initializeResult.protocolVersion;
+    return this.client;
+  }
+
   async connect() {
+    if (this.scenario.client === 'ai-sdk') return this.connectAISDK();
+    if (this.scenario.client !== undefined) throw new Error(`unknown client ${JSON.stringify(this.scenario.client)}`);
     const client = new Client({ name: 'mcpdoor-node-test-client', version: '0.0.0' }, { capabilities: {} });
     client.onerror = (err) => {
       // Background transport errors (e.g. a server refusing the optional GET

@@ -1,6 +1,7 @@
 // Package nodeclient lets Go tests drive an MCP server with a peer written by
-// someone else: the official TypeScript SDK client (tests/node/mcp_client.mjs)
-// and the official MCP conformance suite (tests/node/conformance.mjs), both
+// someone else: the official TypeScript SDK client or the Vercel AI SDK's
+// (@ai-sdk/mcp), both driven by tests/node/mcp_client.mjs, and the official
+// MCP conformance suite (tests/node/conformance.mjs), both
 // run on the Node 22 that tests/node installs as an npm dependency.
 //
 // The Node side is installed with
@@ -122,6 +123,7 @@ func nodeBinary() (string, error) {
 		node,
 		filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"),
 		filepath.Join(dir, "node_modules", "@modelcontextprotocol", "conformance", "package.json"),
+		filepath.Join(dir, "node_modules", "@ai-sdk", "mcp", "package.json"),
 	} {
 		if !isFile(need) {
 			return "", fmt.Errorf("%s is missing", need)
@@ -161,6 +163,12 @@ func unavailable(t testing.TB, err error) {
 	t.Skip(msg)
 }
 
+// AISDK is the Scenario.Client of @ai-sdk/mcp, the Vercel AI SDK's MCP
+// client, which negotiates the protocol by itself (server/discover first,
+// then initialize where discover is not served) and has no ping or
+// terminate.
+const AISDK = "ai-sdk"
+
 // Scenario is what mcp_client.mjs runs; Run also accepts any other value that
 // marshals to the same JSON (a map, or raw json.RawMessage). Exactly one of URL
 // (Streamable HTTP) and Command (stdio) is set.
@@ -168,6 +176,9 @@ type Scenario struct {
 	// URL is the MCP endpoint, e.g. "http://127.0.0.1:PORT/mcp". "http" steps
 	// go to its origin.
 	URL string `json:"url,omitempty"`
+	// Client is the peer that runs the MCP steps: "" for the official
+	// TypeScript SDK's client, AISDK for the Vercel AI SDK's (HTTP only).
+	Client string `json:"client,omitempty"`
 	// Headers are sent on every MCP request.
 	Headers map[string]string `json:"headers,omitempty"`
 	// ProtocolVersion, if set, is the version the client asks for in

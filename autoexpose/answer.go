@@ -1,0 +1,178 @@
+package autoexpose
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+)
+
+// An answer to a POST that streams nothing — its first message is the
+// JSON-RPC response — goes out as one application/json body, as NeMo Gym
+// answers it and as the go-sdk's StreamableHTTPOptions.JSONResponse writes
+// it; an answer that streams (a progress or log notification, or a request
+// to the client, before the response) stays an SSE stream. The client must
+// accept both (the go-sdk refuses a POST that does not).
+//
+// The door cannot know before a call runs whether its handler will send a
+// notification (a handler may call Log on any call, and a stateless session
+// sends info and above by default), so it holds the answer's first message
+// and decides on it: a response is the whole answer, and is written as
+// JSON; anything else starts the stream, sent on as it comes. Nothing
+// reaches the client before that decision, and a streamed answer is
+// delayed by nothing: its first message is written as soon as it is.
+// A batch (a JSON array body) keeps its stream, since its first response
+// need not be its last. The fast path (fastpath.go) decides the same way.
+
+// jsonAnswers serves next, the go-sdk's Streamable HTTP handler, writing
+// its answer to a POST that streams nothing as JSON (see above).
+func jsonAnswers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !accepts(r.Header.Values("Accept")) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body := &peekBody{ReadCloser: r.Body}
+		r.Body = body
+		a := &answerWriter{w: w, body: body}
+		next.ServeHTTP(a, r)
+		a.finish()
+	})
+}
+
+// peekBody remembers whether a request body is a batch: whether its first
+// byte that is not JSON whitespace is '['.
+type peekBody struct {
+	io.ReadCloser
+	seen, batch bool
+}
+
+func (p *peekBody) Read(b []byte) (int, error) {
+	n, err := p.ReadCloser.Read(b)
+	for i := 0; !p.seen && i < n; i++ {
+		switch b[i] {
+		case ' ', '\t', '\r', '\n':
+		default:
+			p.seen, p.batch = true, b[i] == '['
+		}
+	}
+	return n, err
+}
+
+// An answerWriter holds the go-sdk's SSE answer until its first message
+// tells whether the answer streams.
+type answerWriter struct {
+	w    http.ResponseWriter
+	body *peekBody
+	// passing: the answer is decided; what the go-sdk writes goes on as it
+	// writes it.
+	passing bool
+	held    []byte // the first event, until it is decided
+	status  int    // a 200 the go-sdk set, held with it
+}
+
+// eventPrefix and eventSuffix frame one SSE message event as the go-sdk
+// writes it on a stream without an event store (the door's): no id, no
+// retry.
+const (
+	eventPrefix = "event: message\ndata: "
+	eventSuffix = "\n\n"
+)
+
+func (a *answerWriter) Header() http.Header { return a.w.Header() }
+
+func (a *answerWriter) WriteHeader(status int) {
+	if a.passing || status != http.StatusOK {
+		a.pass()
+		a.w.WriteHeader(status)
+		return
+	}
+	a.status = status
+}
+
+func (a *answerWriter) Write(p []byte) (int, error) {
+	if a.passing {
+		return a.w.Write(p)
+	}
+	if a.held != nil {
+		// A second write: the first event was not the whole answer.
+		a.pass()
+		return a.w.Write(p)
+	}
+	if !a.sse() {
+		a.pass()
+		return a.w.Write(p)
+	}
+	a.held = append([]byte(nil), p...)
+	if !a.response() {
+		a.pass()
+	}
+	return len(p), nil
+}
+
+// FlushError flushes what is passed on; it holds a response, whose flush
+// would only split the answer. (http.NewResponseController calls it.)
+func (a *answerWriter) FlushError() error {
+	if !a.passing {
+		return nil
+	}
+	return http.NewResponseController(a.w).Flush()
+}
+
+// sse reports whether the go-sdk is answering with an event stream (and
+// not an error, or the JSON of a protocol-level refusal).
+func (a *answerWriter) sse() bool {
+	return a.w.Header().Get("Content-Type") == "text/event-stream" && !a.body.batch
+}
+
+// response reports whether the held write is one SSE event carrying a
+// JSON-RPC response: a message with an id and no method.
+func (a *answerWriter) response() bool {
+	data, ok := bytes.CutPrefix(a.held, []byte(eventPrefix))
+	if !ok {
+		return false
+	}
+	data, ok = bytes.CutSuffix(data, []byte(eventSuffix))
+	if !ok || bytes.IndexByte(data, '\n') >= 0 {
+		return false
+	}
+	var msg struct {
+		Method *string         `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	return json.Unmarshal(data, &msg) == nil && msg.Method == nil && len(msg.ID) > 0
+}
+
+// pass writes what is held and passes everything on from now on.
+func (a *answerWriter) pass() {
+	if a.passing {
+		return
+	}
+	a.passing = true
+	if a.status != 0 {
+		a.w.WriteHeader(a.status)
+	}
+	if a.held != nil {
+		// The go-sdk flushes after each event it writes, this one too: it
+		// is written from within its Write.
+		a.w.Write(a.held) // an error shows in the go-sdk's next write
+	}
+}
+
+// finish ends the answer once the go-sdk has written all of it: a held
+// response goes out as the JSON body, with the headers the go-sdk's JSON
+// mode sets.
+func (a *answerWriter) finish() {
+	if a.passing {
+		return
+	}
+	if a.held == nil {
+		a.pass()
+		return
+	}
+	a.passing = true
+	h := a.w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Del("Connection")
+	a.w.Write(a.held[len(eventPrefix) : len(a.held)-len(eventSuffix)])
+}
