@@ -47,7 +47,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.h.Serve
 //     wait for one of their session's mcp.max_concurrent_calls slots
 //     (fanout.go).
 func (d *Door) endpoint(m *MCPConfig) http.Handler {
-	h := limitBody(d.calls.maxBody, d.calls.inflight.track(d.withFastPath(m, d.calls.inflight.noteID(limitBatch(m.maxBatch(), d.calls.maxBody, d.transport(m))))))
+	h := limitBody(d.calls.maxBody, d.calls.inflight.track(d.withFastPath(m, d.calls.inflight.noteID(d.tel.off, limitBatch(m.maxBatch(), d.calls.maxBody, d.transport(m))))))
 	if m.Exclusive {
 		tokenHeader := ""
 		if d.calls.contract != nil {

@@ -46,11 +46,11 @@ func (f *inflight) lookup(h http.Header) *http.Request {
 
 // noteID notes the JSON-RPC id of the one request a POST to the go-sdk
 // carries, for its span (jsonrpc.request.id), which the go-sdk hands its
-// middleware no way to read. The body has been capped at the endpoint's
+// middleware no way to read; nothing while tracing is off. The body has been capped at the endpoint's
 // limit in front; whatever reading it met, the go-sdk meets too.
-func (f *inflight) noteID(next http.Handler) http.Handler {
+func (f *inflight) noteID(off func() bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.Body == nil {
+		if r.Method != http.MethodPost || r.Body == nil || off() {
 			next.ServeHTTP(w, r)
 			return
 		}

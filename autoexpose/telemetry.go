@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // The Door traces and measures every MCP request it serves, as
@@ -68,6 +69,23 @@ var durationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30
 // serverSpan is the option every span the Door starts takes.
 var serverSpan = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
 
+// unsetTracer and unsetPropagator are OpenTelemetry's globals as they
+// stand before a program sets them: a tracer provider whose spans record
+// nothing, and a propagator that reads nothing. Each is nil when the
+// program set it before this package's init ran.
+var unsetTracer, unsetPropagator = unsetGlobals()
+
+func unsetGlobals() (trace.TracerProvider, propagation.TextMapPropagator) {
+	tp, prop := otel.GetTracerProvider(), otel.GetTextMapPropagator()
+	if _, span := tp.Tracer(instrumentation).Start(context.Background(), "probe"); span.IsRecording() {
+		tp = nil
+	}
+	if len(prop.Fields()) > 0 {
+		prop = nil
+	}
+	return tp, prop
+}
+
 // telemetry is what a Door traces and measures with: Config's providers
 // and propagator, or OpenTelemetry's globals, which delegate to whatever
 // the program sets later.
@@ -77,24 +95,25 @@ type telemetry struct {
 	operations metric.Float64Histogram // mcp.server.operation.duration
 	sessions   metric.Float64Histogram // mcp.server.session.duration
 	transport  string                  // network.transport: tcp, or pipe over stdio
+	// What off reads: the tracer provider is a no-op one, or the global;
+	// the propagator is the global.
+	noTracer, globalTracer, globalPropagator bool
 }
 
 func newTelemetry(cfg *Config, stdio bool) *telemetry {
 	tp, mp, prop := cfg.TracerProvider, cfg.MeterProvider, cfg.Propagators
+	t := &telemetry{globalTracer: tp == nil, globalPropagator: prop == nil, transport: "tcp"}
 	if tp == nil {
 		tp = otel.GetTracerProvider()
 	}
+	_, t.noTracer = tp.(noop.TracerProvider)
 	if mp == nil {
 		mp = otel.GetMeterProvider()
 	}
 	if prop == nil {
 		prop = otel.GetTextMapPropagator()
 	}
-	t := &telemetry{
-		tracer:     tp.Tracer(instrumentation, trace.WithInstrumentationVersion(version())),
-		propagator: prop,
-		transport:  "tcp",
-	}
+	t.tracer, t.propagator = tp.Tracer(instrumentation, trace.WithInstrumentationVersion(version())), prop
 	if stdio {
 		t.transport = "pipe"
 	}
@@ -112,6 +131,18 @@ func newTelemetry(cfg *Config, stdio bool) *telemetry {
 	return t
 }
 
+// off reports whether tracing is off: no tracer provider that records
+// (a no-op one, or the globals while the program has set none), and no
+// propagator (the global, while unset). A request then starts no span:
+// there is nothing to record, nor any context to carry on.
+func (t *telemetry) off() bool {
+	tracerOff := t.noTracer || t.globalTracer && unsetTracer != nil && otel.GetTracerProvider() == unsetTracer
+	return tracerOff && t.globalPropagator && unsetPropagator != nil && otel.GetTextMapPropagator() == unsetPropagator
+}
+
+// noSpan is the span of a request while tracing is off.
+var noSpan = trace.SpanFromContext(context.Background())
+
 // An operation is one MCP request being served: its span, and what its
 // measurement needs.
 type operation struct {
@@ -123,13 +154,26 @@ type operation struct {
 }
 
 // start starts the span of an MCP request of method (for tools/call, of
-// tool), named name, in ctx, the context the request is handled in. Its
+// tool), named name ("" for method, or "tools/call <tool>"), in ctx, the
+// context the request is handled in. Its
 // parent is the trace context of meta (the request's params._meta), else
 // that of header (its HTTP request's), else the span of ambient (the HTTP
 // request that carried it; nil over stdio). The context returned carries
 // the span.
 func (t *telemetry) start(ctx context.Context, name, method, tool string, meta, header propagation.TextMapCarrier, ambient *http.Request) (context.Context, operation) {
-	op := operation{method: method, tool: tool}
+	op := operation{span: noSpan, method: method, tool: tool}
+	if t.operations.Enabled(ctx) {
+		op.start = time.Now()
+	}
+	if t.off() {
+		return ctx, op
+	}
+	if name == "" {
+		name = method
+		if tool != "" {
+			name = method + " " + tool
+		}
+	}
 	parent := ctx
 	var ambientSC trace.SpanContext
 	if ambient != nil {
@@ -161,9 +205,6 @@ func (t *telemetry) start(ctx context.Context, name, method, tool string, meta, 
 			// The conventions parent on _meta, and link the transport's span.
 			op.span.AddLink(trace.Link{SpanContext: ambientSC})
 		}
-	}
-	if t.operations.Enabled(ctx) {
-		op.start = time.Now()
 	}
 	return ctx, op
 }
@@ -259,11 +300,10 @@ func toolFailure(res *mcp.CallToolResult) (errType, message string) {
 func (d *Door) traced(next mcp.MethodHandler) mcp.MethodHandler {
 	t := d.tel
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		name, tool := method, ""
+		tool := ""
 		m := metaOf(req)
 		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil && method == "tools/call" {
 			tool = p.Name
-			name = method + " " + tool
 		}
 		var meta propagation.TextMapCarrier
 		if m != nil {
@@ -280,7 +320,7 @@ func (d *Door) traced(next mcp.MethodHandler) mcp.MethodHandler {
 		if header != nil && !strings.HasPrefix(method, "notifications/") {
 			id = d.calls.inflight.id(header)
 		}
-		ctx, op := t.start(ctx, name, method, tool, meta, carrier, ambient)
+		ctx, op := t.start(ctx, "", method, tool, meta, carrier, ambient)
 		res, err := next(ctx, method, req)
 		ss, _ := req.GetSession().(*mcp.ServerSession)
 		op.describe(id, sessionID(ss), requestProtocol(method, m, res, ss, header))
