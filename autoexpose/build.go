@@ -139,6 +139,7 @@ func (b *builder) door(tools []toolSpec, target http.Handler, routes chi.Routes)
 		tools:  make(map[string]*tool),
 		life:   newLifecycle(),
 		serves: target,
+		tel:    newTelemetry(b.cfg, b.stdio),
 		calls: &calls{
 			log:          b.log,
 			contract:     b.contract,
@@ -163,7 +164,7 @@ func (b *builder) door(tools []toolSpec, target http.Handler, routes chi.Routes)
 	for _, tl := range tools {
 		rt := tl.route
 		t := &tool{toolSpec: tl, path: "/" + tl.Name, fast: !bindsHeaders(tl.InputSchema), imageBudget: imageBudget(m.maxBodyBytes())}
-		t.request = "POST " + t.path
+		t.request, t.spanName = "POST "+t.path, "tools/call "+t.Name
 		if rest := tl.rest; rest != nil {
 			t.path, t.request = rt.Pattern, rt.Method+" "+rt.Pattern
 			if len(rest.params) > 0 {

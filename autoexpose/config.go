@@ -15,6 +15,9 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/header"
@@ -108,6 +111,18 @@ type Config struct {
 	// misrouted (421): free what the server keeps for it. It runs on the
 	// goroutine that ended the session, and must not block for long.
 	OnSessionEnd func(ctx context.Context, sid string) `yaml:"-"`
+
+	// TracerProvider, MeterProvider and Propagators are what the Door
+	// traces, measures and reads trace context with (docs/observability.md):
+	// a span and a duration for every MCP request, in OpenTelemetry's
+	// semantic conventions for MCP. Nil: OpenTelemetry's globals
+	// (otel.GetTracerProvider and the others), which are no-ops until the
+	// program sets them.
+	TracerProvider trace.TracerProvider `yaml:"-"`
+	// MeterProvider: see TracerProvider.
+	MeterProvider metric.MeterProvider `yaml:"-"`
+	// Propagators: see TracerProvider.
+	Propagators propagation.TextMapPropagator `yaml:"-"`
 
 	// sessions is what UseSessions made: the manager whose middleware the
 	// router uses, and the door's view of the same sessions. A tool call

@@ -25,8 +25,8 @@ import (
 // RemoteAddr and TLS of the MCP request. Its context carries the caller's
 // session (in place of any the MCP request's context held), the caller's
 // rollout id (its token's, else that of the /ng-rollout/ prefix it came
-// under), and the MCP call mc (for Progress, Log, Elicit and Sample), and
-// it ends when the client cancels the call or goes away, or the door
+// under), the MCP call mc (for Progress, Log, Elicit and Sample) and the
+// call's span (telemetry.go), and it ends when the client cancels the call or goes away, or the door
 // closes.
 func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, mc *mcpCall, in input) *dispatch.Response {
 	rc := in.call
@@ -55,6 +55,7 @@ func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.Call
 	// gets what it would have put there.
 	ctx = sessions.WithStore(session.NewContext(ctx, who.sid), c.sessions.Store())
 	ctx = withMCPCall(ctx, mc)
+	ctx = withSpan(ctx, mc)
 	if t.checked != nil {
 		ctx = withChecked(ctx, t.checked, in.body)
 	}

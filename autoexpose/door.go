@@ -30,6 +30,7 @@ type Door struct {
 	// io.modelcontextprotocol/serverInfo, encoded.
 	serverInfo []byte
 	calls      *calls
+	tel        *telemetry
 	handler    http.Handler // the MCP endpoint; nil for a Door that serves no MCP
 	life       *lifecycle   // nil for a Door that serves no MCP
 	slot       *slot        // the exclusive session's; nil unless mcp.exclusive

@@ -42,13 +42,14 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.h.Serve
 //  6. inflight (inflight.go): where a tool call finds its request;
 //  7. on a stateless door, the fast path (fastpath.go), which serves a
 //     single tools/call request itself;
-//  8. the batch limit (fanout.go): 413 for a JSON-RPC batch over
+//  8. noteID (inflight.go): the JSON-RPC id, for the request's span;
+//  9. the batch limit (fanout.go): 413 for a JSON-RPC batch over
 //     mcp.max_batch;
-//  9. the go-sdk's Streamable HTTP handler (server.go), whose tool calls
+//  10. the go-sdk's Streamable HTTP handler (server.go), whose tool calls
 //     wait for one of their session's mcp.max_concurrent_calls slots
 //     (fanout.go).
 func (d *Door) endpoint(m *MCPConfig) http.Handler {
-	h := limitBody(d.calls.maxBody, d.calls.inflight.track(d.withFastPath(m, limitBatch(m.maxBatch(), d.calls.maxBody, d.transport(m)))))
+	h := limitBody(d.calls.maxBody, d.calls.inflight.track(d.withFastPath(m, d.calls.inflight.noteID(d.tel.off, limitBatch(m.maxBatch(), d.calls.maxBody, d.transport(m))))))
 	if m.Exclusive {
 		tokenHeader := ""
 		if d.calls.contract != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/propagation"
 )
 
 // The fast path serves the hot case of a stateless endpoint — one POST
@@ -144,6 +145,8 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 		Params: &mcp.CallToolParamsRaw{Name: c.tool.Name, Arguments: c.args, InputResponses: c.answers, RequestState: c.state},
 		Extra:  &mcp.RequestExtra{Header: r.Header},
 	}
+	traced, op := f.d.tel.start(r.Context(), c.tool.spanName, "tools/call", c.tool.Name, c.trace.carrier(), propagation.HeaderCarrier(r.Header), nil)
+	op.describe(c.id, "", c.version)
 	mc := &mcpCall{
 		req:           req,
 		to:            s,
@@ -151,9 +154,12 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 		version:       c.version,
 		capabilities:  c.capabilities,
 		stateless:     true,
+		traced:        traced,
 	}
 	res := f.d.calls.call(r.Context(), c.tool, req, mc)
 	s.respond(r.Context(), f.d, c, res)
+	errType, message := toolFailure(res)
+	f.d.tel.end(traced, &op, errType, message)
 }
 
 // chunkedWithoutFlush reports whether the response is net/http's own, to an

@@ -87,6 +87,8 @@ func FuzzFastPath(f *testing.F) {
 		f.Add(uint8(0), []byte(callBody(v, "1", "echo", `{"text":"hi"}`, "")))
 		f.Add(uint8(0), []byte(callBody(v, `"x"`, "raw", `{"a": [1, 2.5e3, null, true]}`, `"progressToken":3`)))
 		f.Add(uint8(0), []byte(callBody(v, "2", "report", `{}`, `"progressToken":"p"`)))
+		f.Add(uint8(0), []byte(callBody(v, "3", "echo", `{"text":"hi"}`, `"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","tracestate":"rojo=00f067aa0ba902b7","baggage":"user=alice"`)))
+		f.Add(uint8(0), []byte(callBody(v, "4", "echo", `{"text":"hi"}`, `"traceparent":"not a traceparent","baggage":{"user":"alice"}`)))
 		f.Add(uint8(0), []byte(callBody(v, "3", "rich", `{}`, "")))
 		f.Add(uint8(0), []byte(callBody(v, "4", "ask", `{}`, "")))
 	}

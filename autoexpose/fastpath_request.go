@@ -26,6 +26,9 @@ type fastCall struct {
 	// earlier round, and the state it echoes (2026-07-28).
 	answers mcp.InputResponseMap
 	state   string
+	// trace is the W3C trace context and baggage of _meta (see
+	// traceKeys), for the call's span.
+	trace traceMeta
 }
 
 // readCall reads body as the one tools/call request of an HTTP request
@@ -153,18 +156,27 @@ var paramKeys = [...]string{"name", "arguments", "_meta", "inputResponses", "req
 const protocolVersion2026 = "2026-07-28"
 
 // readMeta reads a tools/call request's _meta into c. Before 2026-07-28,
-// _meta may hold a progressToken only; from 2026-07-28 on, it must hold
-// the protocol version (the request's own) and the client's capabilities,
-// and may hold the client's information, a log level and a progressToken.
-// Every value must be one the go-sdk accepts as it stands.
+// _meta may hold a progressToken and trace context (traceparent,
+// tracestate, baggage: strings the go-sdk ignores) only; from 2026-07-28
+// on, it must hold the protocol version (the request's own) and the
+// client's capabilities, and may hold the client's information, a log
+// level, a progressToken and trace context. Every value must be one the
+// go-sdk accepts as it stands.
 func readMeta(c *fastCall, meta []byte, modern bool) bool {
-	var seen [5]bool // the keys of metaKeys
+	var seen [len(metaKeys)]bool
 	ok := members(meta, func(key, val []byte) bool {
 		i := indexOf(metaKeys[:], key)
-		if i < 0 || seen[i] || (i > 0 && !modern) {
+		if i < 0 || seen[i] || (i > 0 && i < firstTraceKey && !modern) {
 			return false
 		}
 		seen[i] = true
+		if i >= firstTraceKey {
+			if !plainString(val) {
+				return false
+			}
+			c.trace[i-firstTraceKey] = string(val[1 : len(val)-1])
+			return true
+		}
 		switch i {
 		case 0:
 			c.progress = progressToken(val)
@@ -195,7 +207,11 @@ var metaKeys = [...]string{
 	mcp.MetaKeyClientCapabilities,
 	mcp.MetaKeyClientInfo,
 	mcp.MetaKeyLogLevel, //lint:ignore SA1019 see logLevels
+	traceKeys[0], traceKeys[1], traceKeys[2],
 }
+
+// firstTraceKey is the index in metaKeys of the first of traceKeys.
+const firstTraceKey = 5
 
 // clientCapabilities is the shape the go-sdk reads a request's client
 // capabilities into: mcp.ClientCapabilities, with roots a pointer.

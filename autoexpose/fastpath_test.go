@@ -515,6 +515,22 @@ func TestFastPathGoldenServedAlike(t *testing.T) {
 	}
 }
 
+// TestFastPathGoldenTraced: a call whose _meta carries W3C trace context
+// and baggage (as an agent's OpenTelemetry instrumentation sends them) stays
+// on the fast path, answered as the go-sdk answers it; trace context that
+// is not a plain string goes to the go-sdk.
+func TestFastPathGoldenTraced(t *testing.T) {
+	p := newGoldenPair(t, "", false)
+	const trace = `"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","tracestate":"rojo=00f067aa0ba902b7,congo=t61rcWkgMzE","baggage":"userId=alice,serverNode=DF%2028"`
+	for _, v := range goldenVersions {
+		t.Run(v, func(t *testing.T) {
+			p.compare(t, goldenRequest{header: callHeader(v, "echo"), body: callBody(v, "1", "echo", `{"text":"hi"}`, trace), fast: true})
+			p.compare(t, goldenRequest{header: callHeader(v, "echo"), body: callBody(v, "2", "echo", `{"text":"hi"}`, `"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","progressToken":"p"`), fast: true})
+			p.compare(t, goldenRequest{header: callHeader(v, "echo"), body: callBody(v, "3", "echo", `{"text":"hi"}`, `"baggage":{"userId":"alice"}`)})
+		})
+	}
+}
+
 // TestFastPathOff: with mcp.disable_fast_path, on a stateful door, and once
 // Server has handed the go-sdk server out, the go-sdk answers every call.
 func TestFastPathOff(t *testing.T) {

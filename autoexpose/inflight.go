@@ -1,6 +1,7 @@
 package autoexpose
 
 import (
+	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -17,6 +18,7 @@ const requestRefHeader = "Mcpdoor-Request-Ref"
 type inflight struct {
 	next atomic.Uint64
 	reqs sync.Map // ref string → *http.Request
+	ids  sync.Map // ref string → []byte: the id of the one JSON-RPC request a POST carries (see noteID)
 }
 
 // track serves h with r registered for the duration.
@@ -40,4 +42,32 @@ func (f *inflight) lookup(h http.Header) *http.Request {
 	r, _ := f.reqs.Load(ref)
 	req, _ := r.(*http.Request)
 	return req
+}
+
+// noteID notes the JSON-RPC id of the one request a POST to the go-sdk
+// carries, for its span (jsonrpc.request.id), which the go-sdk hands its
+// middleware no way to read; nothing while tracing is off. The body has been capped at the endpoint's
+// limit in front; whatever reading it met, the go-sdk meets too.
+func (f *inflight) noteID(off func() bool, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil || off() {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		unread(r, body)
+		if id := requestID(body); id != nil {
+			ref := r.Header.Get(requestRefHeader)
+			f.ids.Store(ref, []byte(id))
+			defer f.ids.Delete(ref)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// id returns the id noteID noted of the request whose header h is, or nil.
+func (f *inflight) id(h http.Header) []byte {
+	id, _ := f.ids.Load(h.Get(requestRefHeader))
+	b, _ := id.([]byte)
+	return b
 }

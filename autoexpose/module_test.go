@@ -8,11 +8,24 @@ import (
 	"testing"
 )
 
+// banned are the modules a user's build of the library must not compile,
+// nor its module graph hold: mark3labs/mcp-go (the benchmark program that
+// measures against it lives in bench/), goleak (for tests), and
+// OpenTelemetry's SDK, exporters and instrumentations (the library uses
+// OpenTelemetry's API alone; the program that wires them is the user's).
+var banned = []string{
+	"github.com/mark3labs/mcp-go",
+	"go.uber.org/goleak",
+	"go.opentelemetry.io/otel/sdk",
+	"go.opentelemetry.io/otel/exporters",
+	"go.opentelemetry.io/contrib",
+	"go.opentelemetry.io/proto",
+}
+
 // TestModuleDeps: the library module's packages, which a user's build
-// compiles, import neither mark3labs/mcp-go nor goleak: the benchmark
-// program that measures against mcp-go lives in a module of its own
-// (bench/), and goleak is for tests. A user's build ignores this
-// repository's go.work, and so does the check (GOWORK=off).
+// compiles, import none of the banned modules, and the OpenTelemetry API
+// only. A user's build ignores this repository's go.work, and so does the
+// check (GOWORK=off).
 func TestModuleDeps(t *testing.T) {
 	goCmd, root := goTool(t)
 	list := exec.Command(goCmd, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./...")
@@ -22,21 +35,27 @@ func TestModuleDeps(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list -deps ./...: %v\n%s", err, out)
 	}
+	api := false
 	for pkg := range strings.Lines(string(out)) {
 		pkg = strings.TrimSpace(pkg)
-		for _, banned := range []string{"github.com/mark3labs/mcp-go", "go.uber.org/goleak"} {
+		api = api || pkg == "go.opentelemetry.io/otel/trace"
+		for _, banned := range banned {
 			if pkg == banned || strings.HasPrefix(pkg, banned+"/") {
-				t.Errorf("the library module's packages import %s: keep it to tests or to another module (bench/)", pkg)
+				t.Errorf("the library module's packages import %s: keep it to tests or to another module (bench/, tests/, examples/)", pkg)
 			}
 		}
+	}
+	if !api {
+		t.Errorf("the library module's packages do not import go.opentelemetry.io/otel/trace: the door traces with OpenTelemetry's API")
 	}
 }
 
 // TestUserModuleGraph: the module graph of a user's one-file program that
-// imports autoexpose names neither mark3labs/mcp-go nor goleak. A module
-// graph holds every requirement of the modules it uses, test-only ones
-// included, so the library's go.mod must require neither: they belong to
-// the modules of bench/ and tests/. The program's module replaces mcpdoor
+// imports autoexpose names none of the banned modules, and holds
+// OpenTelemetry's API. A module graph holds every requirement of the
+// modules it uses, test-only ones included, so the library's go.mod must
+// require none of them: they belong to the modules of bench/, tests/ and
+// examples/. The program's module replaces mcpdoor
 // with this checkout, ignores go.work, and resolves from the module cache
 // alone (GOPROXY=off); without what it needs there, the test is skipped.
 func TestUserModuleGraph(t *testing.T) {
@@ -44,7 +63,7 @@ func TestUserModuleGraph(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"main.go": "package main\n\nimport \"github.com/mcpdoor/mcpdoor/autoexpose\"\n\nfunc main() { _ = autoexpose.Config{} }\n",
-		"go.mod": "module example.com/user\n\ngo 1.25.5\n\nrequire github.com/mcpdoor/mcpdoor v0.0.0\n\n" +
+		"go.mod": "module example.com/user\n\ngo 1.26.0\n\nrequire github.com/mcpdoor/mcpdoor v0.0.0\n\n" +
 			"replace github.com/mcpdoor/mcpdoor => " + filepath.ToSlash(root) + "\n",
 	}
 	for name, content := range files {
@@ -67,11 +86,16 @@ func TestUserModuleGraph(t *testing.T) {
 		t.Fatalf("go mod graph: %v\n%s", err, graph)
 	}
 	for line := range strings.Lines(graph) {
-		for _, banned := range []string{"github.com/mark3labs/mcp-go@", "go.uber.org/goleak@"} {
-			if strings.Contains(line, banned) {
-				t.Errorf("a user's module graph has %q: keep %s out of the library's go.mod (bench/ and tests/ are modules of their own)", strings.TrimSpace(line), strings.TrimSuffix(banned, "@"))
+		for _, banned := range banned {
+			// A module path, or one under it: ".../sdk@v1" and ".../sdk/metric@v1".
+			if strings.Contains(line, " "+banned+"@") || strings.Contains(line, " "+banned+"/") ||
+				strings.HasPrefix(line, banned+"@") || strings.HasPrefix(line, banned+"/") {
+				t.Errorf("a user's module graph has %q: keep %s out of the library's go.mod (bench/, tests/ and examples/ are modules of their own)", strings.TrimSpace(line), banned)
 			}
 		}
+	}
+	if !strings.Contains(graph, " go.opentelemetry.io/otel@") {
+		t.Errorf("a user's module graph lacks go.opentelemetry.io/otel, the API the door traces with:\n%s", graph)
 	}
 }
 

@@ -33,6 +33,9 @@ type mcpCall struct {
 	// request.)
 	stateless bool
 	input     inputRound
+	// traced is the context of the call's span, when the call's context
+	// does not carry it (the fast path's, see dispatch); nil when it does.
+	traced context.Context
 }
 
 // A notifier sends a tool call's notifications to the client that made it,

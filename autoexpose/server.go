@@ -32,6 +32,7 @@ func (d *Door) newServer() *mcp.Server {
 		d.addCatalog(s)
 	}
 	s.AddReceivingMiddleware(d.middleware)
+	s.AddReceivingMiddleware(d.traced) // outside the middleware: its refusals are traced too
 	return s
 }
 

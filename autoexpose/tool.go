@@ -50,6 +50,7 @@ type tool struct {
 	toolSpec
 	path     string // the request path, "/<name>"; a REST tool's pattern
 	request  string // the method and path that texts name: "POST /<name>", "GET /api/notes/{id}/"
+	spanName string // its calls' span's: "tools/call <name>"
 	resolved *argcheck.Schema
 	// checked is the schema the route's typed handler checks its body
 	// against, when the door's own check of the arguments covers it (see

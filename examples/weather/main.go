@@ -11,7 +11,8 @@
 //	claude mcp add weather -- go run ./examples/weather -stdio
 //
 // -config stateful.yaml serves stateful sessions (Mcp-Session-Id) instead
-// of the default stateless transport. SIGINT or SIGTERM closes the MCP
+// of the default stateless transport. With OTEL_EXPORTER_OTLP_ENDPOINT set,
+// it exports traces and metrics over OTLP/HTTP (telemetry.go). SIGINT or SIGTERM closes the MCP
 // door, then shuts the HTTP server down. The server is in server.go; this
 // file runs it.
 package main
@@ -58,6 +59,17 @@ func run(addr, file string, stdio bool, log *slog.Logger) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	stopTelemetry, err := startTelemetry(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := stopTelemetry(flush); err != nil {
+			log.Warn("weather: flushing telemetry", "err", err)
+		}
+	}()
 	if stdio {
 		r, err := newRouter(&cfg)
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 	"github.com/mcpdoor/mcpdoor/session"
@@ -90,6 +91,9 @@ func newRouter(cfg *autoexpose.Config) (chi.Router, error) {
 
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
+	// Each route's span, under the MCP call's when mcpdoor dispatches it:
+	// a middleware mcpdoor does not know, so tool calls replay through it.
+	r.Use(otelhttp.NewMiddleware("weather"))
 	r.Use(sessions.Middleware)
 	r.Method(http.MethodPost, "/get_weather", autoexpose.Handler(s.getWeather,
 		autoexpose.Describe("Get the current weather in a city.")))

@@ -33,16 +33,17 @@ func testServer(t *testing.T, config string) (*autoexposetest.Server, *autoexpos
 }
 
 // TestDoors: every tool answers alike over HTTP and over MCP, stateless
-// (server.yaml) and stateful (stateful.yaml), and every tool route is
-// called directly: the router's middlewares are transparent.
+// (server.yaml) and stateful (stateful.yaml), and every tool call is
+// replayed through the router: its otelhttp middleware, which mcpdoor does
+// not know, must run.
 func TestDoors(t *testing.T) {
 	for _, config := range []string{"server.yaml", "stateful.yaml"} {
 		t.Run(config, func(t *testing.T) {
 			ts, door := testServer(t, config)
 			autoexposetest.Verdicts(t, door, map[string]string{
-				"forecast":           "direct",
-				"get_weather":        "direct",
-				"list_cities":        "direct",
+				"forecast":           "replay",
+				"get_weather":        "replay",
+				"list_cities":        "replay",
 				"POST /seed_session": "reserved",
 				"POST /verify":       "reserved",
 			})
