@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 )
 
 // sessionIDHeader is the Streamable HTTP transport's session header.
@@ -75,6 +77,12 @@ func (d *Door) endpoint(m *MCPConfig) http.Handler {
 			requestSID: func(r *http.Request) string {
 				sid, _ := d.calls.sessions.Read(r)
 				return sid
+			},
+			forget: func(w http.ResponseWriter, r *http.Request) {
+				if sid, ok := sessions.FromContext(r.Context()); ok {
+					d.calls.sessions.Store().Drop(r.Context(), sid)
+					d.calls.sessions.DropCookie(w.Header())
+				}
 			},
 		}
 		if d.calls.contract != nil && !m.Rollout.AllowTokenless {

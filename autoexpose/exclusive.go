@@ -128,6 +128,10 @@ type slot struct {
 	cookieSID func(http.Header) string
 	// requestSID returns the session a request's session cookie names, or "".
 	requestSID func(*http.Request) string
+	// forget drops the session a middleware in front made for a request
+	// that named none (its id is in the request's context), with its
+	// cookie from the response: a refused seed leaves nothing behind.
+	forget func(w http.ResponseWriter, r *http.Request)
 
 	mu         sync.Mutex
 	holder     string         // the live session's id, or ""
@@ -287,6 +291,9 @@ func (s *slot) wrapSeed(next http.Handler) http.Handler {
 			s.end(lapsed)
 		}
 		if busy {
+			if who == "" {
+				s.forget(w, r)
+			}
 			w.Header().Set("Retry-After", busyRetry)
 			http.Error(w, seedBusyText, http.StatusServiceUnavailable)
 			return

@@ -236,3 +236,48 @@ func TestExclusiveFailedConnect(t *testing.T) {
 		cs.Close()
 	})
 }
+
+// TestExclusiveRefusedSeedHoldsNoSession: a seed refused because the
+// replica is busy leaves nothing behind: no session cookie goes out with
+// the 503, and the session a session middleware in front made for the
+// request is not held (a balancer's retries would otherwise leave one
+// session per refused seed in the store).
+func TestExclusiveRefusedSeedHoldsNoSession(t *testing.T) {
+	cfg := enabled(MCPConfig{Exclusive: true, SessionSecret: []string{"a test secret of at least thirty-two bytes"}})
+	mw, err := cfg.UseSessions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := chi.NewRouter()
+	r.Use(mw.Middleware)
+	r.Post("/t", ok)
+	r.Post("/seed_session", ok)
+	r.Post("/verify", ok)
+	door, err := Install(r, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(door)
+	t.Cleanup(func() {
+		door.Close()
+		srv.Close()
+	})
+	if status, _, body, _, _ := seedAt(t, srv.URL, nil); status != http.StatusOK {
+		t.Fatalf("the first seed: %d %s", status, body)
+	}
+	status, _, _, set, _ := seedAt(t, srv.URL, nil)
+	if status != http.StatusServiceUnavailable {
+		t.Fatalf("the second seed: %d, want 503", status)
+	}
+	for _, c := range set {
+		if c.Name != door.calls.sessions.CookieName() {
+			continue
+		}
+		t.Errorf("the 503 sets the session cookie %q", c.Value)
+		if sid, err := door.calls.sessions.Decode(c.Value); err == nil {
+			if held, _ := door.calls.sessions.Store().Holds(context.Background(), sid); held {
+				t.Errorf("the refused seed's session %s is held", sid)
+			}
+		}
+	}
+}
