@@ -114,7 +114,7 @@ func FuncName(mw func(http.Handler) http.Handler) string {
 
 // foreign are packages of middlewares that known lists but mcpdoor does
 // not import, so closureNames cannot hold their closures' positions.
-var foreign = []string{"github.com/go-chi/render"}
+var foreign = []string{"github.com/go-chi/render", "go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"}
 
 // packageName names the closure Go calls name, whose code is in file,
 // after the foreign package that file is in and the function that made
@@ -174,7 +174,16 @@ func isTransparent(name string, extra []string) bool {
 // a logger, a recoverer, a request id, mcpdoor's session middleware. A
 // timeout, a throttle, a body limit, auth or unknown code may cut or
 // refuse them.
-func Harmless(name string) bool { return known[name].front }
+func Harmless(name string) bool {
+	return known[name].front || strings.HasPrefix(name, otelhttpMiddleware+".func")
+}
+
+// otelhttpMiddleware is OpenTelemetry's HTTP middleware constructor. The
+// closures it returns (numbered as its version's code has them) record a
+// span for the request and pass it on whole, so in front of the MCP
+// endpoint they do no harm; a route behind one replays, so that its span
+// is made.
+const otelhttpMiddleware = "go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp.NewMiddleware"
 
 // HasMiddleware reports whether some route of the report, or the router
 // itself, has the middleware called name (or, as for
