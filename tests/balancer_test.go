@@ -70,16 +70,7 @@ func TestBalancerAffinity(t *testing.T) {
 		t.Run(ex.name, func(t *testing.T) {
 			_, addrs := startReplicas(t, ex, "", replicaCount)
 			lb := startHAProxy(t, "haproxy-affinity.cfg", addrs)
-			for _, prefix := range []string{"", gymPrefix} {
-				for _, ro := range ex.rollouts {
-					if v := mcpAgentRollout(t, balanced(t, lb, prefix), lb.url, "", ro.seed, ro.calls, nil); v.Reward != 1 {
-						t.Errorf("MCP door, %s%s: reward %v, want 1", prefix, ro.name, v.Reward)
-					}
-					if v := simpleAgentRollout(t, balanced(t, lb, prefix), ro.seed, ro.calls, nil); v.Reward != 1 {
-						t.Errorf("HTTP door, %s%s: reward %v, want 1", prefix, ro.name, v.Reward)
-					}
-				}
-			}
+			wholeRollouts(t, lb, ex)
 			// The rollouts were spread: round robin placed the seeds on
 			// more than one replica.
 			if servers := seedServers(lb.logged(t)); len(servers) < 2 {
