@@ -513,9 +513,7 @@ func sharedStore(t *testing.T) []string {
 }
 
 // wholeRollouts plays every rollout of ex through lb over both doors,
-// with and without Gym's prefix, and wants reward 1 from each; HAProxy's
-// log (when lb is HAProxy) then shows no request refused as misrouted, and
-// the rollouts spread over the replicas.
+// with and without Gym's prefix, and wants reward 1 from each.
 func wholeRollouts(t *testing.T, lb *realBalancer, ex gymExample) {
 	t.Helper()
 	for _, prefix := range []string{"", gymPrefix} {
