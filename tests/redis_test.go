@@ -21,7 +21,12 @@ import (
 type redisServer struct {
 	Addr   string
 	Client *redis.Client // closed when the test ends
+	stop   func()
 }
+
+// Stop stops the server before the test ends, as a Redis that goes down
+// would.
+func (s *redisServer) Stop() { s.stop() }
 
 // startRedis starts redis-server for the test, or skips the test when
 // there is none on PATH, unless MCPDOOR_REQUIRE_REPLICAS=1, which makes a
@@ -76,9 +81,12 @@ func runRedis(t testing.TB, bin string, port int) (*redisServer, error) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
+	var once sync.Once
 	stop := func() {
-		cmd.Process.Kill() // by its PID: the process this test started
-		<-exited
+		once.Do(func() {
+			cmd.Process.Kill() // by its PID: the process this test started
+			<-exited
+		})
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	client := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
@@ -107,7 +115,7 @@ func runRedis(t testing.TB, bin string, port int) (*redisServer, error) {
 		client.Close()
 		stop()
 	})
-	return &redisServer{Addr: addr, Client: client}, nil
+	return &redisServer{Addr: addr, Client: client, stop: stop}, nil
 }
 
 // lockedBuffer is a bytes.Buffer that a process's output and a test may use

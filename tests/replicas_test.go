@@ -652,3 +652,64 @@ func (g *replicaRollout) close() {
 		g.cs.Close()
 	}
 }
+
+// TestWorkplaceNoLostUpdate: parallel tool calls of one rollout (Claude
+// Code runs them so) that each change the office lose nothing, with one
+// workplace process, and with two processes sharing one Redis behind the
+// round-robin balancer: 20 concurrent crm_add_note calls over MCP, each
+// answered 200, leave 20 more notes on the record.
+func TestWorkplaceNoLostUpdate(t *testing.T) {
+	rs := startRedis(t)
+	env := []string{"MCPDOOR_REDIS_ADDR=" + rs.Addr}
+	for _, n := range []int{1, 2} {
+		t.Run(fmt.Sprintf("%d processes", n), func(t *testing.T) {
+			var replicas []http.Handler
+			for range n {
+				e := startExampleEnv(t, "workplace", exampleConfig("name: workplace_assistant\nexpose_tools_over_mcp: true\nmcp:"), env)
+				u, _ := url.Parse(e.url)
+				replicas = append(replicas, httputil.NewSingleHostReverseProxy(u))
+			}
+			b := newBalancer(t, replicas...)
+			g := newReplicaRollout(t, b.url, 0)
+			g.seed(`{"scenario":"qualify-stale-lead"}`)
+			agent := dialServer(t, b.url)
+			callTool := func(id int, tool, args string) httpResponse {
+				body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args)
+				return agent.rawMCP(t, body, raw{header: []string{tokenHeader, g.token}})
+			}
+			notes := func() []string {
+				r := callTool(0, "crm_get_customer", `{"id":"C3001"}`)
+				var res struct {
+					Result struct {
+						StructuredContent struct{ Notes []string } `json:"structuredContent"`
+					} `json:"result"`
+				}
+				if err := json.Unmarshal(r.Body, &res); r.Status != http.StatusOK || err != nil {
+					t.Fatalf("crm_get_customer: %d %s", r.Status, r.Body)
+				}
+				return res.Result.StructuredContent.Notes
+			}
+			before := notes()
+			var wg sync.WaitGroup
+			for i := range 20 {
+				wg.Go(func() {
+					r := callTool(i+1, "crm_add_note", fmt.Sprintf(`{"id":"C3001","note":"parallel %d"}`, i))
+					if r.Status != http.StatusOK || bytes.Contains(r.Body, []byte(`"isError":true`)) {
+						t.Errorf("crm_add_note %d: %d %s", i, r.Status, r.Body)
+					}
+				})
+			}
+			wg.Wait()
+			after := notes()
+			var lost []string
+			for i := range 20 {
+				if note := fmt.Sprintf("parallel %d", i); !slices.Contains(after, note) {
+					lost = append(lost, note)
+				}
+			}
+			if len(lost) > 0 || len(after) != len(before)+20 {
+				t.Errorf("20 answered crm_add_note calls: %d notes before, %d after; lost %q", len(before), len(after), lost)
+			}
+		})
+	}
+}
