@@ -34,6 +34,7 @@ import (
 // the call (nil over stdio).
 type caller struct {
 	sid     string
+	token   bool // the sid is a valid token's: a rollout's
 	rollout string
 	req     *http.Request
 }
@@ -62,7 +63,7 @@ func (c *calls) admit(t *tool, req *mcp.CallToolRequest) (caller, *mcp.CallToolR
 			errors.As(err, &r)
 			return caller{}, t.fail(r.Text, errorInfo{Code: r.Code, Message: r.Message, Status: r.Status, Effect: effectNotApplied})
 		}
-		who.sid = p.SID
+		who.sid, who.token = p.SID, p.SID != ""
 		if p.Rollout != "" {
 			who.rollout = p.Rollout
 		}
@@ -93,14 +94,14 @@ func (c *calls) tokenlessSession(ss *mcp.ServerSession, httpReq *http.Request) s
 		return c.localSID
 	}
 	if c.byMCPSession == nil || ss == nil || ss.ID() == "" {
-		if cookieSID, err := c.sessions.Read(httpReq); err == nil {
+		if cookieSID, err := c.sessions.LiveCookie(httpReq); err == nil {
 			return cookieSID
 		}
 		return c.localSID
 	}
 	// The cookie counts on the MCP session's first call only.
 	return c.byMCPSession.sid(ss.ID(), func() string {
-		cookieSID, err := c.sessions.Read(httpReq)
+		cookieSID, err := c.sessions.LiveCookie(httpReq)
 		switch {
 		case err == nil:
 			return cookieSID
@@ -123,7 +124,7 @@ func (c *calls) identity(r *http.Request) (who string, token bool) {
 			return sid, sid != ""
 		}
 	}
-	if sid, err := c.sessions.Read(r); err == nil {
+	if sid, err := c.sessions.LiveCookie(r); err == nil {
 		return sid, false
 	}
 	return c.localSID, false

@@ -63,7 +63,6 @@ func (b *builder) useRollout() {
 		Sessions:     b.sessions,
 		MaxHeldBytes: m.maxBodyBytes(),
 		Logger:       b.log,
-		OnEnd:        b.cfg.OnSessionEnd,
 	})
 	b.reserved = append(b.reserved, rollout.Reserved...)
 }
@@ -88,6 +87,9 @@ func (b *builder) decideRollout(serves func(path string) bool) {
 func (b *builder) inspect(r chi.Router, doc *openapi.Document) *detect.Report {
 	m := &b.cfg.MCP
 	b.decideRollout(func(path string) bool { return wrappedServes(r, nil, path) })
+	if err := foreignSessions(r, b.sessions); err != nil {
+		b.errs = append(b.errs, err)
+	}
 	mode, _ := detect.ParseMode(string(m.Dispatch))
 	rep, err := detect.Inspect(r, &detect.Options{Mode: mode, Transparent: m.TransparentMiddleware, MCPPath: m.path(), Reserved: b.reserved,
 		REST: restOptions(b.cfg, doc, newGenIndex(discardLog))})
@@ -220,6 +222,11 @@ func (b *builder) door(tools []toolSpec, target http.Handler, routes chi.Routes)
 	d.report = b.report
 	d.server = d.newServer()
 	d.calls.server = d.server
+	seedPath := ""
+	if b.contract != nil {
+		seedPath = rollout.SeedPath
+	}
+	b.sessions.ServeDoor(d.path, seedPath, b.contract != nil)
 	return d, nil
 }
 

@@ -103,13 +103,15 @@ type Config struct {
 	// misrouted (HTTP 421). Give every replica the same store
 	// (session/redisstore) and any replica serves any call.
 	Store *session.Store `yaml:"-"`
-	// OnSessionEnd, when set, is called with a session's id when its
-	// rollout ends: once /verify has answered 2xx in it, or once it has
-	// been unused for mcp.session_idle_ttl (in the in-memory store; a
-	// store in Redis lets Redis expire it, without the call). The store
-	// has dropped the session by then, and its next request is refused as
-	// misrouted (421): free what the server keeps for it. It runs on the
-	// goroutine that ended the session, and must not block for long.
+	// OnSessionEnd, when set, is called with a session's id when it ends,
+	// once per session: once /verify has answered 2xx in it (however many
+	// /verify posts of the rollout answer at once), at session.End, or
+	// once it has been unused for mcp.session_idle_ttl (in the in-memory
+	// store; a store in Redis lets Redis expire it, without the call). The
+	// session has ended for good by then: a call of it still running can
+	// save nothing more, and its next request is refused as misrouted
+	// (421): free what the server keeps for it. It runs on the goroutine
+	// that ended the session, and must not block for long.
 	OnSessionEnd func(ctx context.Context, sid string) `yaml:"-"`
 
 	// TracerProvider, MeterProvider and Propagators are what the Door
@@ -125,11 +127,11 @@ type Config struct {
 	Propagators propagation.TextMapPropagator `yaml:"-"`
 
 	// sessions is what UseSessions made: the manager whose middleware the
-	// router uses, and the door's view of the same sessions. A tool call
-	// runs in the session its token names, the way that middleware would
-	// have put it there. Nil: the door makes its own, for a server without
-	// sessions.
-	sessions *doorSessions
+	// router uses, which the door makes and reads sessions with. A tool
+	// call runs in the session its token names, the way that middleware
+	// would have put it there. Nil: the door makes its own, for a server
+	// without sessions.
+	sessions *session.Manager
 }
 
 // MCPConfig is the mcp block of a server's config. Every field is optional,
@@ -185,12 +187,21 @@ type MCPConfig struct {
 	// IdleTimeout ends a stateful session that has had no request for this
 	// long (a call in flight is not idleness). Default 600s.
 	IdleTimeout time.Duration `yaml:"idle_timeout"`
-	// SessionIdleTTL drops a session from the store (Config.Store) once it
-	// has been unused for this long, and calls Config.OnSessionEnd for it
-	// (in memory); a session is used by each request that names it. Default
-	// 0: a session stays until /verify ends its rollout (or, in memory, the
-	// process ends).
+	// SessionIdleTTL ends a session once it has gone unused for this long
+	// (each request that names it uses it): the store drops it and, in
+	// memory, calls Config.OnSessionEnd for it. Default 1h: between two
+	// calls of a rollout the agent waits for its model, minutes at worst
+	// on a busy inference server, and an hour leaves room beyond that,
+	// while it bounds what an abandoned session holds. It is always
+	// finite; set it above the longest wait between two calls of one
+	// rollout.
 	SessionIdleTTL time.Duration `yaml:"session_idle_ttl"`
+	// MaxStoredSessions caps the sessions the in-memory store holds at
+	// once: past it, a seed gets 503 with Retry-After, and a handler's
+	// first save in a new session an error, until one ends. Default
+	// 10000. An error beside Config.Store, which a Redis store's maxmemory
+	// bounds.
+	MaxStoredSessions int `yaml:"max_stored_sessions"`
 	// AllowedOrigins are the browser Origins accepted on the MCP endpoint
 	// besides the server's own, as scheme://host[:port] ("null" for opaque
 	// origins). A request with any other Origin gets 403.
@@ -434,7 +445,7 @@ func (c *Config) Validate() error {
 	if m.MaxBodyBytes < 0 {
 		bad("mcp.max_body_bytes", "%d is negative", m.MaxBodyBytes)
 	}
-	for key, n := range map[string]int{"mcp.max_sessions": m.MaxSessions, "mcp.max_batch": m.MaxBatch, "mcp.max_concurrent_calls": m.MaxConcurrentCalls} {
+	for key, n := range map[string]int{"mcp.max_sessions": m.MaxSessions, "mcp.max_batch": m.MaxBatch, "mcp.max_concurrent_calls": m.MaxConcurrentCalls, "mcp.max_stored_sessions": m.MaxStoredSessions} {
 		if n < 0 {
 			bad(key, "%d is negative; leave it out for the default", n)
 		}

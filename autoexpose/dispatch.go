@@ -11,8 +11,6 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
-	"github.com/mcpdoor/mcpdoor/internal/sessions"
-	"github.com/mcpdoor/mcpdoor/session"
 )
 
 // dispatch sends a call's arguments to the tool's route, as the request
@@ -52,8 +50,13 @@ func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.Call
 	ctx = rollout.NewContext(ctx, who.rollout)
 	// A session middleware on a replayed route keeps the session its
 	// request's context carries; a direct call skips the middleware, and
-	// gets what it would have put there.
-	ctx = sessions.WithStore(session.NewContext(ctx, who.sid), c.sessions.Store())
+	// gets what it would have put there. It is the session the Door read
+	// for the MCP request, when it is the call's.
+	from := ctx
+	if who.req != nil {
+		from = who.req.Context()
+	}
+	ctx = c.sessions.ForCall(ctx, from, who.sid, who.token)
 	ctx = withMCPCall(ctx, mc)
 	ctx = withSpan(ctx, mc)
 	if t.checked != nil {

@@ -79,8 +79,7 @@ func (d *Door) endpoint(m *MCPConfig) http.Handler {
 				return sid
 			},
 			forget: func(w http.ResponseWriter, r *http.Request) {
-				if sid, ok := sessions.FromContext(r.Context()); ok {
-					d.calls.sessions.Store().Drop(r.Context(), sid)
+				if _, ok := sessions.FromContext(r.Context()); ok {
 					d.calls.sessions.DropCookie(w.Header())
 				}
 			},

@@ -128,9 +128,10 @@ type slot struct {
 	cookieSID func(http.Header) string
 	// requestSID returns the session a request's session cookie names, or "".
 	requestSID func(*http.Request) string
-	// forget drops the session a middleware in front made for a request
-	// that named none (its id is in the request's context), with its
-	// cookie from the response: a refused seed leaves nothing behind.
+	// forget drops from the response the cookie of the session a
+	// middleware in front made for a request that named none (its id is
+	// in the request's context; the store holds nothing of it): a refused
+	// seed leaves nothing behind.
 	forget func(w http.ResponseWriter, r *http.Request)
 
 	mu         sync.Mutex
@@ -311,14 +312,20 @@ func (s *slot) wrapSeed(next http.Handler) http.Handler {
 	})
 }
 
-// wrapVerify serves /verify (next) and then ends the rollout whose
-// session the request's cookie names: the slot is free for the next
-// rollout's seed, and the rollout's MCP session, if live, ends.
+// wrapVerify serves /verify (next) and then, when it answered 2xx, ends
+// the rollout whose session the request's cookie names: the slot is free
+// for the next rollout's seed, and the rollout's MCP session, if live,
+// ends. A /verify answered otherwise ends nothing, as it ends no session
+// (the agent may post it again).
 func (s *slot) wrapVerify(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r)
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r)
+		if sw.status == 0 {
+			sw.status = http.StatusOK
+		}
 		sid := s.requestSID(r)
-		if sid == "" {
+		if sid == "" || sw.status/100 != 2 {
 			return
 		}
 		s.mu.Lock()

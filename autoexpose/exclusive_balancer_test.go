@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/store"
 )
 
 // seedAt posts {} to the server's /seed_session with cookies, and returns
@@ -275,7 +276,7 @@ func TestExclusiveRefusedSeedHoldsNoSession(t *testing.T) {
 		}
 		t.Errorf("the 503 sets the session cookie %q", c.Value)
 		if sid, err := door.calls.sessions.Decode(c.Value); err == nil {
-			if held, _ := door.calls.sessions.Store().Holds(context.Background(), sid); held {
+			if f, _ := door.calls.sessions.Store().Open(context.Background(), sid, nil, 0); f.State != store.Absent {
 				t.Errorf("the refused seed's session %s is held", sid)
 			}
 		}

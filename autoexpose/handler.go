@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/argcheck"
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/internal/typeschema"
 )
 
@@ -182,6 +183,17 @@ func (h *typedHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request
 		var he *httpError
 		if errors.As(err, &he) {
 			writeJSONError(w, he.status, he.message)
+			return
+		}
+		if errors.Is(err, sessions.ErrEnded) {
+			// The session ended while the call ran: its next call gets the
+			// same answer from the Door.
+			writeJSONError(w, http.StatusMisdirectedRequest, (&sessions.Misrouted{SID: sessions.ID(r)}).Error())
+			return
+		}
+		if errors.Is(err, sessions.ErrUnavailable) {
+			h.info.logger().ErrorContext(r.Context(), "mcpdoor: handler error: the session store failed", "path", r.URL.Path, "err", err)
+			writeJSONError(w, http.StatusServiceUnavailable, sessions.StoreDownText)
 			return
 		}
 		if errors.Is(err, errInputRequired) {

@@ -260,7 +260,7 @@ func mint(tb testing.TB, d *Door, sid string, tools []string) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := d.calls.sessions.Store().Register(context.Background(), sid); err != nil {
+	if _, err := d.calls.sessions.Store().Create(context.Background(), sid, 0); err != nil {
 		tb.Fatal(err)
 	}
 	return tok

@@ -3,7 +3,6 @@ package autoexpose
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"sync"
@@ -12,23 +11,38 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 )
 
-// A replica holds the sessions registered in its session store (Config.Store):
-// those /seed_session started, and those the session middleware made for a
-// client without a cookie. A request that names a session the store does
-// not hold — by a valid token on the MCP endpoint, by a valid session cookie
-// elsewhere — reached the wrong replica, or one that lost its state (a
-// restart empties an in-memory store). Served, it would run against empty
-// state and answer 200: a rollout scored on the wrong state, with no error
-// anywhere. So the Door refuses it, on both doors alike, before any of the
-// server's code, the fast path or the go-sdk sees it: HTTP 421 Misdirected
-// Request, with sessions.Misrouted's text as a text body, or on the MCP
-// endpoint as a JSON-RPC error of code codeMisrouted. /seed_session is never refused: a
-// seed starts its rollout, in a new session when its cookie names one the
-// store does not hold.
+// A replica holds the sessions registered in its session store
+// (Config.Store): those /seed_session started, and those a handler saved
+// in. A request that names a rollout's session the store does not hold —
+// by a valid token on the MCP endpoint, by a valid session cookie a seed
+// set elsewhere — reached the wrong replica, or one that lost its state (a
+// restart empties an in-memory store); one that names a session that has
+// ended (its /verify answered 2xx, or session.End) comes too late. Served,
+// either would run against empty state and answer 200: a rollout scored on
+// the wrong state, with no error anywhere. So on a rollout server the Door
+// refuses it, on both doors alike, before any of the server's code, the
+// fast path or the go-sdk sees it: HTTP 421 Misdirected Request, with
+// sessions.Misrouted's text as a text body, or on the MCP endpoint as a
+// JSON-RPC error of code codeMisrouted. A session the session middleware
+// made for a client without a cookie is no rollout's: until a handler
+// saves in it the store holds nothing of it, and it is simply empty. On a
+// server without the rollout contract, a cookie of a session no request
+// may run in gets a new session in its place (the session middleware
+// makes it), as any web framework does. /seed_session is never refused: a
+// seed starts its rollout, in a new session when its cookie names one no
+// request may run in.
+//
+// The Door reads the request's session once, here, with the values its
+// handlers load (sessions.Session.Open), and hands it on in the request's
+// context to the session middleware and the tool calls.
 
 // codeMisrouted is the JSON-RPC error code of a misrouted MCP request, in
 // the range JSON-RPC leaves to servers.
 const codeMisrouted = -32003
+
+// codeInternal is JSON-RPC's internal error, the code of an MCP request the
+// failed session store could not serve.
+const codeInternal = -32603
 
 // maxIDScan bounds how much of a misrouted MCP request's body is read for
 // its JSON-RPC id.
@@ -36,21 +50,21 @@ const maxIDScan = 64 << 10
 
 type routeCheckedKey struct{}
 
-// heldOrRefused returns r, its context recording that its session is held
-// when it names one, and true; or answers a request that names a session
-// the store does not hold (or whose store fails) and returns false. It
-// runs in Door.ServeHTTP and again in the MCP endpoint, for a server that
-// serves the router; a request is checked once.
+// heldOrRefused returns r, its context carrying the session it names, read,
+// and true; or answers a request that names a session no request may run
+// in (or whose store fails) and returns false. It runs in Door.ServeHTTP
+// and again in the MCP endpoint, for a server that serves the router; a
+// request is checked once.
 func (d *Door) heldOrRefused(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
 	ctx := r.Context()
 	if ctx.Value(routeCheckedKey{}) != nil {
 		return r, true
 	}
+	m := d.calls.sessions
 	// What passes here has been checked: a session middleware behind
-	// starts a new session where the cookie names one the store does not
-	// hold, rather than refuse it again — on /seed_session, which starts
-	// its rollout, and on the MCP endpoint, where the token decides.
-	ctx = sessions.WithFreshStart(context.WithValue(ctx, routeCheckedKey{}, true))
+	// takes up the session read here, and a session middleware of
+	// another manager defers to the Door's.
+	ctx = sessions.WithOwner(context.WithValue(ctx, routeCheckedKey{}, true), m)
 	r = r.WithContext(ctx)
 	if r.URL.Path == rollout.SeedPath && d.calls.contract != nil {
 		return r, true
@@ -61,7 +75,8 @@ func (d *Door) heldOrRefused(w http.ResponseWriter, r *http.Request) (*http.Requ
 		// it would leave the session open until its idle timeout.
 		return r, true
 	}
-	sid := ""
+	var s *sessions.Session
+	byToken := false
 	if c := d.calls.contract; c != nil && onMCP {
 		// The token decides an MCP request's session; one that does not
 		// verify gets the contract's own refusal.
@@ -69,32 +84,36 @@ func (d *Door) heldOrRefused(w http.ResponseWriter, r *http.Request) (*http.Requ
 			if tokenSID == "" {
 				return r, true
 			}
-			sid = tokenSID
+			s, byToken = m.Named(tokenSID, true), true
 		}
 	}
-	if sid == "" {
-		cookieSID, err := d.calls.sessions.Read(r)
+	if s == nil {
+		id, rolloutCookie, err := m.ReadCookie(r)
 		if err != nil {
 			return r, true
 		}
-		sid = cookieSID
+		s = m.Named(id, rolloutCookie)
 	}
-	held, err := d.calls.sessions.Store().Holds(ctx, sid)
-	switch {
-	case err != nil:
-		d.log.Error("mcpdoor: session store: cannot tell whether this replica holds the session; the request is refused (503)", "sid", sid, "err", err)
-		text := fmt.Sprintf("mcpdoor: session store: %v", err)
+	if err := s.Open(ctx); err != nil {
+		d.log.ErrorContext(ctx, "mcpdoor: session store: cannot read the request's session; the request is refused (503)", "sid", s.ID, "err", err)
 		if onMCP {
-			writeRPCError(w, http.StatusServiceUnavailable, bodyID(r), codeMisrouted, text)
+			writeRPCError(w, http.StatusServiceUnavailable, bodyID(r), codeInternal, sessions.StoreDownText)
 		} else {
-			http.Error(w, text, http.StatusServiceUnavailable)
+			http.Error(w, sessions.StoreDownText, http.StatusServiceUnavailable)
 		}
 		return r, false
-	case held:
-		return r.WithContext(sessions.WithHeld(ctx, sid)), true
 	}
-	d.misroutes.warn(d, sid, r)
-	text := (&sessions.Misrouted{SID: sid}).Error()
+	if byToken {
+		ctx = sessions.WithTokenSession(ctx, s)
+	} else {
+		ctx = sessions.WithResolved(ctx, s)
+	}
+	r = r.WithContext(ctx)
+	if !s.Stale() || !byToken && d.calls.contract == nil {
+		return r, true
+	}
+	d.misroutes.warn(d, s.ID, r)
+	text := (&sessions.Misrouted{SID: s.ID}).Error()
 	if onMCP {
 		writeRPCError(w, http.StatusMisdirectedRequest, bodyID(r), codeMisrouted, text)
 	} else {

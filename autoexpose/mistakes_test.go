@@ -294,14 +294,25 @@ var mistakes = []mistake{
 		tools: "forecast get_weather",
 	},
 	{
-		name: "harmless middlewares on the router stay quiet",
-		yaml: on,
+		name:   "harmless middlewares on the router stay quiet",
+		yaml:   on,
+		config: func(cfg *autoexpose.Config) { doorSessions, _ = cfg.UseSessions() },
 		router: router(func(r chi.Router) {
-			keys, _ := token.NewKeys([]byte(mistakeSecret))
-			r.Use(middleware.Recoverer, middleware.Logger, middleware.RequestID, session.New(keys, nil).Middleware)
+			r.Use(middleware.Recoverer, middleware.Logger, middleware.RequestID, doorSessions.Middleware)
 			weatherRoutes(r)
 		}),
 		tools: "forecast get_weather",
+	},
+	{
+		name: "a session middleware of another manager",
+		yaml: on,
+		router: router(func(r chi.Router) {
+			keys, _ := token.NewKeys([]byte(mistakeSecret))
+			r.Use(session.New(keys, nil).Middleware)
+			weatherRoutes(r)
+		}),
+		err: "mcpdoor: the router's session middleware is of another session.Manager than the door's (one session.New made, or UseSessions on another copy of the Config): " +
+			"the door would hold none of its sessions, and refuse their requests (421); fix: use the Middleware of the manager that UseSessions returns for the Config given to Install",
 	},
 	{
 		name:   "mcp.rollout settings without the rollout's routes",
@@ -331,6 +342,10 @@ var mistakes = []mistake{
 		tools:  "forecast get_weather seed_session verify",
 	},
 }
+
+// doorSessions is the session manager of a mistake's config, which its
+// router's middleware is of.
+var doorSessions *session.Manager
 
 // TestMistakes makes each mistake through Install, and asserts the exact
 // error or warnings; those that are errors it makes again through

@@ -3,12 +3,10 @@ package autoexpose
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 
 	"github.com/mcpdoor/mcpdoor/internal/keyring"
-	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/internal/store"
 	"github.com/mcpdoor/mcpdoor/session"
@@ -23,64 +21,49 @@ import (
 //	...
 //	r.Use(sessions.Middleware)
 //
-// It returns the manager it made before when called again on c, or on a
-// copy of c made after the first call.
+// It is the Door's own manager: the one maker of the server's sessions,
+// over Config.Store. It returns the manager it made before when called
+// again on c, or on a copy of c made after the first call. Install refuses
+// a router whose session middleware is of another manager.
 func (c *Config) UseSessions() (*session.Manager, error) {
 	if c.sessions == nil {
-		ds, err := c.newSessions()
+		m, err := c.newSessions()
 		if err != nil {
 			return nil, err
 		}
-		c.sessions = ds
+		c.sessions = m
 	}
-	return c.sessions.manager, nil
+	return c.sessions, nil
 }
 
-// doorSessions are one config's sessions: the session.Manager a router's
-// middleware uses, and the door's own Manager over the same keys and
-// cookie, which reads a cookie without setting one, starts a session for
-// /seed_session, and signs the rollout's tokens with the same keys. The
-// two sign and read the same cookies: they are made together, from the
-// same key ring and the default options.
-type doorSessions struct {
-	manager *session.Manager
-	door    *sessions.Manager
-}
-
-// newSessions makes the config's sessions, warning of a random secret.
-func (c *Config) newSessions() (*doorSessions, error) {
+// newSessions makes the config's session manager, warning of a random
+// secret: its sessions in Config.Store (a memory store of
+// mcp.max_stored_sessions by default), idle for at most
+// mcp.session_idle_ttl, ending as Config.OnSessionEnd is told.
+func (c *Config) newSessions() (*session.Manager, error) {
 	keys, random, err := c.MCP.keys()
 	if err != nil {
 		return nil, err
 	}
+	b := store.BackendOf(c.Store)
+	if b != nil && c.MCP.MaxStoredSessions != 0 {
+		return nil, fmt.Errorf("mcpdoor: config: mcp.max_stored_sessions caps the in-memory session store, and Config.Store is set: " +
+			"fix: remove mcp.max_stored_sessions (bound a Redis store with its maxmemory and a volatile-* eviction policy, docs/replicas.md)")
+	}
 	if random {
 		c.logger().Warn("mcpdoor: no session secret configured (mcp.session_secret or mcp.session_secret_env); using a random per-process secret: sessions and tokens do not survive a restart or cross replicas")
 	}
-	// One store for both, so that the sessions the middleware makes are
-	// the Door's, and the other way round.
-	b := store.BackendOf(c.Store)
-	switch idler, ok := b.(store.Idler); {
-	case b == nil:
-		var ended func(string)
-		if end := c.OnSessionEnd; end != nil {
-			ended = func(sid string) { end(context.Background(), sid) }
+	end := c.OnSessionEnd
+	if b == nil {
+		var onIdle func(string)
+		if end != nil {
+			onIdle = func(sid string) { end(context.Background(), sid) }
 		}
-		b = store.NewMemory(c.MCP.SessionIdleTTL, ended)
-	case ok:
-		idler.SetIdle(c.MCP.SessionIdleTTL)
+		b = store.NewMemory(c.MCP.MaxStoredSessions, onIdle)
 	}
-	ds := &doorSessions{manager: session.New(keys, nil), door: sessions.New(keys, &sessions.Options{Store: b})}
-	sessions.Of(ds.manager).UseStore(b)
-	// Served without the Door in front (which checks first), the router's
-	// session middleware lets a seed, and a request of the MCP endpoint
-	// (where the token decides), start afresh rather than refuse a cookie
-	// of a session the store does not hold.
-	mcpPath := c.MCP.path()
-	sessions.Of(ds.manager).StartsAfresh(func(r *http.Request) bool {
-		p := r.URL.Path
-		return p == rollout.SeedPath || p == mcpPath || p == mcpPath+"/"
-	})
-	return ds, nil
+	m := session.New(keys, nil)
+	sessions.Of(m).Setup(b, c.MCP.SessionIdleTTL, end, c.logger())
+	return m, nil
 }
 
 // keys returns the key ring from session_secret or session_secret_env, or a
@@ -113,12 +96,12 @@ func (m *MCPConfig) keys() (keys token.Keys, random bool, err error) {
 // sessionManager is the Door's session manager: the config's, or one of its
 // own for a server without sessions, so that tokens still name a session.
 func sessionManager(cfg *Config) (*sessions.Manager, error) {
-	if cfg.sessions != nil {
-		return cfg.sessions.door, nil
+	if cfg.sessions == nil {
+		m, err := cfg.newSessions()
+		if err != nil {
+			return nil, err
+		}
+		cfg.sessions = m
 	}
-	ds, err := cfg.newSessions()
-	if err != nil {
-		return nil, err
-	}
-	return ds.door, nil
+	return sessions.Of(cfg.sessions), nil
 }

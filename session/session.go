@@ -26,8 +26,10 @@ type Options struct {
 }
 
 // A Manager gives each client a session, named by a signed cookie. It is
-// safe for concurrent use. A server gets the one its MCP door dispatches
-// tool calls into from autoexpose's Config.UseSessions.
+// safe for concurrent use. A server that mcpdoor serves gets its Manager
+// from autoexpose's Config.UseSessions, the one its Door makes and reads
+// sessions with; a Manager made with New is for a server without a Door,
+// and Install refuses a router whose middleware is of one.
 type Manager struct {
 	m *sessions.Manager
 }
@@ -35,8 +37,10 @@ type Manager struct {
 func init() { sessions.Of = func(m any) *sessions.Manager { return m.(*Manager).m } }
 
 // New returns a Manager that signs cookies with keys (the first key signs,
-// every key verifies), its sessions in a fresh in-memory store of its own
-// (a server's Config.UseSessions gives its Manager the Config.Store). It panics if keys is the zero Keys, a setup mistake.
+// every key verifies), its sessions in a fresh in-memory store of its own,
+// for a server without a Door: a server that mcpdoor serves takes its
+// Manager from autoexpose's Config.UseSessions instead. It panics if keys
+// is the zero Keys, a setup mistake.
 func New(keys token.Keys, opts *Options) *Manager {
 	var o *sessions.Options
 	if opts != nil {
@@ -45,13 +49,19 @@ func New(keys token.Keys, opts *Options) *Manager {
 	return &Manager{m: sessions.New(keys, o)}
 }
 
-// Middleware puts the request's session id in its context: the session of
+// Middleware puts the request's session in its context: the session of
 // its valid session cookie, or a new one. The response sets the session's
 // cookie every time, so a client that keeps only the cookies of the last
-// response it got stays in its session. A request whose context already
-// carries a session id (NewContext: an outer middleware, or mcpdoor
-// dispatching a tool call into the session its token names) keeps it,
-// whatever cookie it carries, and gets no cookie from the middleware.
+// response it got stays in its session. A new session is an id alone until
+// a handler saves in it (Save): the store registers nothing for a request
+// that saves nothing. A request whose context already carries a session id
+// (NewContext: an outer middleware, or mcpdoor dispatching a tool call
+// into the session its token names) keeps it, whatever cookie it carries,
+// and gets no cookie from the middleware.
+//
+// A cookie of a session that has ended (or of a rollout's that the store
+// does not hold) gets a new session in its place; on a rollout server
+// (NeMo Gym's contract on) it gets 421 instead, as its Door answers it.
 func (m *Manager) Middleware(next http.Handler) http.Handler { return m.m.Middleware(next) }
 
 // NewContext returns a context that carries session id.

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
+	"github.com/mcpdoor/mcpdoor/session"
 	"github.com/mcpdoor/mcpdoor/tests/nodeclient"
 	"github.com/mcpdoor/mcpdoor/token"
 )
@@ -70,6 +71,11 @@ func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
 	f := &fixture{sessions: sessions, state: make(map[string][]string)}
 	r := chi.NewRouter()
 	f.routes(r)
+	r.Post("/register", func(w http.ResponseWriter, r *http.Request) {
+		if err := session.Save(r, "registered", true); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	})
 	r.Post("/wait", func(w http.ResponseWriter, r *http.Request) {
 		p.waiting <- struct{}{}
 		select {
@@ -474,8 +480,8 @@ func TestExclusiveTypeScript(t *testing.T) {
 
 // rolloutToken returns the session token of rollout name, for a session
 // the door holds: a harness's own token for a session the fixture's
-// session middleware made (and so registered) on an HTTP call. The same
-// name gives the same session's token.
+// session middleware made on an HTTP call, which registered it by saving
+// in it. The same name gives the same session's token.
 func (p *policyServer) rolloutToken(t testing.TB, name string) string {
 	t.Helper()
 	p.tokensMu.Lock()
@@ -483,10 +489,10 @@ func (p *policyServer) rolloutToken(t testing.TB, name string) string {
 	if tok, ok := p.tokens[name]; ok {
 		return tok
 	}
-	r := p.newClient().post("/history", `{}`)
+	r := p.newClient().post("/register", `{}`)
 	sid, err := cookieSID(t, r.Header.Get("Set-Cookie"))
 	if err != nil {
-		t.Fatalf("/history set no session cookie: %v (%d %s)", err, r.Status, r.Body)
+		t.Fatalf("/register set no session cookie: %v (%d %s)", err, r.Status, r.Body)
 	}
 	tok, err := token.NewCodec("fixture", testKeys(t), 0).Mint(token.Payload{SID: sid})
 	if err != nil {

@@ -24,8 +24,9 @@ func (m routesMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.Router.ServeHTTP(w, r)
 }
 
-// mountedWrapperRouter is a rollout server whose /api is a routesMux.
-func mountedWrapperRouter(cfg autoexpose.Config) chi.Router {
+// mountedWrapperRouter is a rollout server whose /api is a routesMux, its
+// session middleware of cfg's manager.
+func mountedWrapperRouter(cfg *autoexpose.Config) chi.Router {
 	sessions, _ := cfg.UseSessions()
 	sub := chi.NewRouter()
 	sub.Post("/report", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "the report ran") })
@@ -44,7 +45,7 @@ func mountedWrapperRouter(cfg autoexpose.Config) chi.Router {
 func TestMountedWrapperAuth(t *testing.T) {
 	cfg := fixtureConfig(t)
 	cfg.MCP.REST = &autoexpose.REST{Names: map[string]string{"POST /api/report": "report"}}
-	r := mountedWrapperRouter(cfg)
+	r := mountedWrapperRouter(&cfg)
 	door, err := autoexpose.Install(r, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +81,7 @@ func TestMountedWrapperAuth(t *testing.T) {
 	cfg = fixtureConfig(t)
 	cfg.MCP.REST = &autoexpose.REST{Names: map[string]string{"POST /api/report": "report"}}
 	cfg.MCP.Dispatch = autoexpose.DispatchStrict
-	_, err = autoexpose.Install(mountedWrapperRouter(cfg), cfg)
+	_, err = autoexpose.Install(mountedWrapperRouter(&cfg), cfg)
 	if err == nil || !strings.Contains(err.Error(), "mcpdoor: POST /api/report: "+mounted+", and a direct call would skip it; fix: mount the *chi.Mux itself") {
 		t.Errorf("strict: %v", err)
 	}

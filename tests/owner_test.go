@@ -13,8 +13,8 @@ import (
 
 // foreignManagerText is Install's refusal of a router whose session
 // middleware is of another session.Manager than the door's.
-const foreignManagerText = "the router's session middleware is of a session.Manager made by session.New, not the one the door keeps its sessions with: " +
-	"the door would hold none of its sessions, and refuse their requests (421); fix: use the Middleware of the manager cfg.UseSessions() returns"
+const foreignManagerText = "the router's session middleware is of another session.Manager than the door's (one session.New made, or UseSessions on another copy of the Config): " +
+	"the door would hold none of its sessions, and refuse their requests (421); fix: use the Middleware of the manager that UseSessions returns for the Config given to Install"
 
 // TestOneSessionOwner: the door's session manager is the only maker of
 // sessions. A router built with a manager of its own (session.New and its

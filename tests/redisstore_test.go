@@ -235,7 +235,7 @@ func TestRedisDownGenericErrors(t *testing.T) {
 	tok := meta.Headers[tokenHeader]
 	rs.Stop()
 	for name, r := range map[string]httpResponse{
-		"POST /note with the cookie": rollout.post("/note", `{"note":"x"}`),
+		"POST /note with the cookie":  rollout.post("/note", `{"note":"x"}`),
 		"/seed_session with a cookie": rollout.post("/seed_session", `{}`),
 		"/seed_session without":       s.cookieless().post("/seed_session", `{}`),
 	} {

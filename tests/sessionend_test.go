@@ -216,8 +216,8 @@ func TestEndedSessionStaysEnded(t *testing.T) {
 }
 
 // TestSessionEndOnce: three /verify posts of one rollout, in the handler
-// at once and each answered 200, end the rollout once: OnSessionEnd is
-// told of its session once.
+// at once and each answered 200 (each scores the state its request found),
+// end the rollout once: OnSessionEnd is told of its session once.
 func TestSessionEndOnce(t *testing.T) {
 	for _, kind := range storeKinds {
 		t.Run(kind, func(t *testing.T) {
@@ -229,13 +229,14 @@ func TestSessionEndOnce(t *testing.T) {
 			s := serve(t, newGatedNotebookDoor(t, cfg, g))
 			seeded, _ := s.seedSession(`{}`)
 			sid := seeded.Header.Get("Mcpdoor-Session")
+			s.post("/note", `{"note":"one"}`)
 			barrier := &sync.WaitGroup{}
 			barrier.Add(3)
 			g.barrier.Store(barrier)
 			var wg sync.WaitGroup
 			for range 3 {
 				wg.Go(func() {
-					if r := s.post("/verify", `{"expected":[]}`); r.Status != http.StatusOK {
+					if r := s.post("/verify", `{"expected":["one"]}`); r.Status != http.StatusOK {
 						t.Errorf("/verify: %d %s", r.Status, r.Body)
 					}
 				})

@@ -9,10 +9,11 @@ package main
 // catch-all route, POST /{tool}, which takes the tool's arguments as a JSON
 // object and answers a JSON object:
 //
-//	sessions := session.New(keys, nil)
+//	sessions, err := cfg.UseSessions() // the door's session manager
+//	...
 //	r := chi.NewRouter()
 //	r.Use(sessions.Middleware) // the environment keeps one office per session
-//	newEnv().Routes(r)
+//	newStoredEnv().Routes(r)
 //
 // A rollout starts with POST /seed_session, which resets the session's office
 // to a scenario and answers the task in words; the agent then calls tools;
@@ -29,7 +30,6 @@ package main
 
 import (
 	"fmt"
-	"hash/maphash"
 	"net/http"
 	"sync"
 
@@ -39,21 +39,18 @@ import (
 )
 
 // Env is the environment: one office per session. It is safe for concurrent
-// use; the calls of one session run one at a time (on one replica), those
-// of different sessions in parallel.
+// use, and parallel calls of one session lose nothing.
 //
-// An Env made by newEnv keeps its offices in its own memory; one made by
-// newStoredEnv keeps them in the session store (session.Load, session.Save),
-// so that with a store every replica shares (session/redisstore), any
-// replica serves any call of a rollout.
+// An Env made by newEnv keeps its offices in its own memory, and runs the
+// calls of one session one at a time. One made by newStoredEnv keeps them
+// in the session store, so that with a store every replica shares
+// (session/redisstore), any replica serves any call of a rollout: a call
+// that changes the office changes it with session.Update, which, when a
+// parallel call of the session (on this replica or another) changed it
+// first, runs the call again on the office that call left.
 type Env struct {
 	mu       sync.Mutex
 	rollouts map[string]*rollout // by session id; nil for an Env whose offices are in the session store
-
-	// locks serialize one session's calls on this replica, for an Env
-	// whose offices are in the session store: one of them by the
-	// session id's hash.
-	locks [64]sync.Mutex
 }
 
 // newEnv returns an Env with no sessions yet, its offices in its memory.
@@ -83,13 +80,15 @@ type rollout struct {
 	state    *state
 }
 
-// with runs f on the request's rollout, one call of the session at a time,
-// and keeps what f changed when write is set. A session that calls a tool
-// before seeding plays the first scenario, so that a client that never
-// seeds still meets a populated office.
+// with runs f on the request's rollout, and keeps what f changed when write
+// is set. A session that calls a tool before seeding plays the first
+// scenario, so that a client that never seeds still meets a populated
+// office. In the session store, a call that writes may run f more than
+// once (see session.Update): f must answer from the rollout it was given
+// last.
 func (e *Env) with(r *http.Request, write bool, f func(*rollout)) error {
-	id := session.ID(r)
 	if e.rollouts != nil {
+		id := session.ID(r)
 		e.mu.Lock()
 		ro, ok := e.rollouts[id]
 		if !ok {
@@ -102,28 +101,38 @@ func (e *Env) with(r *http.Request, write bool, f func(*rollout)) error {
 		f(ro)
 		return nil
 	}
-	lock := &e.locks[maphash.String(lockSeed, id)%uint64(len(e.locks))]
-	lock.Lock()
-	defer lock.Unlock()
-	var saved office
-	found, err := session.Load(r, officeKey, &saved)
-	if err != nil {
-		return err
-	}
-	ro := &rollout{scenario: &scenarios[0], state: newWorld()}
-	if found {
-		if ro, err = saved.rollout(); err != nil {
+	if !write {
+		var saved office
+		found, err := session.Load(r, officeKey, &saved)
+		if err != nil {
 			return err
 		}
-	}
-	f(ro)
-	if !write {
+		ro, err := saved.rolloutOr(found)
+		if err != nil {
+			return err
+		}
+		f(ro)
 		return nil
 	}
-	return session.Save(r, officeKey, officeOf(ro))
+	return session.Update(r, officeKey, func(o *office) error {
+		ro, err := o.rolloutOr(o.Scenario != "")
+		if err != nil {
+			return err
+		}
+		f(ro)
+		*o = officeOf(ro)
+		return nil
+	})
 }
 
-var lockSeed = maphash.MakeSeed()
+// rolloutOr returns the rollout of the office, when found, else a fresh
+// office of the first scenario.
+func (o office) rolloutOr(found bool) (*rollout, error) {
+	if !found {
+		return &rollout{scenario: &scenarios[0], state: newWorld()}, nil
+	}
+	return o.rollout()
+}
 
 // seed starts the request's session over on sc. A call of the previous
 // rollout still running finishes on the old office, which nothing reads

@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -39,9 +38,6 @@ type Params struct {
 	// response that gets no token, a /verify body that cannot be rewritten.
 	// Default slog.Default().
 	Logger *slog.Logger
-	// OnEnd, when set, is told of a session whose rollout /verify ended
-	// (Config.OnSessionEnd), once the store has dropped it.
-	OnEnd func(ctx context.Context, sid string)
 }
 
 // defaultMaxHeldBytes is the default of Params.MaxHeldBytes, the default
@@ -61,7 +57,6 @@ type Contract struct {
 	maxHeld      int64 // the response held back
 	maxVerify    int64
 	log          *slog.Logger
-	onEnd        func(ctx context.Context, sid string)
 	tools        func(name string) bool // the server's tools, once Expose has named them
 }
 
@@ -89,7 +84,6 @@ func New(cfg Config, p Params) *Contract {
 		maxHeld:      p.MaxHeldBytes,
 		maxVerify:    cfg.MaxVerifyBytes, // 0: verifywrap's default
 		log:          p.Logger,
-		onEnd:        p.OnEnd,
 	}
 }
 

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,21 +44,14 @@ func (c *Contract) Seed(next http.Handler) http.Handler {
 		log := c.logger(r.Context())
 		// The session first, so that every response names it, a refusal
 		// included: in its cookie, and in plain in sessionkey.Header for a
-		// proxy's stick table.
-		sid, r, err := c.sessions.Ensure(w, r.WithContext(sessions.WithFreshStart(r.Context())))
-		if err == nil {
-			// The seed holds its session, whoever made it (an outer
-			// middleware may have).
-			if err = c.sessions.Store().Register(r.Context(), sid); err != nil {
-				err = fmt.Errorf("mcpdoor: session store: registering the seed's session: %w", err)
-			}
-		}
+		// proxy's stick table. The store holds it only once the body has
+		// passed, below.
+		s, r, err := c.sessions.Ensure(w, r.WithContext(sessions.WithFreshStart(r.Context())))
 		if err != nil {
-			log.Error("mcpdoor: /seed_session: the session store failed; no session token minted", "err", err)
-			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			c.sessions.RefuseSeed(w, r, err)
 			return
 		}
-		w.Header().Set(sessionkey.Header, sid)
+		w.Header().Set(sessionkey.Header, s.ID)
 		tooLarge := fmt.Sprintf("request body exceeds the %d-byte limit (mcp.rollout.max_seed_bytes)", c.maxSeed)
 		if r.ContentLength > c.maxSeed { // refused unread: none of it would be used
 			http.Error(w, tooLarge, http.StatusRequestEntityTooLarge)
@@ -83,9 +77,24 @@ func (c *Contract) Seed(next http.Handler) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
+		// The seed holds its session, whoever made it (an outer middleware
+		// may have).
+		s, r, created, err := c.sessions.Seed(w, r, s)
+		if err != nil {
+			c.sessions.RefuseSeed(w, r, err)
+			return
+		}
+		w.Header().Set(sessionkey.Header, s.ID)
+		sid := s.ID
 
 		resp := &held{w: w, limit: c.maxHeld, send: func(h http.Header) { c.setHeader(w.Header(), h) }}
 		resp.serve(next, r, log)
+		if created && (resp.status < 200 || resp.status > 299) {
+			// A refused seed leaves nothing behind.
+			if err := s.Discard(context.WithoutCancel(r.Context())); err != nil {
+				log.Error("mcpdoor: session store: discarding the session of a refused seed", "err", err)
+			}
+		}
 		if resp.spilled {
 			log.Warn(fmt.Sprintf("mcpdoor: /seed_session's response carries no MCP session token: the handler's response is over %d bytes (mcp.max_body_bytes), "+
 				"more than is held to add the metadata; it goes out as the handler wrote it", c.maxHeld), "status", resp.status)

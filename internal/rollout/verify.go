@@ -18,9 +18,9 @@ import (
 // 413 naming that key. Its log lines name the request's rollout, when it
 // came under the /ng-rollout/ prefix.
 //
-// A 2xx answer ends the rollout: the store drops the request's session,
-// and Params.OnEnd is told of it. Any other answer ends nothing, so that
-// the agent may post /verify again.
+// A 2xx answer ends the rollout: its session ends for good (the store
+// forgets its state, and Config.OnSessionEnd is told of it once). Any
+// other answer ends nothing, so that the agent may post /verify again.
 func (c *Contract) Verify(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		log := c.logger(r.Context())
@@ -44,21 +44,24 @@ func (c *Contract) Verify(next http.Handler) http.Handler {
 	})
 }
 
-// end ends the session of a /verify request that was answered 2xx.
+// end ends the session of a /verify request that was answered 2xx: once,
+// however many /verify posts of the rollout end it at once (the Manager
+// tells Config.OnSessionEnd).
 func (c *Contract) end(r *http.Request, log *slog.Logger) {
-	sid, ok := sessions.FromContext(r.Context())
-	if !ok {
-		var err error
-		if sid, err = c.sessions.Read(r); err != nil {
+	ctx := context.WithoutCancel(r.Context())
+	var err error
+	switch s := sessions.SessionOf(r.Context()); {
+	case s != nil:
+		err = s.End(ctx)
+	default:
+		sid, rerr := c.sessions.Read(r)
+		if rerr != nil {
 			return // no session: nothing to end
 		}
+		err = c.sessions.End(ctx, sid)
 	}
-	ctx := context.WithoutCancel(r.Context())
-	if err := c.sessions.Store().Drop(ctx, sid); err != nil {
-		log.Error("mcpdoor: session store: dropping the session /verify ended", "sid", sid, "err", err)
-	}
-	if c.onEnd != nil {
-		c.onEnd(ctx, sid)
+	if err != nil {
+		log.Error("mcpdoor: session store: ending the session /verify ended", "sid", sessions.ID(r), "err", err)
 	}
 }
 

@@ -1,9 +1,21 @@
 // Package sessions is the implementation of package session: the signed
-// session cookie and the session id in a request's context. Package session
-// exports what a server uses (New, the middleware, ID); mcpdoor's own
-// packages reach the rest here: reading a cookie without setting one
-// (Read), starting a session (Ensure), dropping a response's session cookie
-// (DropCookie), the key ring that also signs tokens (Keys).
+// session cookie, the session of a request, and its state in the store.
+// Package session exports what a server uses (New, the middleware, ID,
+// Load, Save, Update, End); mcpdoor's own packages reach the rest here.
+//
+// A Manager is the one maker of sessions of a server: the Door's, which
+// the router's middleware shares (autoexpose's Config.UseSessions). A
+// session is registered in the store only when a seed holds it for a
+// rollout (Session.Seed), or when a handler first saves in it: the
+// middleware hands a client without a cookie a new id and its cookie, and
+// nothing else, so that a request that saves nothing costs the store
+// nothing.
+//
+// A session is a rollout's (made by /seed_session, named by a token or by
+// a cookie the seed set) or not (a cookie the middleware minted). The
+// difference is what a session the store does not hold means: a rollout's
+// is lost or ended, and its requests are refused (421) rather than run on
+// empty state; any other is simply empty, not saved in yet.
 package sessions
 
 import (
@@ -11,8 +23,13 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"hash/maphash"
+	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/gorilla/securecookie"
 
@@ -29,6 +46,16 @@ const DefaultCookieName = "mcpdoor_session"
 // derived from the same secrets.
 const purpose = "session"
 
+// rolloutMark begins the signed id of a rollout's cookie: "r:<id>". An id
+// has no ':' (sessionkey.Check), so nothing else begins so.
+const rolloutMark = "r:"
+
+// MaxKeep bounds how long an ended session is remembered as ended: longer
+// than a call that was running when its rollout ended may still try to
+// save, and short enough that what an ended rollout leaves in the store is
+// gone soon after.
+const MaxKeep = 10 * time.Minute
+
 // Options configures a Manager, as session.Options documents them. A nil
 // *Options means the defaults.
 type Options struct {
@@ -38,10 +65,18 @@ type Options struct {
 	// Store holds the sessions and their state; default a fresh in-memory
 	// store of the Manager's own.
 	Store store.Backend
+	// Idle is the sessions' idle TTL; default store.DefaultIdle.
+	Idle time.Duration
+	// OnEnd, when set, is told once of each session that ends: by End, or
+	// (in memory) for idleness.
+	OnEnd func(ctx context.Context, sid string)
+	// Logger receives what the Manager cannot tell a client: why the store
+	// failed. Default slog.Default().
+	Logger *slog.Logger
 }
 
-// A Manager reads, makes and signs session cookies. It is safe for
-// concurrent use.
+// A Manager makes, signs and reads sessions. It is safe for concurrent
+// use.
 type Manager struct {
 	keys   keyring.Keys
 	codecs []securecookie.Codec
@@ -49,16 +84,39 @@ type Manager struct {
 	secure bool
 	newID  func() string
 	store  store.Backend
-	// starts, when set, reports that a request starts afresh (see
-	// WithFreshStart) by its path, for a server that serves the router
-	// rather than the Door: its /seed_session and MCP endpoint.
-	starts func(*http.Request) bool
+	idle   time.Duration
+	keep   time.Duration // how long an ended session is remembered
+	onEnd  func(ctx context.Context, sid string)
+	log    *slog.Logger
+
+	// door is what the Door serving the Manager's sessions tells of
+	// itself (ServeDoor); the zero doorInfo for a Manager served without
+	// one.
+	door doorInfo
+
+	// hot are the keys the server's handlers load, which a request's
+	// first read of its session fetches with it.
+	hot hotKeys
+	// writes count the writes of this process by shard of session id, so
+	// that a request knows when what it read when it began may have
+	// changed since (Session.cached).
+	writes [256]atomic.Uint64
+	seed   maphash.Seed
+
+	adoptWarned atomic.Bool
 
 	// signed keeps recent ids' signed values: the middleware sets a
 	// session's cookie on every response, and a value, having no maximum
 	// age, stays valid for as long as the keys do.
 	mu     sync.Mutex
 	signed map[string]string
+}
+
+// doorInfo is what a Door tells the Manager of the requests it serves.
+type doorInfo struct {
+	mcpPath  string // the MCP endpoint's path ("": none)
+	seedPath string // /seed_session, where the rollout contract is on
+	rollout  bool   // the rollout contract is on
 }
 
 // maxSigned bounds Manager.signed; past it the cache starts over.
@@ -75,6 +133,9 @@ func New(keys keyring.Keys, opts *Options) *Manager {
 		codecs: keyring.Codecs(keys, purpose, 0),
 		name:   DefaultCookieName,
 		newID:  rand.Text,
+		idle:   store.DefaultIdle,
+		log:    slog.Default(),
+		seed:   maphash.MakeSeed(),
 	}
 	if opts != nil {
 		if opts.CookieName != "" {
@@ -83,23 +144,41 @@ func New(keys keyring.Keys, opts *Options) *Manager {
 		if opts.NewID != nil {
 			m.newID = opts.NewID
 		}
-		m.secure = opts.Secure
-		m.store = opts.Store
+		if opts.Idle > 0 {
+			m.idle = opts.Idle
+		}
+		if opts.Logger != nil {
+			m.log = opts.Logger
+		}
+		m.secure, m.store, m.onEnd = opts.Secure, opts.Store, opts.OnEnd
 	}
 	if m.store == nil {
 		m.store = store.NewMemory(0, nil)
 	}
+	m.keep = min(m.idle, MaxKeep)
 	return m
 }
 
-// UseStore makes b the store of the Manager's sessions. Call it before the
-// Manager serves.
-func (m *Manager) UseStore(b store.Backend) { m.store = b }
+// Setup configures m's store: b holds its sessions, idle is their idle TTL
+// (0: store.DefaultIdle), onEnd is told once of each that ends (nil: no
+// one), and log receives what the store's failures were (nil:
+// slog.Default()). Call it before m serves.
+func (m *Manager) Setup(b store.Backend, idle time.Duration, onEnd func(ctx context.Context, sid string), log *slog.Logger) {
+	if idle <= 0 {
+		idle = store.DefaultIdle
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	m.store, m.idle, m.keep, m.onEnd, m.log = b, idle, min(idle, MaxKeep), onEnd, log
+}
 
-// StartsAfresh sets which requests start afresh by their path (see
-// WithFreshStart), for a router served without its Door. Call it before
-// the Manager serves.
-func (m *Manager) StartsAfresh(f func(*http.Request) bool) { m.starts = f }
+// ServeDoor tells m of the Door that serves its sessions: its MCP
+// endpoint's path, and whether the rollout contract is on (then seedPath
+// is /seed_session). Call it before m serves.
+func (m *Manager) ServeDoor(mcpPath, seedPath string, rollout bool) {
+	m.door = doorInfo{mcpPath: mcpPath, seedPath: seedPath, rollout: rollout}
+}
 
 // Of returns the Manager behind a *session.Manager; package session sets
 // it, so that mcpdoor's own packages reach what session does not export.
@@ -115,91 +194,19 @@ func (m *Manager) Keys() keyring.Keys { return m.keys }
 // CookieName returns the name of the session cookie.
 func (m *Manager) CookieName() string { return m.name }
 
-// Middleware puts the request's session id in its context (see Ensure):
-// the session of its valid session cookie, or a new one. The response sets
-// the session's cookie every time, so a client that keeps only the cookies
-// of the last response it got stays in its session.
-// A request whose cookie names a session the store does not hold gets 421
-// (see Misrouted); one whose session cannot be made because the store
-// fails gets 503.
-func (m *Manager) Middleware(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, r, err := m.Ensure(w, r)
-		var mis *Misrouted
-		switch {
-		case errors.As(err, &mis):
-			http.Error(w, mis.Error(), http.StatusMisdirectedRequest)
-			return
-		case err != nil:
-			http.Error(w, err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+// Rollout reports whether m's Door runs the rollout contract.
+func (m *Manager) Rollout() bool { return m.door.rollout }
+
+// onMCP reports whether r is a request of the Door's MCP endpoint, whose
+// session is its token's: no session is handed out there.
+func (m *Manager) onMCP(r *http.Request) bool {
+	p := m.door.mcpPath
+	return p != "" && (r.URL.Path == p || r.URL.Path == p+"/")
 }
 
-// Misrouted is the error of a request that names a session the store does
-// not hold: it reached a replica that did not make the session, or one
-// that lost its state. Served, it would run against empty state.
-type Misrouted struct{ SID string }
-
-func (e *Misrouted) Error() string {
-	return "mcpdoor: session " + e.SID + " is not held by this replica (misrouted, or its state was lost): " +
-		"route every request of a session to the replica that seeded it, or give every replica the same session store"
-}
-
-// Ensure returns the request's session id and a request whose context
-// carries it.
-//
-// A request whose context already has an id keeps it, whatever cookie it
-// carries, and nothing is set on w: the layer that put the id there (an
-// outer middleware, or mcpdoor dispatching a tool call into the session its
-// token names) answers for the cookie. Otherwise the id is that of a valid
-// session cookie of a session the store holds, or a new session is made and
-// registered in the store, and either way the session's cookie is set on w.
-// Setting it on every response, not only the first, is what keeps in its
-// session a client that replaces its cookies with those of each response
-// (NeMo Gym's agents do).
-//
-// A valid cookie of a session the store does not hold is a *Misrouted
-// error, and nothing is set on w; but on a request whose context says it
-// starts afresh (WithFreshStart: /seed_session, which starts a rollout),
-// a new session is made in its place.
-//
-// Either way the request's context carries the Manager's store, unless it
-// carries one already. Any other error is the store's.
-func (m *Manager) Ensure(w http.ResponseWriter, r *http.Request) (string, *http.Request, error) {
-	ctx := r.Context()
-	if id, ok := FromContext(ctx); ok {
-		if StoreFrom(ctx) == nil {
-			r = r.WithContext(WithStore(ctx, m.store))
-		}
-		return id, r, nil
-	}
-	id, err := m.Read(r)
-	if err == nil && !IsHeld(ctx, id) {
-		held, err := m.store.Holds(ctx, id)
-		switch {
-		case err != nil:
-			return "", r, fmt.Errorf("mcpdoor: session store: %w", err)
-		case !held && !freshStart(ctx) && (m.starts == nil || !m.starts(r)):
-			return "", r, &Misrouted{SID: id}
-		case !held:
-			id = ""
-		}
-	}
-	if err != nil || id == "" {
-		id = m.newID()
-		if err := m.store.Register(ctx, id); err != nil {
-			return "", r, fmt.Errorf("mcpdoor: session store: registering a new session: %w", err)
-		}
-	}
-	// Signing a short string with a valid key does not fail; if it ever
-	// did, a new session would last for this request alone.
-	if c, err := m.Cookie(id); err == nil {
-		http.SetCookie(w, c)
-	}
-	return id, r.WithContext(WithStore(NewContext(ctx, id), m.store)), nil
+// onSeed reports whether r starts a rollout.
+func (m *Manager) onSeed(r *http.Request) bool {
+	return m.door.seedPath != "" && r.URL.Path == m.door.seedPath
 }
 
 // ErrNoCookie is returned by Read when the request carries no session cookie.
@@ -207,38 +214,57 @@ var ErrNoCookie = errors.New("mcpdoor: no session cookie")
 
 // Read returns the session id from the request's cookie, verified.
 func (m *Manager) Read(r *http.Request) (string, error) {
+	id, _, err := m.ReadCookie(r)
+	return id, err
+}
+
+// ReadCookie returns the session id from the request's cookie, verified,
+// and whether a seed set it, for a rollout.
+func (m *Manager) ReadCookie(r *http.Request) (id string, rollout bool, err error) {
 	c, err := r.Cookie(m.name)
 	if err != nil {
-		return "", ErrNoCookie
+		return "", false, ErrNoCookie
 	}
-	return m.Decode(c.Value)
+	return m.decode(c.Value)
 }
 
 // Decode verifies a session cookie value, "<id>.<signed>", and returns the
 // id it carries: the plain one, which must be the signed one.
 func (m *Manager) Decode(value string) (string, error) {
+	id, _, err := m.decode(value)
+	return id, err
+}
+
+func (m *Manager) decode(value string) (id string, rollout bool, err error) {
 	plain, value, err := sessionkey.Split(value)
 	if err != nil {
-		return "", fmt.Errorf("mcpdoor: session cookie: %w", err)
+		return "", false, fmt.Errorf("mcpdoor: session cookie: %w", err)
 	}
-	var id string
 	if err := securecookie.DecodeMulti(m.name, value, &id, m.codecs...); err != nil {
-		return "", fmt.Errorf("mcpdoor: session cookie: %w", err)
+		return "", false, fmt.Errorf("mcpdoor: session cookie: %w", err)
 	}
+	id, rollout = strings.CutPrefix(id, rolloutMark)
 	if id == "" {
-		return "", errors.New("mcpdoor: session cookie: empty id")
+		return "", false, errors.New("mcpdoor: session cookie: empty id")
 	}
 	if err := sessionkey.Matches(plain, id); err != nil {
-		return "", fmt.Errorf("mcpdoor: session cookie: %w", err)
+		return "", false, fmt.Errorf("mcpdoor: session cookie: %w", err)
 	}
-	return id, nil
+	return id, rollout, nil
 }
 
 // Cookie returns the signed session cookie for id, as the middleware sets
 // it. Its value begins with id in plain and a dot, "<id>.<signed>", so that
 // a load balancer can route on the session with no decoding.
-func (m *Manager) Cookie(id string) (*http.Cookie, error) {
-	v, err := m.sign(id)
+func (m *Manager) Cookie(id string) (*http.Cookie, error) { return m.cookie(id, false) }
+
+// RolloutCookie returns the signed session cookie for id, a rollout's, as
+// /seed_session sets it: the same as Cookie's, but that it says the
+// session is a rollout's.
+func (m *Manager) RolloutCookie(id string) (*http.Cookie, error) { return m.cookie(id, true) }
+
+func (m *Manager) cookie(id string, rollout bool) (*http.Cookie, error) {
+	v, err := m.sign(id, rollout)
 	if err != nil {
 		return nil, err
 	}
@@ -250,6 +276,18 @@ func (m *Manager) Cookie(id string) (*http.Cookie, error) {
 		Secure:   m.secure,
 		SameSite: http.SameSiteLaxMode,
 	}, nil
+}
+
+// setCookie sets s's cookie on w, in place of any session cookie w sets
+// already. Signing a short string with a valid key does not fail; if it
+// ever did, the session would last for this request alone.
+func (m *Manager) setCookie(w http.ResponseWriter, s *Session) {
+	c, err := m.cookie(s.ID, s.IsRollout())
+	if err != nil {
+		return
+	}
+	m.DropCookie(w.Header())
+	http.SetCookie(w, c)
 }
 
 // DropCookie removes from a response header the Set-Cookie lines of the
@@ -274,9 +312,13 @@ func (m *Manager) DropCookie(h http.Header) {
 }
 
 // sign returns id's signed cookie value, from the cache when it has one.
-func (m *Manager) sign(id string) (string, error) {
+func (m *Manager) sign(id string, rollout bool) (string, error) {
+	signed := id
+	if rollout {
+		signed = rolloutMark + id
+	}
 	m.mu.Lock()
-	v, ok := m.signed[id]
+	v, ok := m.signed[signed]
 	m.mu.Unlock()
 	if ok {
 		return v, nil
@@ -284,7 +326,7 @@ func (m *Manager) sign(id string) (string, error) {
 	if err := sessionkey.Check(id); err != nil {
 		return "", fmt.Errorf("mcpdoor: session cookie: %w", err)
 	}
-	v, err := securecookie.EncodeMulti(m.name, id, m.codecs...)
+	v, err := securecookie.EncodeMulti(m.name, signed, m.codecs...)
 	if err != nil {
 		return "", fmt.Errorf("mcpdoor: session cookie: %w", err)
 	}
@@ -293,63 +335,69 @@ func (m *Manager) sign(id string) (string, error) {
 	if m.signed == nil || len(m.signed) >= maxSigned {
 		m.signed = make(map[string]string)
 	}
-	m.signed[id] = v
+	m.signed[signed] = v
 	m.mu.Unlock()
 	return v, nil
 }
 
-type (
-	contextKey struct{}
-	storeKey   struct{}
-	heldKey    struct{}
-	freshKey   struct{}
+// hotKeys are the keys a server's handlers load, at most maxHot of at
+// most maxHotLen bytes, the newest in place of the oldest. It is safe for
+// concurrent use; a read costs no lock.
+type hotKeys struct {
+	mu   sync.Mutex
+	keys atomic.Pointer[[]string]
+	next int
+}
+
+const (
+	maxHot    = 8
+	maxHotLen = 128
 )
 
-// WithFreshStart returns a context that lets Ensure start a new session in
-// place of one its store does not hold, for /seed_session.
-func WithFreshStart(ctx context.Context) context.Context {
-	return context.WithValue(ctx, freshKey{}, true)
+// list returns the keys; the caller does not change the slice.
+func (h *hotKeys) list() []string {
+	if p := h.keys.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
-func freshStart(ctx context.Context) bool { return ctx.Value(freshKey{}) != nil }
-
-// WithStore returns a context that carries the store of its session's
-// state, for session.Load and Save.
-func WithStore(ctx context.Context, b store.Backend) context.Context {
-	return context.WithValue(ctx, storeKey{}, b)
+// note adds key to the keys.
+func (h *hotKeys) note(key string) {
+	if len(key) > maxHotLen {
+		return
+	}
+	for _, k := range h.list() {
+		if k == key {
+			return
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	keys := append([]string(nil), h.list()...)
+	for _, k := range keys {
+		if k == key {
+			return
+		}
+	}
+	if len(keys) < maxHot {
+		keys = append(keys, key)
+	} else {
+		keys[h.next] = key
+		h.next = (h.next + 1) % maxHot
+	}
+	h.keys.Store(&keys)
 }
 
-// StoreFrom returns the store ctx carries, or nil.
-func StoreFrom(ctx context.Context) store.Backend {
-	b, _ := ctx.Value(storeKey{}).(store.Backend)
-	return b
-}
-
-// WithHeld returns a context that records that the store holds session id,
-// as the Door has checked, so that Ensure does not ask the store again.
-func WithHeld(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, heldKey{}, id)
-}
-
-// IsHeld reports whether ctx records that the store holds session id.
-func IsHeld(ctx context.Context, id string) bool {
-	held, _ := ctx.Value(heldKey{}).(string)
-	return held != "" && held == id
-}
-
-// NewContext returns a context that carries session id.
-func NewContext(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, contextKey{}, id)
-}
-
-// FromContext returns the session id ctx carries.
-func FromContext(ctx context.Context) (string, bool) {
-	id, ok := ctx.Value(contextKey{}).(string)
-	return id, ok && id != ""
-}
-
-// ID returns the session id of r, or "" when no session middleware ran for it.
-func ID(r *http.Request) string {
-	id, _ := FromContext(r.Context())
-	return id
+// LiveCookie returns the session id from the request's valid cookie,
+// unless the Door found that no request may run in that session
+// (Session.Stale): a tokenless MCP call then runs as one without a cookie.
+func (m *Manager) LiveCookie(r *http.Request) (string, error) {
+	id, err := m.Read(r)
+	if err == nil {
+		if s := Resolved(r.Context()); s != nil && s.ID == id && s.Stale() {
+			return "", ErrNoCookie
+		}
+	}
+	return id, err
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/keyring"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
+	"github.com/mcpdoor/mcpdoor/internal/store"
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
@@ -182,7 +183,7 @@ func TestMiddlewareRefusesCookie(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Store().Register(t.Context(), id)
+	m.Store().Create(t.Context(), id, 0)
 	if got, _ := visit(m, good); got != id {
 		t.Fatalf("the untampered cookie gives session %q, want %q", got, id)
 	}
@@ -234,17 +235,18 @@ func tamper(v string) string {
 
 func TestEnsure(t *testing.T) {
 	m := sessions.New(keys(t, secretOld), nil)
+	m.ServeDoor("/mcp", "/seed_session", true) // a rollout server's
 	cookie, _ := m.Cookie("from-the-cookie")
-	m.Store().Register(t.Context(), "from-the-cookie")
+	m.Store().Create(t.Context(), "from-the-cookie", 0)
 
 	t.Run("id in the context", func(t *testing.T) {
 		req := httptest.NewRequest(http.MethodPost, "/t", nil)
 		req.AddCookie(cookie)
 		req = req.WithContext(sessions.NewContext(req.Context(), "from-the-context"))
 		rec := httptest.NewRecorder()
-		id, r, _ := m.Ensure(rec, req)
-		if id != "from-the-context" || sessions.ID(r) != "from-the-context" || sessions.StoreFrom(r.Context()) != m.Store() {
-			t.Errorf("Ensure = %q (request's id %q), want the context's id, and the store in the context", id, sessions.ID(r))
+		s, r, _ := m.Ensure(rec, req)
+		if s.ID != "from-the-context" || sessions.ID(r) != "from-the-context" || sessions.SessionOf(r.Context()) != s {
+			t.Errorf("Ensure = %q (request's id %q), want the context's id, and its session in the context", s.ID, sessions.ID(r))
 		}
 		if h := rec.Header().Values("Set-Cookie"); len(h) != 0 {
 			t.Errorf("Set-Cookie %q, want none", h)
@@ -254,9 +256,9 @@ func TestEnsure(t *testing.T) {
 		req := httptest.NewRequest(http.MethodPost, "/t", nil)
 		req.AddCookie(cookie)
 		rec := httptest.NewRecorder()
-		id, r, _ := m.Ensure(rec, req)
-		if id != "from-the-cookie" || sessions.ID(r) != "from-the-cookie" {
-			t.Errorf("Ensure = %q (request's id %q), want the cookie's", id, sessions.ID(r))
+		s, r, _ := m.Ensure(rec, req)
+		if s.ID != "from-the-cookie" || sessions.ID(r) != "from-the-cookie" {
+			t.Errorf("Ensure = %q (request's id %q), want the cookie's", s.ID, sessions.ID(r))
 		}
 		if h := rec.Header().Values("Set-Cookie"); len(h) != 1 || h[0] != cookie.String() {
 			t.Errorf("Set-Cookie %q, want the same cookie again: %q", h, cookie.String())
@@ -264,30 +266,31 @@ func TestEnsure(t *testing.T) {
 	})
 	t.Run("no id", func(t *testing.T) {
 		rec := httptest.NewRecorder()
-		id, r, _ := m.Ensure(rec, httptest.NewRequest(http.MethodPost, "/t", nil))
+		s, r, _ := m.Ensure(rec, httptest.NewRequest(http.MethodPost, "/t", nil))
 		set := rec.Result().Cookies()
-		if id == "" || sessions.ID(r) != id || len(set) != 1 {
-			t.Fatalf("Ensure = %q (request's id %q), cookies %v; want a new id, in the request and a cookie", id, sessions.ID(r), set)
+		if s == nil || sessions.ID(r) != s.ID || len(set) != 1 {
+			t.Fatalf("Ensure = %v (request's id %q), cookies %v; want a new id, in the request and a cookie", s, sessions.ID(r), set)
 		}
-		if got, err := m.Decode(set[0].Value); got != id || err != nil {
-			t.Errorf("the cookie decodes to %q, %v; want %q", got, err, id)
+		if got, err := m.Decode(set[0].Value); got != s.ID || err != nil {
+			t.Errorf("the cookie decodes to %q, %v; want %q", got, err, s.ID)
 		}
-		if held, err := m.Store().Holds(t.Context(), id); !held || err != nil {
-			t.Errorf("the new session is not in the store: %v, %v", held, err)
+		if f, err := m.Store().Open(t.Context(), s.ID, nil, 0); f.State != store.Absent || err != nil {
+			t.Errorf("the new session is in the store before anything is saved in it: %v, %v", f.State, err)
 		}
 	})
-	// A valid cookie of a session the store does not hold (another
-	// replica's, or from before a restart) is misrouted; a seed, which
-	// starts afresh, gets a new session in its place.
-	other, _ := m.Cookie("another-replicas")
-	t.Run("a session the store does not hold", func(t *testing.T) {
+	// A valid cookie a seed set, of a session the store does not hold
+	// (another replica's, or from before a restart), is misrouted; a seed,
+	// which starts afresh, gets a new session in its place. The cookie of
+	// a session no seed made names an empty session.
+	other, _ := m.RolloutCookie("another-replicas")
+	t.Run("a rollout's session the store does not hold", func(t *testing.T) {
 		req := httptest.NewRequest(http.MethodPost, "/t", nil)
 		req.AddCookie(other)
 		rec := httptest.NewRecorder()
-		id, _, err := m.Ensure(rec, req)
+		s, _, err := m.Ensure(rec, req)
 		var mis *sessions.Misrouted
-		if !errors.As(err, &mis) || mis.SID != "another-replicas" || id != "" || len(rec.Header().Values("Set-Cookie")) != 0 {
-			t.Errorf("Ensure = %q, %v, Set-Cookie %q; want a *Misrouted and no cookie", id, err, rec.Header().Values("Set-Cookie"))
+		if !errors.As(err, &mis) || mis.SID != "another-replicas" || s != nil || len(rec.Header().Values("Set-Cookie")) != 0 {
+			t.Errorf("Ensure = %v, %v, Set-Cookie %q; want a *Misrouted and no cookie", s, err, rec.Header().Values("Set-Cookie"))
 		}
 		const want = "mcpdoor: session another-replicas is not held by this replica (misrouted, or its state was lost): " +
 			"route every request of a session to the replica that seeded it, or give every replica the same session store"
@@ -300,13 +303,32 @@ func TestEnsure(t *testing.T) {
 			t.Errorf("the middleware answered %d %q, want 421 and the text", rec.Code, rec.Body.String())
 		}
 	})
-	t.Run("a seed of a session the store does not hold", func(t *testing.T) {
+	t.Run("a seed of a rollout's session the store does not hold", func(t *testing.T) {
 		req := httptest.NewRequest(http.MethodPost, "/t", nil)
 		req.AddCookie(other)
 		req = req.WithContext(sessions.WithFreshStart(req.Context()))
-		id, _, err := m.Ensure(httptest.NewRecorder(), req)
-		if err != nil || id == "" || id == "another-replicas" {
-			t.Errorf("Ensure = %q, %v; want a new session", id, err)
+		s, _, err := m.Ensure(httptest.NewRecorder(), req)
+		if err != nil || s == nil || s.ID == "another-replicas" {
+			t.Errorf("Ensure = %v, %v; want a new session", s, err)
+		}
+	})
+	t.Run("a session no seed made, which the store does not hold", func(t *testing.T) {
+		lazy, _ := m.Cookie("never-saved")
+		req := httptest.NewRequest(http.MethodPost, "/t", nil)
+		req.AddCookie(lazy)
+		s, _, err := m.Ensure(httptest.NewRecorder(), req)
+		if err != nil || s == nil || s.ID != "never-saved" {
+			t.Errorf("Ensure = %v, %v; want the cookie's session, empty", s, err)
+		}
+	})
+	t.Run("a rollout's session the store does not hold, on a plain server", func(t *testing.T) {
+		plain := sessions.New(keys(t, secretOld), nil)
+		req := httptest.NewRequest(http.MethodPost, "/t", nil)
+		req.AddCookie(other)
+		rec := httptest.NewRecorder()
+		s, _, err := plain.Ensure(rec, req)
+		if err != nil || s == nil || s.ID == "another-replicas" || len(rec.Result().Cookies()) != 1 {
+			t.Errorf("Ensure = %v, %v, cookies %v; want a new session and its cookie", s, err, rec.Result().Cookies())
 		}
 	})
 }
@@ -319,7 +341,7 @@ func TestKeyRotation(t *testing.T) {
 	newOnly := sessions.New(keys(t, secretNew), nil)
 
 	oldCookie, _ := old.Cookie("s-old")
-	rotated.Store().Register(t.Context(), "s-old")
+	rotated.Store().Create(t.Context(), "s-old", 0)
 	if id, _ := visit(rotated, oldCookie); id != "s-old" {
 		t.Errorf("a cookie signed by the old key gives session %q after rotation, want s-old", id)
 	}

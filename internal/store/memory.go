@@ -1,138 +1,293 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
 )
 
-// Memory is the in-memory Backend, each replica's own: a restarted replica
-// starts empty and holds none of its old sessions. A session idle for
-// longer than its idle TTL is dropped when it is next named, or when the
-// store next sweeps, which it does, with no goroutine, on a Register once
-// a minute (or once per idle TTL, when shorter) at most.
+// DefaultIdle is the idle TTL of a session when a call gives none (0):
+// mcp.session_idle_ttl's default. It is long enough for a rollout's
+// slowest step: between two calls of a rollout the agent waits for its
+// model, a turn of minutes on a busy inference server, and an hour leaves
+// an order of magnitude beyond that; while it bounds what an abandoned
+// rollout holds to an hour.
+const DefaultIdle = time.Hour
+
+// DefaultMaxSessions is the memory store's default cap on live sessions
+// (mcp.max_stored_sessions): a replica serves tens to hundreds of
+// rollouts at once, each ended by its /verify, and this leaves room for
+// many times that, abandoned ones included, until they idle out; at a few
+// KiB of state each, it bounds the store to tens of MiB.
+const DefaultMaxSessions = 10_000
+
+// Memory is the in-memory Backend, each process's own: a restarted
+// process starts empty. It holds at most its cap of live sessions, and
+// remembers at most as many ended ones (the oldest forgotten first). A
+// session idle for longer than its idle TTL is dropped when it is next
+// named, or when the store next sweeps, which it does, with no goroutine,
+// when it creates a session, at most once a minute (or once per idle TTL,
+// when shorter), and whenever it is full.
 type Memory struct {
-	idle time.Duration // 0: sessions are never dropped for idleness
-	now  func() time.Time
+	max    int
+	onIdle func(sid string) // told of each session dropped for idleness
+	now    func() time.Time
 
 	mu        sync.Mutex
 	sessions  map[string]*memSession
+	ended     map[string]time.Time // until when each ended session is remembered
+	endedFIFO []tomb               // the ended sessions, oldest first
 	nextSweep time.Time
-	expired   []string // dropped for idleness, ended not told yet
-	// ended, if set, is told of each session a sweep drops, after the
-	// lock is released.
-	ended func(sid string)
+	expired   []string // dropped for idleness, onIdle not told yet
+}
+
+// A tomb is an ended session, remembered until a time.
+type tomb struct {
+	sid   string
+	until time.Time
 }
 
 type memSession struct {
-	values map[string][]byte
-	used   time.Time
+	values  map[string][]byte
+	idle    time.Duration
+	expires time.Time
 }
 
-// NewMemory returns an empty in-memory Backend whose sessions are dropped
-// once idle for longer than idle (0: never), telling ended (when set) of
-// each.
-func NewMemory(idle time.Duration, ended func(sid string)) *Memory {
-	return &Memory{idle: idle, now: time.Now, sessions: map[string]*memSession{}, ended: ended}
-}
-
-// session returns sid's entry, marked used now, or nil; the caller holds
-// m.mu.
-func (m *Memory) session(sid string) *memSession {
-	s := m.sessions[sid]
-	if s == nil {
-		return nil
+// NewMemory returns an empty in-memory Backend holding at most max live
+// sessions (0: DefaultMaxSessions), which tells onIdle (when set) of each
+// session it drops for idleness, once, outside its lock.
+func NewMemory(max int, onIdle func(sid string)) *Memory {
+	if max <= 0 {
+		max = DefaultMaxSessions
 	}
-	now := m.now()
-	if m.idle > 0 && now.Sub(s.used) > m.idle {
-		delete(m.sessions, sid)
-		m.expired = append(m.expired, sid)
-		return nil
-	}
-	s.used = now
-	return s
+	return &Memory{max: max, onIdle: onIdle, now: time.Now, sessions: map[string]*memSession{}, ended: map[string]time.Time{}}
 }
 
-func (m *Memory) Register(_ context.Context, sid string) error {
-	m.mu.Lock()
-	defer m.unlock()
-	if m.session(sid) == nil {
-		m.sessions[sid] = &memSession{values: map[string][]byte{}, used: m.now()}
-	}
-	m.sweep()
-	return nil
-}
-
-func (m *Memory) Holds(_ context.Context, sid string) (bool, error) {
-	m.mu.Lock()
-	defer m.unlock()
-	return m.session(sid) != nil, nil
-}
-
-func (m *Memory) Load(_ context.Context, sid, key string) ([]byte, bool, error) {
-	m.mu.Lock()
-	defer m.unlock()
-	s := m.session(sid)
-	if s == nil {
-		return nil, false, nil
-	}
-	v, ok := s.values[key]
-	return slices.Clone(v), ok, nil
-}
-
-func (m *Memory) Save(_ context.Context, sid, key string, value []byte) error {
-	m.mu.Lock()
-	defer m.unlock()
-	s := m.session(sid)
-	if s == nil {
-		s = &memSession{values: map[string][]byte{}, used: m.now()}
-		m.sessions[sid] = s
-	}
-	s.values[key] = slices.Clone(value)
-	return nil
-}
-
-func (m *Memory) Drop(_ context.Context, sid string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.sessions, sid)
-	return nil
-}
-
-// Len returns how many sessions m holds, idle ones not yet swept included.
+// Len returns how many live sessions m holds, idle ones not yet swept
+// included.
 func (m *Memory) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.sessions)
 }
 
-// sweep drops the sessions idle for longer than the idle TTL, at most once
-// a minute (or once per idle TTL, when shorter); the caller holds m.mu.
-func (m *Memory) sweep() {
-	now := m.now()
-	if m.idle <= 0 || now.Before(m.nextSweep) {
-		return
+func orDefault(idle time.Duration) time.Duration {
+	if idle <= 0 {
+		return DefaultIdle
 	}
-	m.nextSweep = now.Add(min(m.idle, time.Minute))
-	for sid, s := range m.sessions {
-		if now.Sub(s.used) > m.idle {
-			delete(m.sessions, sid)
-			m.expired = append(m.expired, sid)
-		}
-	}
+	return idle
 }
 
-// unlock releases m.mu, then tells ended of the sessions dropped for
-// idleness meanwhile, outside the lock: ended may use the store.
+// state returns what m knows of sid, and its entry when it is live, marked
+// used now; the caller holds m.mu.
+func (m *Memory) state(sid string) (State, *memSession) {
+	now := m.now()
+	if until, ok := m.ended[sid]; ok {
+		if now.Before(until) {
+			return Ended, nil
+		}
+		delete(m.ended, sid)
+	}
+	s := m.sessions[sid]
+	if s == nil {
+		return Absent, nil
+	}
+	if now.After(s.expires) {
+		m.dropIdle(sid)
+		return Absent, nil
+	}
+	s.expires = now.Add(s.idle)
+	return Live, s
+}
+
+// dropIdle drops sid for idleness, under m.mu.
+func (m *Memory) dropIdle(sid string) {
+	delete(m.sessions, sid)
+	m.expired = append(m.expired, sid)
+}
+
+func (m *Memory) Open(_ context.Context, sid string, keys []string, idle time.Duration) (Found, error) {
+	m.mu.Lock()
+	defer m.unlock()
+	st, s := m.state(sid)
+	if s == nil {
+		return Found{State: st}, nil
+	}
+	s.idle = orDefault(idle)
+	s.expires = m.now().Add(s.idle)
+	f := Found{State: Live}
+	for _, k := range keys {
+		if v, ok := s.values[k]; ok {
+			if f.Values == nil {
+				f.Values = make(map[string][]byte, len(keys))
+			}
+			f.Values[k] = slices.Clone(v)
+		}
+	}
+	return f, nil
+}
+
+func (m *Memory) Load(_ context.Context, sid, key string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.unlock()
+	st, s := m.state(sid)
+	switch {
+	case st == Ended:
+		return nil, ErrEnded
+	case s == nil:
+		return nil, nil
+	}
+	return slices.Clone(s.values[key]), nil
+}
+
+func (m *Memory) Create(_ context.Context, sid string, idle time.Duration) (bool, error) {
+	m.mu.Lock()
+	defer m.unlock()
+	_, created, err := m.create(sid, idle)
+	return created, err
+}
+
+// create returns sid's entry, made Live when it was Absent; the caller
+// holds m.mu.
+func (m *Memory) create(sid string, idle time.Duration) (*memSession, bool, error) {
+	switch st, s := m.state(sid); st {
+	case Ended:
+		return nil, false, ErrEnded
+	case Live:
+		return s, false, nil
+	}
+	now := m.now()
+	idle = orDefault(idle)
+	if !now.Before(m.nextSweep) || len(m.sessions) >= m.max {
+		m.sweep(now, idle)
+	}
+	if len(m.sessions) >= m.max {
+		return nil, false, &FullError{Live: len(m.sessions)}
+	}
+	s := &memSession{values: map[string][]byte{}, idle: idle, expires: now.Add(idle)}
+	m.sessions[sid] = s
+	return s, true, nil
+}
+
+// writable returns sid's entry for a write that w governs; the caller
+// holds m.mu.
+func (m *Memory) writable(sid string, w Write) (*memSession, error) {
+	if w.Create {
+		s, _, err := m.create(sid, w.Idle)
+		return s, err
+	}
+	if _, s := m.state(sid); s != nil {
+		return s, nil
+	}
+	return nil, ErrEnded
+}
+
+func (m *Memory) Save(_ context.Context, sid, key string, value []byte, w Write) error {
+	m.mu.Lock()
+	defer m.unlock()
+	s, err := m.writable(sid, w)
+	if err != nil {
+		return err
+	}
+	set(s, key, value)
+	return nil
+}
+
+func set(s *memSession, key string, value []byte) {
+	if len(value) == 0 {
+		delete(s.values, key)
+		return
+	}
+	s.values[key] = slices.Clone(value)
+}
+
+func (m *Memory) Swap(_ context.Context, sid, key string, old, value []byte, w Write) (bool, []byte, error) {
+	m.mu.Lock()
+	defer m.unlock()
+	s, err := m.writable(sid, w)
+	if err != nil {
+		return false, nil, err
+	}
+	if cur := s.values[key]; !bytes.Equal(cur, old) {
+		return false, slices.Clone(cur), nil
+	}
+	set(s, key, value)
+	return true, nil, nil
+}
+
+func (m *Memory) End(_ context.Context, sid string, keep time.Duration) (bool, error) {
+	m.mu.Lock()
+	defer m.unlock()
+	st, _ := m.state(sid)
+	if st == Ended {
+		return false, nil
+	}
+	delete(m.sessions, sid)
+	if keep > 0 {
+		until := m.now().Add(keep)
+		m.ended[sid] = until
+		m.endedFIFO = append(m.endedFIFO, tomb{sid, until})
+		m.forgetEnded()
+	}
+	return true, nil
+}
+
+// forgetEnded forgets the ended sessions past the cap, oldest first, and
+// those at the head of the queue whose keep has passed; the caller holds
+// m.mu.
+func (m *Memory) forgetEnded() {
+	now := m.now()
+	i := 0
+	for ; i < len(m.endedFIFO); i++ {
+		t := m.endedFIFO[i]
+		if len(m.endedFIFO)-i <= m.max && now.Before(t.until) {
+			break
+		}
+		if until, ok := m.ended[t.sid]; ok && until.Equal(t.until) {
+			delete(m.ended, t.sid)
+		}
+	}
+	m.endedFIFO = slices.Delete(m.endedFIFO, 0, i)
+}
+
+// sweep drops the sessions idle for longer than their idle TTL, and sets
+// when the next one is due; the caller holds m.mu.
+func (m *Memory) sweep(now time.Time, idle time.Duration) {
+	m.nextSweep = now.Add(min(idle, time.Minute))
+	for sid, s := range m.sessions {
+		if now.After(s.expires) {
+			m.dropIdle(sid)
+		}
+	}
+	m.forgetEnded()
+}
+
+// unlock releases m.mu, then tells onIdle of the sessions dropped for
+// idleness meanwhile, outside the lock: onIdle may use the store.
 func (m *Memory) unlock() {
 	expired := m.expired
 	m.expired = nil
 	m.mu.Unlock()
-	if m.ended == nil {
+	if m.onIdle == nil {
 		return
 	}
 	for _, sid := range expired {
-		m.ended(sid)
+		m.onIdle(sid)
 	}
 }
+
+// SetClock makes now m's clock, for a test. Call it before m is used.
+func (m *Memory) SetClock(now func() time.Time) { m.now = now }
+
+// A FullError is why a full memory store creates no session; it wraps
+// ErrFull.
+type FullError struct{ Live int }
+
+func (e *FullError) Error() string {
+	return fmt.Sprintf("%v: %d sessions are live, the most mcp.max_stored_sessions allows", ErrFull, e.Live)
+}
+
+func (e *FullError) Unwrap() error { return ErrFull }

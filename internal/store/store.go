@@ -1,8 +1,11 @@
-// Package store is the implementation of session.Store: where a replica
-// keeps the sessions it holds and their state. A Store wraps a Backend,
-// in memory (NewMemory) or in Redis (package session/redisstore); the
-// Backend interface stays internal, so that session.Store is an opaque
-// value a server passes on, and the backends are this module's.
+// Package store is the implementation of session.Store: where a server
+// keeps its sessions and their state. A Store wraps a Backend, in memory
+// (NewMemory) or in Redis (package session/redisstore).
+//
+// The Backend interface is small on purpose, so that it can be exported as
+// it stands and other stores (a database, a cache) implemented outside
+// this module; storetest holds the suite of its contracts, which every
+// backend runs.
 package store
 
 import (
@@ -11,23 +14,99 @@ import (
 	"time"
 )
 
-// A Backend holds sessions and their state. Every method is safe for
-// concurrent use. A session is held from Register (or Save) until Drop, or
-// until it has been idle for the backend's idle TTL: every method that
-// names a held session counts as a use of it.
-type Backend interface {
-	// Register holds sid; it is no error when sid is held already.
-	Register(ctx context.Context, sid string) error
-	// Holds reports whether sid is held.
-	Holds(ctx context.Context, sid string) (bool, error)
-	// Load returns the value saved under key in sid, and whether there is
-	// one.
-	Load(ctx context.Context, sid, key string) (value []byte, ok bool, err error)
-	// Save saves value under key in sid, and holds sid.
-	Save(ctx context.Context, sid, key string, value []byte) error
-	// Drop forgets sid and everything saved in it.
-	Drop(ctx context.Context, sid string) error
+// A State is what a store knows of a session.
+type State uint8
+
+const (
+	// Absent: the store holds nothing of the session. It never held it (a
+	// session nobody has saved in yet), or it dropped it: idle for its idle
+	// TTL, evicted, lost in a restart, or ended long enough ago.
+	Absent State = iota
+	// Live: the store holds the session, and its state.
+	Live
+	// Ended: the session has ended (End), and the store remembers so for
+	// a while: no write brings it back.
+	Ended
+)
+
+func (s State) String() string {
+	switch s {
+	case Live:
+		return "live"
+	case Ended:
+		return "ended"
+	}
+	return "absent"
 }
+
+// A Backend holds sessions and their state: values, opaque bytes under
+// string keys, never empty (an empty value is the same as none). Every
+// method is safe for concurrent use, and each is atomic: a concurrent
+// reader sees a write whole or not at all.
+//
+// Every session a backend holds has an end: it is dropped once it has gone
+// unused for its idle TTL (the idle a call gives), and an ended one is
+// remembered as ended for at most the keep End gives. A backend never
+// holds a session it was not asked to create.
+type Backend interface {
+	// Open reads session sid: its State and, when it is Live, the values
+	// of keys that it has (a key without a value is left out of Values).
+	// Opening a Live session is a use: a session ends once it has gone
+	// unused for idle, no sooner than 7/8 idle and no later than idle
+	// after its last use (a backend may restart its TTL on every use, or
+	// less often within that bound).
+	Open(ctx context.Context, sid string, keys []string, idle time.Duration) (Found, error)
+	// Load returns the value of key in sid, nil when it has none (or sid
+	// is Absent). It fails with ErrEnded when sid has ended.
+	Load(ctx context.Context, sid, key string) ([]byte, error)
+	// Create makes sid Live and empty, with the idle TTL idle, and reports
+	// true; a sid Live already is kept as it is (its idle TTL restarted),
+	// and Create reports false. It fails with ErrEnded when sid has ended,
+	// and with an error wrapping ErrFull when the backend holds as many
+	// sessions as it may.
+	Create(ctx context.Context, sid string, idle time.Duration) (created bool, err error)
+	// Save sets key in sid to value. It fails, saving nothing, with
+	// ErrEnded when sid has ended, or when sid is Absent and w.Create is
+	// not set; with w.Create set, an Absent sid is created first, as Create
+	// does (with w.Idle), and may fail as it does.
+	Save(ctx context.Context, sid, key string, value []byte, w Write) error
+	// Swap sets key in sid to value if its value is still old (nil: none),
+	// and reports whether it did. When it did not, it returns the value
+	// key has instead (nil: none). It fails as Save does, and an Absent
+	// sid it may create has no value yet.
+	Swap(ctx context.Context, sid, key string, old, value []byte, w Write) (swapped bool, current []byte, err error)
+	// End ends sid for good, with all its state: from then on Open reports
+	// it Ended, Load, Save and Swap fail with ErrEnded, and Create fails,
+	// until keep has passed (then it may be Absent; keep 0: forget it at
+	// once). It reports whether this call ended it: of concurrent Ends of
+	// one sid, exactly one reports true, and an End of a sid Ended already
+	// reports false.
+	End(ctx context.Context, sid string, keep time.Duration) (ended bool, err error)
+}
+
+// Found is what Open found of a session.
+type Found struct {
+	State  State
+	Values map[string][]byte // the values of the keys asked, while Live
+}
+
+// Write says how a Save or Swap treats a session the backend does not hold.
+type Write struct {
+	// Create creates an Absent session (a session's first save), rather
+	// than fail.
+	Create bool
+	// Idle is the idle TTL of a session the write creates.
+	Idle time.Duration
+}
+
+var (
+	// ErrEnded is why a session's state cannot be written, or read: it
+	// has ended (End), or, for a write that may not create it, the store
+	// does not hold it.
+	ErrEnded = errors.New("the session has ended, or this replica's store does not hold it")
+	// ErrFull is why a backend with a cap on its sessions creates no more.
+	ErrFull = errors.New("session store full")
+)
 
 // A Store is a Backend as package session hands it to servers. The nil
 // *Store means a fresh in-memory store.
@@ -42,14 +121,4 @@ func BackendOf(s *Store) Backend {
 		return nil
 	}
 	return s.b
-}
-
-// ErrNoStore is why a session's state cannot be reached from a context
-// that carries no store.
-var ErrNoStore = errors.New("no session store in the request's context")
-
-// An Idler is a Backend that drops a session itself once it has been idle
-// for the idle TTL it is given (0: never), such as one whose keys expire.
-type Idler interface {
-	SetIdle(d time.Duration)
 }

@@ -7,18 +7,25 @@
 //	cfg.Store = redisstore.New(client, "weather")
 //
 // Each session is one Redis hash, at key "<prefix>:session:<sid>": a
-// marker that the session is held, and each value session.Save saved, as
-// JSON. With mcp.session_idle_ttl set, every use of a session pushes the
-// key's expiry out by that much, and Redis drops an idle session by
-// itself; without it, a session stays until its rollout ends. The package
-// is apart from package session so that a server without Redis does not
-// build go-redis in.
+// marker that the session is held, when its expiry was last pushed out,
+// and each value session.Save saved, as JSON. Every key has an expiry:
+// a session's is pushed out by mcp.session_idle_ttl as it is used (at
+// most once per eighth of it), and Redis drops an idle session by itself.
+// An ended session's hash is replaced by a short string key, which no
+// write can turn back into a session, for as long as a call that was
+// running may still try. Run Redis with a volatile-* eviction policy
+// (docs/replicas.md). The package is apart from package session so that
+// a server without Redis does not build go-redis in.
 package redisstore
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
-	"sync/atomic"
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -32,87 +39,243 @@ import (
 // share one Redis without sharing sessions. Every replica of a server must
 // use the same Redis and prefix. The store does not close client.
 func New(client redis.UniversalClient, prefix string) *session.Store {
+	return store.New(newBackend(client, prefix))
+}
+
+func newBackend(client redis.UniversalClient, prefix string) *backend {
 	if prefix == "" {
 		prefix = "mcpdoor"
 	}
-	return store.New(&backend{client: client, prefix: prefix + ":session:"})
+	return &backend{client: client, prefix: prefix + ":session:", now: time.Now}
 }
 
-// backend is the store.Backend in Redis.
+// backend is the store.Backend in Redis. Each method is one round trip:
+// one command, or one script where a method must read before it writes.
+// In steady state a request's Open is one HMGET, a Load one HGET and a
+// Save one HSET; the scripts run once per session (Create, End) or for a
+// Swap.
 type backend struct {
 	client redis.UniversalClient
 	prefix string
-	idle   atomic.Int64 // the idle TTL, in nanoseconds; 0: none
+	now    func() time.Time
 }
 
-// heldField marks a hash as a held session; values are under valuePrefix,
-// so that no key of session.Save can be taken for it.
+// The fields of a session's hash: values are under valuePrefix, so that no
+// key of session.Save can be taken for one of the others.
 const (
-	heldField   = "held"
-	valuePrefix = "v:"
+	heldField    = "held" // "1": the hash is a held session
+	touchedField = "t"    // when its expiry was last pushed out, in Unix ms
+	valuePrefix  = "v:"
+	endedValue   = "ended" // an ended session's string key
 )
 
 func (b *backend) key(sid string) string { return b.prefix + sid }
 
-// SetIdle sets the idle TTL (store.Idler).
-func (b *backend) SetIdle(d time.Duration) { b.idle.Store(int64(d)) }
+func ms(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
 
-// touch pushes out the expiry of key in pipe, when there is an idle TTL.
-func (b *backend) touch(ctx context.Context, pipe redis.Pipeliner, key string) {
-	if idle := time.Duration(b.idle.Load()); idle > 0 {
-		pipe.PExpire(ctx, key, idle)
+func idleOf(d time.Duration) time.Duration {
+	if d <= 0 {
+		return store.DefaultIdle
 	}
+	return d
 }
 
-func (b *backend) Register(ctx context.Context, sid string) error {
+// wrongType reports whether err is Redis's answer to a command on a key of
+// another type: the session's key is an ended session's string.
+func wrongType(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE") }
+
+func (b *backend) Open(ctx context.Context, sid string, keys []string, idle time.Duration) (store.Found, error) {
+	idle = idleOf(idle)
 	key := b.key(sid)
-	_, err := b.client.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
-		pipe.HSet(ctx, key, heldField, "1")
-		b.touch(ctx, pipe, key)
-		return nil
-	})
-	return err
+	fields := make([]string, 0, 2+len(keys))
+	fields = append(fields, heldField, touchedField)
+	for _, k := range keys {
+		fields = append(fields, valuePrefix+k)
+	}
+	got, err := b.client.HMGet(ctx, key, fields...).Result()
+	switch {
+	case wrongType(err):
+		return store.Found{State: store.Ended}, nil
+	case err != nil:
+		return store.Found{}, err
+	case got[0] == nil:
+		return store.Found{State: store.Absent}, nil
+	}
+	f := store.Found{State: store.Live}
+	for i, k := range keys {
+		if v, ok := got[2+i].(string); ok {
+			if f.Values == nil {
+				f.Values = make(map[string][]byte, len(keys))
+			}
+			f.Values[k] = []byte(v)
+		}
+	}
+	touched, _ := got[1].(string)
+	if last, err := strconv.ParseInt(touched, 10, 64); err != nil || b.now().Sub(time.UnixMilli(last)) > idle/8 {
+		if err := touchScript.Run(ctx, b.client, []string{key}, ms(idle), b.now().UnixMilli()).Err(); err != nil {
+			return store.Found{}, err
+		}
+	}
+	return f, nil
 }
 
-func (b *backend) Holds(ctx context.Context, sid string) (bool, error) {
-	key := b.key(sid)
-	if idle := time.Duration(b.idle.Load()); idle > 0 {
-		// One round trip: PEXPIRE tells whether the key exists, and
-		// counts this as a use.
-		return b.client.PExpire(ctx, key, idle).Result()
+func (b *backend) Load(ctx context.Context, sid, k string) ([]byte, error) {
+	v, err := b.client.HGet(ctx, b.key(sid), valuePrefix+k).Bytes()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return nil, nil
+	case wrongType(err):
+		return nil, store.ErrEnded
 	}
-	n, err := b.client.Exists(ctx, key).Result()
+	return v, err
+}
+
+func (b *backend) Create(ctx context.Context, sid string, idle time.Duration) (bool, error) {
+	n, err := createScript.Run(ctx, b.client, []string{b.key(sid)}, ms(idleOf(idle)), b.now().UnixMilli()).Int()
+	switch {
+	case err != nil:
+		return false, err
+	case n < 0:
+		return false, store.ErrEnded
+	}
+	return n == 1, nil
+}
+
+func (b *backend) Save(ctx context.Context, sid, k string, value []byte, w store.Write) error {
+	key := b.key(sid)
+	if w.Create {
+		n, err := saveScript.Run(ctx, b.client, []string{key}, valuePrefix+k, value, ms(idleOf(w.Idle)), b.now().UnixMilli()).Int()
+		if err == nil && n < 0 {
+			err = store.ErrEnded
+		}
+		return err
+	}
+	// One HSET of the marker beside the value: when both fields are new,
+	// the session had gone (idle, evicted) between the request's Open and
+	// this save, and the HSET made a hash without an expiry, which is
+	// taken back.
+	n, err := b.client.HSet(ctx, key, heldField, "1", valuePrefix+k, value).Result()
+	switch {
+	case wrongType(err):
+		return store.ErrEnded
+	case err != nil:
+		return err
+	case n == 2:
+		if err := unmadeScript.Run(ctx, b.client, []string{key}).Err(); err != nil {
+			return err
+		}
+		return store.ErrEnded
+	}
+	return nil
+}
+
+func (b *backend) Swap(ctx context.Context, sid, k string, old, value []byte, w store.Write) (bool, []byte, error) {
+	expect := ""
+	if old != nil {
+		sum := sha1.Sum(old)
+		expect = hex.EncodeToString(sum[:])
+	}
+	create := "0"
+	if w.Create {
+		create = "1"
+	}
+	res, err := swapScript.Run(ctx, b.client, []string{b.key(sid)}, valuePrefix+k, expect, value, create, ms(idleOf(w.Idle)), b.now().UnixMilli()).Slice()
+	if err != nil {
+		return false, nil, err
+	}
+	n, _ := res[0].(int64)
+	switch n {
+	case 1:
+		return true, nil, nil
+	case 0:
+		var cur []byte
+		if len(res) > 1 {
+			if s, ok := res[1].(string); ok {
+				cur = []byte(s)
+			}
+		}
+		return false, cur, nil
+	case -1, -2:
+		return false, nil, store.ErrEnded
+	}
+	return false, nil, fmt.Errorf("redisstore: unexpected answer %v to a swap", res)
+}
+
+func (b *backend) End(ctx context.Context, sid string, keep time.Duration) (bool, error) {
+	var keepMS int64
+	if keep > 0 {
+		keepMS = ms(keep)
+	}
+	n, err := endScript.Run(ctx, b.client, []string{b.key(sid)}, keepMS).Int()
 	return n == 1, err
 }
 
-func (b *backend) Load(ctx context.Context, sid, k string) ([]byte, bool, error) {
-	key := b.key(sid)
-	var get *redis.StringCmd
-	_, err := b.client.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
-		get = pipe.HGet(ctx, key, valuePrefix+k)
-		b.touch(ctx, pipe, key)
-		return nil
-	})
-	if errors.Is(err, redis.Nil) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	v, err := get.Bytes()
-	return v, err == nil, err
-}
+// The scripts: each runs atomically in Redis, its commands counted one
+// each beside the EVALSHA.
+var (
+	// touchScript pushes out the expiry of a held session, and records
+	// when (ARGV: idle ms, now ms).
+	touchScript = redis.NewScript(`
+local held = redis.pcall('HEXISTS', KEYS[1], 'held')
+if type(held) ~= 'number' or held == 0 then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[1], 't', ARGV[2])
+return 1`)
 
-func (b *backend) Save(ctx context.Context, sid, k string, value []byte) error {
-	key := b.key(sid)
-	_, err := b.client.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
-		pipe.HSet(ctx, key, heldField, "1", valuePrefix+k, value)
-		b.touch(ctx, pipe, key)
-		return nil
-	})
-	return err
-}
+	// createScript holds a session: 1 made, 0 held already, -1 ended
+	// (ARGV: idle ms, now ms).
+	createScript = redis.NewScript(`
+local n = redis.pcall('HSET', KEYS[1], 'held', '1', 't', ARGV[2])
+if type(n) ~= 'number' then return -1 end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+if n == 2 then return 1 end
+return 0`)
 
-func (b *backend) Drop(ctx context.Context, sid string) error {
-	return b.client.Del(ctx, b.key(sid)).Err()
-}
+	// saveScript saves a value, holding the session first if need be:
+	// 1 saved, -1 ended (ARGV: field, value, idle ms, now ms). Both fields
+	// new: the HSET made the hash, which then gets its expiry.
+	saveScript = redis.NewScript(`
+local n = redis.pcall('HSET', KEYS[1], 'held', '1', ARGV[1], ARGV[2])
+if type(n) ~= 'number' then return -1 end
+if n == 2 then
+  redis.call('HSET', KEYS[1], 't', ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+end
+return 1`)
+
+	// unmadeScript deletes a session hash that has no expiry: one a save
+	// made by mistake.
+	unmadeScript = redis.NewScript(`
+if redis.call('PTTL', KEYS[1]) == -1 then redis.call('DEL', KEYS[1]) end
+return 1`)
+
+	// swapScript sets a value only over the one whose SHA-1 is given (""
+	// for none): {1} swapped, {0, current} not, {-1} ended, {-2} not held
+	// (ARGV: field, expected SHA-1, value, create "1"/"0", idle ms, now ms).
+	swapScript = redis.NewScript(`
+local cur = redis.pcall('HMGET', KEYS[1], 'held', ARGV[1])
+if cur.err then return {-1} end
+if not cur[1] then
+  if ARGV[4] ~= '1' then return {-2} end
+  if ARGV[2] ~= '' then return {0, false} end
+  redis.call('HSET', KEYS[1], 'held', '1', 't', ARGV[6], ARGV[1], ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  return {1}
+end
+local have = ''
+if cur[2] then have = redis.sha1hex(cur[2]) end
+if have ~= ARGV[2] then return {0, cur[2]} end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return {1}`)
+
+	// endScript ends a session: its key becomes a string for keep ms (0:
+	// it is deleted). 1 ended, 0 ended already (ARGV: keep ms).
+	endScript = redis.NewScript(`
+if redis.call('TYPE', KEYS[1]).ok == 'string' then return 0 end
+if tonumber(ARGV[1]) > 0 then
+  redis.call('SET', KEYS[1], 'ended', 'PX', ARGV[1])
+else
+  redis.call('DEL', KEYS[1])
+end
+return 1`)
+)
