@@ -97,9 +97,10 @@ type Config struct {
 	// (handler panics). Default slog.Default().
 	Logger *slog.Logger `yaml:"-"`
 	// Store holds the sessions of the server and their state (session.Load,
-	// session.Save): the middleware of UseSessions and the Door share it.
-	// Default nil: in this process's memory, so that each replica holds
-	// the sessions it made, and refuses every call of another's as
+	// session.Save, session.Update): the middleware of UseSessions and the
+	// Door share it. Default nil: in this process's memory, at most
+	// mcp.max_stored_sessions of them, so that each replica holds the
+	// sessions it made, and refuses every call of another's rollouts as
 	// misrouted (HTTP 421). Give every replica the same store
 	// (session/redisstore) and any replica serves any call.
 	Store *session.Store `yaml:"-"`

@@ -73,14 +73,16 @@ type Door struct {
 // included. A disabled or degraded Door serves Outer around the router (or
 // the wrapped handler) alone, prefix included. The zero Door answers 404.
 //
-// Before any of that, a Door that serves MCP refuses a request that names
-// a session its store does not hold (Config.Store): by a valid token on the
-// MCP endpoint, by a valid session cookie elsewhere, /seed_session aside.
-// It answers 421 Misdirected Request, and on the MCP endpoint a JSON-RPC
-// error of code -32003, with the same message on both doors:
-// "mcpdoor: session <sid> is not held by this replica (misrouted, or its
-// state was lost): ...". So a replica never runs a call against a session
-// it does not hold, and a harness counts the misrouted calls.
+// Before any of that, a Door that serves MCP reads the session the request
+// names, once: by a valid token on the MCP endpoint, by a valid session
+// cookie elsewhere, /seed_session aside. On a rollout server it refuses a
+// request of a rollout's session its store does not hold (Config.Store),
+// or of one that has ended, with 421 Misdirected Request, and on the MCP
+// endpoint a JSON-RPC error of code -32003, with the same message on both
+// doors: "mcpdoor: session <sid> is not held by this replica (misrouted,
+// or its state was lost): ...". So a replica never runs a call against a
+// session it does not hold, and a harness counts the misrouted calls. A
+// store that fails gets 503 and a generic text; the log says why.
 func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if d.calls != nil && d.calls.contract != nil {
 		if unprefixed, ok := rollout.StripPrefix(r); ok {

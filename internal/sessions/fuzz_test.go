@@ -39,9 +39,10 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-// TestFuzzDecodeSeeds keeps the seed corpus meaningful: the valid seed still
-// decodes (so the fuzzer starts from a value that passes the MAC), and every
-// other seed is refused.
+// TestFuzzDecodeSeeds keeps the seed corpus meaningful: the valid seeds
+// still decode (so the fuzzer starts from values that pass the MAC: the
+// middleware's cookie, and a seed's, for a rollout), and every other seed
+// is refused.
 func TestFuzzDecodeSeeds(t *testing.T) {
 	m := sessions.New(keys(t, secretOld), nil)
 	dir := filepath.Join("testdata", "fuzz", "FuzzDecode")
@@ -56,7 +57,7 @@ func TestFuzzDecodeSeeds(t *testing.T) {
 		t.Run(e.Name(), func(t *testing.T) {
 			value := readSeed(t, filepath.Join(dir, e.Name()))
 			id, err := m.Decode(value)
-			if e.Name() == "valid" {
+			if strings.HasPrefix(e.Name(), "valid") {
 				if err != nil || id != "seed-session-id" {
 					t.Errorf("Decode = %q, %v; want seed-session-id", id, err)
 				}
