@@ -31,7 +31,7 @@ var builds struct {
 // ("./examples/weather"), once per run, and returns the binary's path. It
 // builds in the module pkg is in (examples/ or tests/), as a user of that
 // module would.
-func goBuild(t *testing.T, pkg string) string {
+func goBuild(t testing.TB, pkg string) string {
 	t.Helper()
 	builds.mu.Lock()
 	defer builds.mu.Unlock()
@@ -101,14 +101,14 @@ func (e *example) Log() string {
 // port, as the README's commands do, until the test ends: with config, a
 // config file's content ("" for the example's own server.yaml), and the
 // further flags args. No session secret comes from the environment.
-func startExample(t *testing.T, name, config string, args ...string) *example {
+func startExample(t testing.TB, name, config string, args ...string) *example {
 	t.Helper()
 	return startExampleEnv(t, name, config, nil, args...)
 }
 
 // startExampleEnv is startExample with env ("KEY=value") added to the
 // example's environment.
-func startExampleEnv(t *testing.T, name, config string, env []string, args ...string) *example {
+func startExampleEnv(t testing.TB, name, config string, env []string, args ...string) *example {
 	t.Helper()
 	bin := goBuild(t, "./examples/"+name)
 	args = append([]string{"-addr", "127.0.0.1:0"}, args...)

@@ -23,7 +23,7 @@ type workplaceSolution struct {
 
 // workplaceSolutions returns the workplace example's solutions, one per
 // scenario, in the scenarios' order.
-func workplaceSolutions(t *testing.T) []workplaceSolution {
+func workplaceSolutions(t testing.TB) []workplaceSolution {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(nodeclient.RepoRoot(t), "examples", "workplace", "testdata", "solutions.json"))
 	if err != nil {

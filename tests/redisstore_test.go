@@ -306,7 +306,7 @@ func TestRedisStoreContract(t *testing.T) {
 	ctx := context.Background()
 	keys, _ := rs.Client.Keys(ctx, "*").Result()
 	for _, k := range keys {
-		if ttl, _ := rs.Client.PTTL(ctx, k).Result(); ttl < 0 {
+		if ttl, _ := rs.Client.PTTL(ctx, k).Result(); ttl == -1 {
 			t.Errorf("key %s has no expiry", k)
 		}
 	}

@@ -207,7 +207,7 @@ func TestEndedSessionStaysEnded(t *testing.T) {
 			for _, k := range keys {
 				typ, _ := st.redis.Client.Type(ctx, k).Result()
 				ttl, _ := st.redis.Client.PTTL(ctx, k).Result()
-				if typ == "hash" || ttl < 0 {
+				if typ == "hash" || ttl == -1 {
 					t.Errorf("Redis key %s after the rollout ended: a %s, TTL %v; want no session hash, and an expiry", k, typ, ttl)
 				}
 			}

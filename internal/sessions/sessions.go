@@ -194,9 +194,6 @@ func (m *Manager) Keys() keyring.Keys { return m.keys }
 // CookieName returns the name of the session cookie.
 func (m *Manager) CookieName() string { return m.name }
 
-// Rollout reports whether m's Door runs the rollout contract.
-func (m *Manager) Rollout() bool { return m.door.rollout }
-
 // onMCP reports whether r is a request of the Door's MCP endpoint, whose
 // session is its token's: no session is handed out there.
 func (m *Manager) onMCP(r *http.Request) bool {
