@@ -113,7 +113,8 @@ func Update[T any](r *http.Request, key string, change func(v *T) error) error {
 
 // End ends r's session for good: the store forgets its state, a call of it
 // still running can save nothing more (ErrEnded), and autoexpose's
-// Config.OnSessionEnd is told of it, once. Its next request is refused
+// Config.OnSessionEnd is told of it, once (if the store held it: a
+// session nothing was saved in is not). Its next request is refused
 // (421) on a rollout server, and gets a new session on any other. A
 // session that has ended already is no error.
 func End(r *http.Request) error {

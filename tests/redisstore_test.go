@@ -311,3 +311,24 @@ func TestRedisStoreContract(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxStoredSessionsBesideStore: mcp.max_stored_sessions caps the
+// memory store, and beside a Config.Store it is refused, with the fix.
+func TestMaxStoredSessionsBesideStore(t *testing.T) {
+	cfg, err := autoexpose.ParseConfig([]byte("name: notebook\nexpose_tools_over_mcp: true\nmcp:\n  max_stored_sessions: 3\n  session_secret: \"" + testSecret + "\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // never dialed
+	defer client.Close()
+	cfg.Store = redisstore.New(client, "notebook")
+	const want = "mcpdoor: config: mcp.max_stored_sessions caps the in-memory session store, and Config.Store is set: " +
+		"fix: remove mcp.max_stored_sessions (bound a Redis store with its maxmemory and a volatile-* eviction policy, docs/replicas.md)"
+	if _, err := cfg.UseSessions(); err == nil || err.Error() != want {
+		t.Errorf("UseSessions: %v, want %q", err, want)
+	}
+	const negative = "mcpdoor: config: mcp.max_stored_sessions: -1 is negative; leave it out for the default"
+	if _, err := autoexpose.ParseConfig([]byte("name: n\nexpose_tools_over_mcp: true\nmcp:\n  max_stored_sessions: -1\n")); err == nil || err.Error() != negative {
+		t.Errorf("a negative cap: %v, want %q", err, negative)
+	}
+}

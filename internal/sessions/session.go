@@ -264,7 +264,9 @@ func (s *Session) End(ctx context.Context) error {
 }
 
 // End ends session sid for good, and tells OnEnd once, when this call
-// ended it: concurrent ends of one session tell it once.
+// ended it while the store held it: concurrent ends of one session tell it
+// once, and a session the store never held (nothing was saved in it), or
+// dropped already (idle: the memory store told OnEnd then), is not told of.
 func (m *Manager) End(ctx context.Context, sid string) error {
 	ended, err := m.store.End(ctx, sid, m.keep)
 	if err != nil {

@@ -232,7 +232,7 @@ func (m *Memory) End(_ context.Context, sid string, keep time.Duration) (bool, e
 		m.endedFIFO = append(m.endedFIFO, tomb{sid, until})
 		m.forgetEnded()
 	}
-	return true, nil
+	return st == Live, nil
 }
 
 // forgetEnded forgets the ended sessions past the cap, oldest first, and

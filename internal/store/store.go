@@ -78,9 +78,10 @@ type Backend interface {
 	// End ends sid for good, with all its state: from then on Open reports
 	// it Ended, Load, Save and Swap fail with ErrEnded, and Create fails,
 	// until keep has passed (then it may be Absent; keep 0: forget it at
-	// once). It reports whether this call ended it: of concurrent Ends of
-	// one sid, exactly one reports true, and an End of a sid Ended already
-	// reports false.
+	// once). It reports whether this call ended a Live session: of
+	// concurrent Ends of one sid, at most one reports true, and an End of
+	// a sid Absent or Ended already reports false (an Absent sid is ended
+	// all the same).
 	End(ctx context.Context, sid string, keep time.Duration) (ended bool, err error)
 }
 

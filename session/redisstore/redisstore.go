@@ -269,13 +269,16 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return {1}`)
 
 	// endScript ends a session: its key becomes a string for keep ms (0:
-	// it is deleted). 1 ended, 0 ended already (ARGV: keep ms).
+	// it is deleted). 1 it was held, 0 not: absent, or ended already
+	// (ARGV: keep ms).
 	endScript = redis.NewScript(`
-if redis.call('TYPE', KEYS[1]).ok == 'string' then return 0 end
+local t = redis.call('TYPE', KEYS[1]).ok
+if t == 'string' then return 0 end
 if tonumber(ARGV[1]) > 0 then
   redis.call('SET', KEYS[1], 'ended', 'PX', ARGV[1])
 else
   redis.call('DEL', KEYS[1])
 end
-return 1`)
+if t == 'hash' then return 1 end
+return 0`)
 )

@@ -242,15 +242,15 @@ func end(t *testing.T, _ Harness, b store.Backend) {
 	if f := state(t, b, "s"); f.State != store.Ended {
 		t.Errorf("after the refused writes: %v", f.State)
 	}
-	if ended, err := b.End(bg, "never", long); err != nil || !ended {
-		t.Errorf("End of a session never created: %v, %v; want true", ended, err)
+	if ended, err := b.End(bg, "never", long); err != nil || ended {
+		t.Errorf("End of a session never created: %v, %v; want false", ended, err)
 	}
 	if err := b.Save(bg, "never", "k", []byte(`1`), store.Write{Create: true, Idle: long}); !errors.Is(err, store.ErrEnded) {
 		t.Errorf("a creating Save after End: %v, want ErrEnded", err)
 	}
 }
 
-// endConcurrent: of concurrent Ends of one session, one ends it.
+// endConcurrent: of concurrent Ends of one live session, one ends it.
 func endConcurrent(t *testing.T, _ Harness, b store.Backend) {
 	for round := range 20 {
 		sid := fmt.Sprint("s", round)
