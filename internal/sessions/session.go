@@ -186,10 +186,10 @@ func (s *Session) Load(ctx context.Context, key string) ([]byte, error) {
 // it is not a rollout's and holds nothing yet.
 func (s *Session) Save(ctx context.Context, key string, value []byte) error {
 	s.mu.Lock()
-	w, err := s.begin(ctx)
+	w, err := s.begin(ctx, fmt.Sprintf("saving %q", key))
 	s.mu.Unlock()
 	if err != nil {
-		return failed(fmt.Sprintf("saving %q", key), err)
+		return err
 	}
 	if err := s.m.store.Save(ctx, s.ID, key, value, w); err != nil {
 		return failed(fmt.Sprintf("saving %q", key), err)
@@ -200,12 +200,16 @@ func (s *Session) Save(ctx context.Context, key string, value []byte) error {
 	return nil
 }
 
-// begin opens the session for a write; the caller holds s.mu.
-func (s *Session) begin(ctx context.Context) (store.Write, error) {
+// begin opens the session for a write, what; the caller holds s.mu.
+func (s *Session) begin(ctx context.Context, what string) (store.Write, error) {
 	if err := s.open(ctx); err != nil {
 		return store.Write{}, err
 	}
-	return s.writable()
+	w, err := s.writable()
+	if err != nil {
+		return w, failed(what, err)
+	}
+	return w, nil
 }
 
 // maxTries bounds how often Update tries again when other calls of the
@@ -220,11 +224,11 @@ func (s *Session) Update(ctx context.Context, key string, change func(old []byte
 	s.m.hot.note(key)
 	what := fmt.Sprintf("updating %q", key)
 	s.mu.Lock()
-	w, err := s.begin(ctx)
+	w, err := s.begin(ctx, what)
 	old, ok := s.cached(key)
 	s.mu.Unlock()
 	if err != nil {
-		return failed(what, err)
+		return err
 	}
 	if !ok {
 		if old, err = s.m.store.Load(ctx, s.ID, key); err != nil {

@@ -67,8 +67,9 @@ type Options struct {
 	Store store.Backend
 	// Idle is the sessions' idle TTL; default store.DefaultIdle.
 	Idle time.Duration
-	// OnEnd, when set, is told once of each session that ends: by End, or
-	// (in memory) for idleness.
+	// OnEnd, when set, is told once of each session End ends while the
+	// store holds it (a memory store tells its own hook of the sessions it
+	// drops for idleness: NewMemory).
 	OnEnd func(ctx context.Context, sid string)
 	// Logger receives what the Manager cannot tell a client: why the store
 	// failed. Default slog.Default().
