@@ -58,7 +58,9 @@ func openExchange(t *testing.T, s *server, version string) *mcpExchange {
 	x.capabilities = opened.Result.Capabilities
 	if x.sid = r.Header.Get("Mcp-Session-Id"); x.sid != "" {
 		s.rawMCP(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, raw{sid: x.sid, protocol: version})
-		t.Cleanup(func() { s.rawMCP(t, "", raw{method: http.MethodDelete, sid: x.sid, protocol: version, ctx: context.Background()}) })
+		t.Cleanup(func() {
+			s.rawMCP(t, "", raw{method: http.MethodDelete, sid: x.sid, protocol: version, ctx: context.Background()})
+		})
 	}
 	return x
 }
