@@ -28,6 +28,7 @@ import (
 // serverOptions are the options of the door's go-sdk server: its
 // capabilities, and who may cache its listings (see cacheable).
 func (d *Door) serverOptions() *mcp.ServerOptions {
+	//lint:ignore SA1019 logging stays in the protocol for the deprecation window, and Log serves older clients
 	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}
 	if d.catalog != nil {
 		caps.Resources = &mcp.ResourceCapabilities{}
