@@ -123,6 +123,10 @@ func nodeBinary() (string, error) {
 		node,
 		filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"),
 		filepath.Join(dir, "node_modules", "@modelcontextprotocol", "conformance", "package.json"),
+		filepath.Join(dir, "node_modules", "conformance-0.2", "package.json"),
+		filepath.Join(dir, "node_modules", "@modelcontextprotocol", "client", "package.json"),
+		filepath.Join(dir, "node_modules", "@openai", "agents", "package.json"),
+		filepath.Join(dir, "node_modules", "@google", "gemini-cli", "package.json"),
 		filepath.Join(dir, "node_modules", "@ai-sdk", "mcp", "package.json"),
 	} {
 		if !isFile(need) {
@@ -411,18 +415,48 @@ func Run(t testing.TB, scenario any) Output {
 	return out
 }
 
-// ConformanceReport is the result of one run of the conformance suite.
+// ConformanceReport is the result of one run of conformance.mjs: one or
+// more runs of the conformance suite (see Suites).
 type ConformanceReport struct {
 	URL string `json:"url"`
 	// OK is true when every required scenario passed.
-	OK        bool                  `json:"ok"`
-	Strict    bool                  `json:"strict"`
+	OK     bool `json:"ok"`
+	Strict bool `json:"strict"`
+	// Suites are the suite runs, by the suite's version and the spec
+	// revision of a requirement set: "0.1.16", "0.2.0-alpha.12@2026-07-28".
+	Suites    []string              `json:"suites"`
 	Required  []string              `json:"required"`
 	Scenarios []ConformanceScenario `json:"scenarios"`
 }
 
-// ConformanceScenario sums up one scenario.
+// The suite runs conformance.mjs knows (its --suite): the suites of
+// tests/node, and for 0.2 the spec revision whose requirement set to run.
+const (
+	// Suite01 is @modelcontextprotocol/conformance 0.1.16, every server
+	// scenario: the default.
+	Suite01 = "0.1"
+	// Suite02At20251125 is 0.2.0-alpha.12, the scenarios spec revision
+	// 2025-11-25 requires and those it runs unscored, at that revision's
+	// wire.
+	Suite02At20251125 = "0.2@2025-11-25"
+	// Suite02At20260728 is 0.2.0-alpha.12 at spec revision 2026-07-28,
+	// whose wire has no initialize and no sessions: a stateful door does
+	// not serve it.
+	Suite02At20260728 = "0.2@2026-07-28"
+)
+
+// ConformanceScenario sums up one scenario of one suite run.
 type ConformanceScenario struct {
+	// Run is the suite run as conformance.mjs's --suite names it (Suite01,
+	// Suite02At20260728, ...); Suite, its label ("0.2.0-alpha.12@2026-07-28").
+	Run   string `json:"run"`
+	Suite string `json:"suite"`
+	// Requirements is the spec revision of a requirement set, "" for a
+	// whole suite.
+	Requirements string `json:"requirements,omitempty"`
+	// Scored is false for a scenario a requirement set runs and reports
+	// without scoring it (an extension, a pending or later scenario).
+	Scored   bool   `json:"scored"`
 	Scenario string `json:"scenario"`
 	Required bool   `json:"required"`
 	// Result is PASS, WARN (warnings, no failure), FAIL (a check failed),
@@ -454,7 +488,8 @@ func (r ConformanceReport) Failed() []string {
 	return names
 }
 
-// Scenario returns the summary of the named scenario, or nil.
+// Scenario returns the summary of the named scenario in the first suite run
+// that has it, or nil.
 func (r ConformanceReport) Scenario(name string) *ConformanceScenario {
 	for i := range r.Scenarios {
 		if r.Scenarios[i].Scenario == name {
@@ -464,10 +499,26 @@ func (r ConformanceReport) Scenario(name string) *ConformanceScenario {
 	return nil
 }
 
-// runConformance runs conformance.mjs and decodes its JSON report. The
-// script's exit status 1 (a required scenario failed) is not an error here.
-func runConformance(ctx context.Context, node, dir, url string, scenarios []string) (ConformanceReport, []byte, error) {
-	args := append([]string{"--json", "-", url}, scenarios...)
+// Find returns the summary of the named scenario in the suite run run
+// (Suite01, Suite02At20260728, ...), or nil.
+func (r ConformanceReport) Find(run, name string) *ConformanceScenario {
+	for i := range r.Scenarios {
+		if s := &r.Scenarios[i]; s.Run == run && s.Scenario == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// runConformance runs conformance.mjs with the suite runs suites (none: its
+// default) and decodes its JSON report. The script's exit status 1 (a
+// required scenario failed) is not an error here.
+func runConformance(ctx context.Context, node, dir, url string, suites, scenarios []string) (ConformanceReport, []byte, error) {
+	args := []string{"--json", "-"}
+	if len(suites) > 0 {
+		args = append(args, "--suite", strings.Join(suites, ","))
+	}
+	args = append(append(args, url), scenarios...)
 	stdout, stderr, err := runNode(ctx, node, filepath.Join(dir, "conformance.mjs"), nil, args...)
 	var exit *exec.ExitError
 	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1 && ctx.Err() == nil) {
@@ -487,11 +538,19 @@ func runConformance(ctx context.Context, node, dir, url string, scenarios []stri
 // cannot be run. See RequireConformance. Call it from the test's goroutine.
 func Conformance(t testing.TB, url string, scenarios ...string) ConformanceReport {
 	t.Helper()
+	return ConformanceSuites(t, url, nil, scenarios...)
+}
+
+// ConformanceSuites is Conformance with the suite runs suites (Suite01,
+// Suite02At20251125, Suite02At20260728; nil for Suite01 alone), run at once
+// by one conformance.mjs. Each row of the report says which run it is of.
+func ConformanceSuites(t testing.TB, url string, suites []string, scenarios ...string) ConformanceReport {
+	t.Helper()
 	node := Node(t)
 	dir, _ := Dir()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout(t, 5*time.Minute))
 	defer cancel()
-	rep, table, err := runConformance(ctx, node, dir, url, scenarios)
+	rep, table, err := runConformance(ctx, node, dir, url, suites, scenarios)
 	if err != nil {
 		t.Fatal(err)
 	}
