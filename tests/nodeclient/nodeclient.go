@@ -1,8 +1,9 @@
 // Package nodeclient lets Go tests drive an MCP server with a peer written by
-// someone else: the official TypeScript SDK client or the Vercel AI SDK's
-// (@ai-sdk/mcp), both driven by tests/node/mcp_client.mjs, and the official
-// MCP conformance suite (tests/node/conformance.mjs), both
-// run on the Node 22 that tests/node installs as an npm dependency.
+// someone else: the official TypeScript SDK's clients (v1 and v2), the
+// Vercel AI SDK's (@ai-sdk/mcp) and the OpenAI Agents SDK's, all driven by
+// tests/node/mcp_client.mjs, and the official MCP conformance suite
+// (tests/node/conformance.mjs, 0.1.16 and 0.2.0-alpha.12), all run on the
+// Node 22 that tests/node installs as an npm dependency.
 //
 // The Node side is installed with
 //
@@ -167,11 +168,23 @@ func unavailable(t testing.TB, err error) {
 	t.Skip(msg)
 }
 
-// AISDK is the Scenario.Client of @ai-sdk/mcp, the Vercel AI SDK's MCP
-// client, which negotiates the protocol by itself (server/discover first,
-// then initialize where discover is not served) and has no ping or
-// terminate.
-const AISDK = "ai-sdk"
+// The clients a Scenario can run besides the official TypeScript SDK's v1
+// client (Scenario.Client "").
+const (
+	// AISDK is @ai-sdk/mcp, the Vercel AI SDK's MCP client, which
+	// negotiates the protocol by itself (server/discover first, then
+	// initialize where discover is not served) and has no ping or
+	// terminate.
+	AISDK = "ai-sdk"
+	// TSv2 is the official TypeScript SDK's v2 client
+	// (@modelcontextprotocol/client), which negotiates as
+	// Scenario.VersionNegotiation says.
+	TSv2 = "ts-v2"
+	// OpenAIAgents is the OpenAI Agents SDK's MCP client (@openai/agents'
+	// MCPServerStreamableHttp), built on TSv2's with "auto" negotiation; it
+	// has no ping or terminate.
+	OpenAIAgents = "openai-agents"
+)
 
 // Scenario is what mcp_client.mjs runs; Run also accepts any other value that
 // marshals to the same JSON (a map, or raw json.RawMessage). Exactly one of URL
@@ -181,8 +194,13 @@ type Scenario struct {
 	// go to its origin.
 	URL string `json:"url,omitempty"`
 	// Client is the peer that runs the MCP steps: "" for the official
-	// TypeScript SDK's client, AISDK for the Vercel AI SDK's (HTTP only).
+	// TypeScript SDK's v1 client; AISDK, TSv2 or OpenAIAgents (HTTP only).
 	Client string `json:"client,omitempty"`
+	// VersionNegotiation is how the TSv2 client picks the protocol: "auto"
+	// (the default: server/discover, then initialize where it is not
+	// served), "legacy" (initialize only), or a version to pin
+	// ("2026-07-28": discover, and no fallback).
+	VersionNegotiation string `json:"versionNegotiation,omitempty"`
 	// Headers are sent on every MCP request.
 	Headers map[string]string `json:"headers,omitempty"`
 	// ProtocolVersion, if set, is the version the client asks for in
@@ -587,4 +605,129 @@ func RequireConformance(t testing.TB, url string, scenarios ...string) Conforman
 		}
 	}
 	return rep
+}
+
+// GeminiRun is one headless run of Gemini CLI (@google/gemini-cli, the
+// version tests/node pins): a prompt, answered by the model API at
+// ModelURL with the MCP servers of Servers as the model's tools, every
+// tool call approved (--yolo). The CLI runs with a home and a workspace of
+// its own, each an empty temporary directory, and its telemetry, usage
+// statistics and update checks off, so that it talks to ModelURL and the
+// servers alone.
+type GeminiRun struct {
+	// ModelURL is the Gemini API's base URL (GOOGLE_GEMINI_BASE_URL):
+	// "http://127.0.0.1:PORT", a fake the test serves.
+	ModelURL string
+	// APIKey is the key the CLI sends the model API (GEMINI_API_KEY);
+	// default "fake-gemini-key".
+	APIKey string
+	// Model is the model the CLI asks for (-m), which skips its routing
+	// of each turn to a model; default "gemini-2.5-flash".
+	Model string
+	// Servers are the MCP servers of its settings.json, by name: the CLI
+	// offers the model each tool as mcp_<name>_<tool>.
+	Servers map[string]GeminiServer
+	// Prompt is the user's prompt (-p).
+	Prompt string
+}
+
+// GeminiServer is an MCP server of Gemini CLI's settings.json, over
+// Streamable HTTP.
+type GeminiServer struct {
+	HTTPURL string            `json:"httpUrl"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// Trust skips the CLI's confirmation of the server's tool calls.
+	Trust bool `json:"trust"`
+	// Timeout is a request's limit, in milliseconds.
+	Timeout int `json:"timeout,omitempty"`
+}
+
+// GeminiOutput is what a headless run printed with --output-format json,
+// and its exit status.
+type GeminiOutput struct {
+	// Response is the model's final text.
+	Response string          `json:"response"`
+	Stats    json.RawMessage `json:"stats"`
+	Error    json.RawMessage `json:"error,omitempty"`
+	// ExitCode is the CLI's exit status; Stderr, what it wrote there.
+	ExitCode int    `json:"-"`
+	Stderr   []byte `json:"-"`
+}
+
+// geminiBundle returns the path of Gemini CLI's entry point under
+// tests/node/node_modules.
+func geminiBundle(dir string) string {
+	return filepath.Join(dir, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js")
+}
+
+// Gemini runs Gemini CLI headless as run says, on the Node 22 of
+// tests/node, and returns what it printed. It fails the test when the CLI
+// cannot be run or prints no JSON document; a run that fails (a model or
+// tool error) is the output's, for the test to judge. Call it from the
+// test's goroutine.
+func Gemini(t testing.TB, run GeminiRun) GeminiOutput {
+	t.Helper()
+	node := Node(t)
+	dir, _ := Dir()
+	home, work := t.TempDir(), t.TempDir()
+	if run.APIKey == "" {
+		run.APIKey = "fake-gemini-key"
+	}
+	if run.Model == "" {
+		run.Model = "gemini-2.5-flash"
+	}
+	settings := map[string]any{
+		"general":   map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
+		"privacy":   map[string]any{"usageStatisticsEnabled": false},
+		"telemetry": map[string]any{"enabled": false},
+		"security": map[string]any{
+			"auth":        map[string]any{"selectedType": "gemini-api-key"},
+			"folderTrust": map[string]any{"enabled": false},
+		},
+		"mcpServers": run.Servers,
+	}
+	b, err := json.MarshalIndent(settings, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout(t, defaultTimeout))
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, node, geminiBundle(dir), "-p", run.Prompt, "-m", run.Model, "--yolo", "--output-format", "json")
+	cmd.Dir = work
+	// Its own environment, not the test's: no proxy, no IDE, no
+	// credentials of the machine's.
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + home,
+		"TMPDIR=" + home,
+		"GEMINI_API_KEY=" + run.APIKey,
+		"GOOGLE_GEMINI_BASE_URL=" + run.ModelURL,
+		"GEMINI_CLI_NO_RELAUNCH=1",
+		"NO_COLOR=1",
+	}
+	cmd.Stdin = strings.NewReader("")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 5 * time.Second
+	err = cmd.Run()
+	out := GeminiOutput{Stderr: stderr.Bytes()}
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("gemini: %v (%v)\nstderr:\n%s", ctx.Err(), err, stderr.Bytes())
+	case errors.As(err, &exit):
+		out.ExitCode = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("gemini: %v\nstderr:\n%s", err, stderr.Bytes())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("gemini printed no JSON document (exit %d, %v):\n%s\nstderr:\n%s", out.ExitCode, err, stdout.Bytes(), stderr.Bytes())
+	}
+	return out
 }
