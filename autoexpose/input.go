@@ -99,15 +99,19 @@ var errBadState = errors.New("the requestState does not verify: it was changed, 
 // does not verify, the JSON-RPC error (invalid params) that refuses the
 // call.
 func (s inputStates) open(tool string, p *mcp.CallToolParamsRaw) (mcp.InputResponseMap, error) {
-	answers := make(mcp.InputResponseMap, len(p.InputResponses))
-	if p.RequestState != "" {
-		var earlier json.RawMessage
-		if err := securecookie.DecodeMulti(tool, p.RequestState, &earlier, s...); err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("mcpdoor: tool %s: %v", tool, errBadState)}
-		}
-		if err := json.Unmarshal(earlier, &answers); err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("mcpdoor: tool %s: the requestState's answers: %v", tool, err)}
-		}
+	if p.RequestState == "" {
+		return p.InputResponses, nil // the call's own, which it does not change
+	}
+	var earlier json.RawMessage
+	if err := securecookie.DecodeMulti(tool, p.RequestState, &earlier, s...); err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("mcpdoor: tool %s: %v", tool, errBadState)}
+	}
+	var answers mcp.InputResponseMap
+	if err := json.Unmarshal(earlier, &answers); err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("mcpdoor: tool %s: the requestState's answers: %v", tool, err)}
+	}
+	if answers == nil {
+		answers = make(mcp.InputResponseMap, len(p.InputResponses))
 	}
 	maps.Copy(answers, p.InputResponses)
 	return answers, nil
