@@ -141,6 +141,8 @@ func askCapital(w http.ResponseWriter, r *http.Request) {
 }
 
 // rootList is the roots' URIs, comma separated.
+//
+//lint:ignore SA1019 roots, deprecated as of MCP 2026-07-28, are what the suite tests
 func rootList(res *mcp.ListRootsResult) string {
 	var uris []string
 	for _, root := range res.Roots {
