@@ -35,7 +35,11 @@ func TestRequestEnded(t *testing.T) {
 		Params: &mcp.CallToolParamsRaw{Name: "count", Arguments: json.RawMessage(`{}`)},
 		Extra:  &mcp.RequestExtra{Header: http.Header{requestRefHeader: {"ended"}}},
 	}
-	b, _ := json.Marshal(d.calls.call(t.Context(), d.tools["count"], req, nil))
+	res, err := d.calls.call(t.Context(), d.tools["count"], req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res)
 	const want = `{"content":[{"type":"text","text":"The HTTP request that carried this tool call ended before the call started, so it was not run. Call the tool again."}],` +
 		`"structuredContent":{"error":{"code":"request_ended","message":"the client's HTTP request ended before the call started","status":499,"effect":"not_applied"}},"isError":true}`
 	if string(b) != want {

@@ -154,6 +154,7 @@ func (b *builder) door(tools []toolSpec, target http.Handler, routes chi.Routes)
 			timeout:      m.CallTimeout,
 			stateless:    !m.stateful() && !b.stdio,
 			slots:        newCallSlots(m.maxConcurrentCalls()),
+			states:       newInputStates(b.sessions.Keys()),
 		},
 	}
 	d.catalog = b.catalog(d.calls.limiter)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
@@ -28,43 +29,60 @@ type calls struct {
 	timeout      time.Duration   // mcp.call_timeout; 0: none
 	stateless    bool            // the transport is stateless Streamable HTTP
 	slots        *callSlots      // mcp.max_concurrent_calls, for the go-sdk's calls
+	states       inputStates     // sign the request states of input-required results
 }
 
 // call serves one tools/call, a step a file:
 //
-//  1. admit: who calls, in which session; the rollout contract's token
+//  1. under 2026-07-28, the answers the call carries to its handler's
+//     earlier questions: a request state that does not verify refuses the
+//     call (input.go);
+//  2. admit: who calls, in which session; the rollout contract's token
 //     checks (admit.go);
-//  2. the rate limit of the session, client or server (ratelimit.go);
-//  3. the arguments: their size, and the tool's input schema (arguments.go);
-//  4. dispatch to the route, directly or replayed through the router,
+//  3. the rate limit of the session, client or server (ratelimit.go);
+//  4. the arguments: their size, and the tool's input schema (arguments.go);
+//  5. dispatch to the route, directly or replayed through the router,
 //     within the call timeout (dispatch.go), with the MCP call in its
 //     context (progress.go, client.go);
-//  5. the route's answer as an MCP result (result.go), or the questions
-//     the handler asked a client of protocol 2026-07-28 (input.go).
+//  6. the route's answer as an MCP result (result.go), or the questions
+//     the handler asked a client of protocol 2026-07-28, or the protocol's
+//     error for a call that failed for want of a client capability
+//     (input.go).
 //
-// Each step refuses with an isError result (errors.go); the route runs only
-// if all of them pass. mc is the MCP call as the transport that carried it
-// made it (newMCPCall for the go-sdk's, fastpath.go for the fast path's),
-// for the handler's Progress, Log, Elicit and Sample; nil for none.
-func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, mc *mcpCall) *mcp.CallToolResult {
+// Steps 2 to 4 refuse with an isError result (errors.go); the route runs
+// only if all of them pass. The error, a *jsonrpc.Error, is a protocol
+// error the client gets in place of a result. mc is the MCP call as the
+// transport that carried it made it (newMCPCall for the go-sdk's,
+// fastpath.go for the fast path's), for the handler's Progress, Log,
+// Elicit, Sample and Roots; nil for none.
+func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, mc *mcpCall) (*mcp.CallToolResult, error) {
+	if err := mc.openAnswers(t.Name, c.states); err != nil {
+		return nil, err
+	}
 	who, refused := c.admit(t, req)
 	if refused != nil {
-		return refused
+		return refused, nil
 	}
 	if refused := c.rateLimit(t, who); refused != nil {
-		return refused
+		return refused, nil
 	}
 	in, refused := c.arguments(t, req.Params.Arguments)
 	if refused != nil {
-		return refused
+		return refused, nil
 	}
 	resp := c.dispatch(ctx, t, who, req, mc, in)
 	if resp == nil {
-		return c.timedOut(t)
+		return c.timedOut(t), nil
 	}
-	if res := mc.inputRequired(); res != nil {
-		return res // the handler asked the client; it runs again with the answers
+	if res, err := mc.inputRequired(t.Name, c.states); res != nil || err != nil {
+		if err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		}
+		return res, nil // the handler asked the client; it runs again with the answers
+	}
+	if err := mc.missingCapability(t.Name, resp.Status); err != nil {
+		return nil, err
 	}
 	c.pageWarning(t, resp)
-	return t.result(resp)
+	return t.result(resp), nil
 }

@@ -46,7 +46,7 @@ func FuzzArguments(f *testing.F) {
 	}
 	echo, typed := d.tools["echo"], d.tools["typed"]
 	callWith := func(tl *tool, args []byte) *mcp.CallToolResult {
-		return d.calls.call(context.Background(), tl, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tl.Name, Arguments: json.RawMessage(args)}}, nil)
+		return d.calls.callResult(context.Background(), tl, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tl.Name, Arguments: json.RawMessage(args)}})
 	}
 	f.Fuzz(func(t *testing.T, args []byte) {
 		sent := args
@@ -126,4 +126,14 @@ func text(res *mcp.CallToolResult) string {
 		return tc.Text
 	}
 	return ""
+}
+
+// callResult serves a tool call that no MCP call carries (calls.call with a
+// nil mcpCall), which has no protocol error: only a result.
+func (c *calls) callResult(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	res, err := c.call(ctx, t, req, nil)
+	if err != nil {
+		panic("a call without an MCP call failed with a protocol error: " + err.Error())
+	}
+	return res
 }

@@ -2,12 +2,14 @@ package autoexpose
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"testing"
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -112,9 +114,9 @@ func TestCatalogPolicy(t *testing.T) {
 	}
 }
 
-// TestCatalogDefault: without mcp.catalog a plain API serves no resource,
-// and does not offer resources (the go-sdk still answers resources/list,
-// with none).
+// TestCatalogDefault: without mcp.catalog a plain API serves no resource:
+// it does not declare resources, and answers resources/list method not
+// found.
 func TestCatalogDefault(t *testing.T) {
 	r := chi.NewRouter()
 	r.Method(http.MethodPost, "/get_weather", Handler(getWeather))
@@ -140,7 +142,9 @@ func TestCatalogDefault(t *testing.T) {
 	if caps := cs.InitializeResult().Capabilities; caps.Resources != nil {
 		t.Errorf("capabilities offer resources: %+v", caps.Resources)
 	}
-	if list, err := cs.ListResources(t.Context(), nil); err != nil || len(list.Resources) != 0 {
-		t.Errorf("resources/list: %+v, %v; want no resource", list, err)
+	// Resources are not declared, so their methods are not served.
+	var rpcErr *jsonrpc.Error
+	if list, err := cs.ListResources(t.Context(), nil); !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeMethodNotFound {
+		t.Errorf("resources/list: %+v, %v; want method not found", list, err)
 	}
 }

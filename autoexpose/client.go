@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// ErrNoClient is the error [Elicit] and [Sample] wrap on the HTTP door: no
+// ErrNoClient is the error [Elicit], [Sample] and [Roots] wrap on the HTTP door: no
 // MCP client made the request, so there is no one to ask. A handler that
 // can take the answer another way (a field of its request body) checks for
 // it with [errors.Is]. It also matches [errors.ErrUnsupported].
@@ -55,7 +55,15 @@ func (e *unsupportedError) Is(target error) bool { return target == errors.ErrUn
 // it, and what the handler answers is dropped. So a handler does its work
 // after Elicit, not before, and asks its questions one after another: an
 // answer is matched to its question by the question's place among those of
-// the run, and by its content.
+// the run, and by its content; or by the key the handler names for it
+// ([InputKey]).
+//
+// On protocol 2026-07-28 a call that asked what the client declared no
+// capability for, and then failed (its route answered a status of 400 or
+// more), is answered with the protocol's MissingRequiredClientCapabilityError
+// (JSON-RPC -32021, HTTP 400), naming the capability, in place of the
+// route's answer; a route that goes on without the answer (a status below
+// 400) keeps its answer.
 func Elicit(ctx context.Context, message string, schema *jsonschema.Schema) (*mcp.ElicitResult, error) {
 	params := &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema}
 	if schema == nil {
@@ -123,9 +131,62 @@ func Sample(ctx context.Context, params *mcp.CreateMessageParams) (*mcp.CreateMe
 	return nil, fmt.Errorf("mcpdoor: sample: the client answered with a %T", ans)
 }
 
-// ask puts question to the client of the MCP call in ctx (feature: elicit
-// or sample): with send on a session that can carry it, as an input request
-// of the 2026-07-28 protocol on one that cannot.
+// Roots asks the MCP client that made the current tool call for its roots
+// (an MCP roots/list request): the directories or files it lets the
+// server work in.
+//
+//	res, err := autoexpose.Roots(r.Context())
+//	for _, root := range res.Roots { ... } // root.URI, "file:///home/ada/project"
+//
+// It fails as [Elicit] does, with errors that match [errors.ErrUnsupported]
+// ([ErrNoClient] on the HTTP door) for a client that declared no roots
+// capability, and it reaches the client over the same session policies, in
+// the same ways.
+//
+// MCP deprecates roots as of protocol 2026-07-28 (SEP-2577); clients keep
+// them during the deprecation window.
+//
+//lint:ignore SA1019 roots stay in the protocol for the deprecation window, and clients use them
+func Roots(ctx context.Context) (*mcp.ListRootsResult, error) {
+	//lint:ignore SA1019 see above
+	params := &mcp.ListRootsParams{}
+	ans, err := ask(ctx, "roots", params, func(ss *mcp.ServerSession) (mcp.InputResponse, error) {
+		//lint:ignore SA1019 see above
+		return ss.ListRoots(ctx, params)
+	})
+	if err != nil {
+		return nil, err
+	}
+	//lint:ignore SA1019 see above
+	res, ok := ans.(*mcp.ListRootsResult)
+	if !ok {
+		return nil, fmt.Errorf("mcpdoor: roots: the client answered with a %T", ans)
+	}
+	return res, nil
+}
+
+type inputKeyKey struct{}
+
+// InputKey returns a copy of ctx under which the question that [Elicit],
+// [Sample] or [Roots] asks is the input request key of the 2026-07-28
+// protocol's input-required result (SEP-2322): the key the client answers
+// it under. Without one, the key is made from the question's place among
+// those of the run and from its content. Name a key where a client looks
+// for it, or answers it unasked:
+//
+//	res, err := autoexpose.Elicit(autoexpose.InputKey(r.Context(), "user_name"), "What is your name?", schema)
+//
+// The call's answer under key is the question's answer, whatever the
+// question: give each question of a handler its own key. A key names
+// nothing on a session that carries the question itself (stateful, stdio,
+// protocols before 2026-07-28).
+func InputKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, inputKeyKey{}, key)
+}
+
+// ask puts question to the client of the MCP call in ctx (feature: elicit,
+// sample or roots): with send on a session that can carry it, as an input
+// request of the 2026-07-28 protocol on one that cannot.
 func ask(ctx context.Context, feature string, question mcp.InputRequest, send func(*mcp.ServerSession) (mcp.InputResponse, error)) (mcp.InputResponse, error) {
 	c := mcpCallFrom(ctx)
 	if c == nil {
@@ -138,13 +199,22 @@ func ask(ctx context.Context, feature string, question mcp.InputRequest, send fu
 			"a stateless MCP session cannot send the client a request on protocol %s: serve stateful sessions (mcp.stateful: true), or use a client of protocol 2026-07-28 or later", version)))
 	}
 	caps := c.clientCapabilities()
-	capable := caps != nil && caps.Elicitation != nil
-	name := "elicitation"
-	if feature == "sample" {
-		//lint:ignore SA1019 sampling stays in the protocol for the deprecation window, and clients use it
-		capable, name = caps != nil && caps.Sampling != nil, "sampling"
+	var capable bool
+	name := map[string]string{"elicit": "elicitation", "sample": "sampling", "roots": "roots"}[feature]
+	if caps != nil {
+		switch feature {
+		case "elicit":
+			capable = caps.Elicitation != nil
+		case "sample":
+			//lint:ignore SA1019 sampling stays in the protocol for the deprecation window, and clients use it
+			capable = caps.Sampling != nil
+		default:
+			//lint:ignore SA1019 roots stay in the protocol for the deprecation window, and clients use them
+			capable = caps.RootsV2 != nil
+		}
 	}
 	if !capable {
+		c.input.lacks(name)
 		return nil, fmt.Errorf("mcpdoor: %s: %w", feature, unsupported(fmt.Sprintf(
 			"the MCP client does not support %s (it declared no %s capability)", name, name)))
 	}
@@ -153,7 +223,8 @@ func ask(ctx context.Context, feature string, question mcp.InputRequest, send fu
 		err error
 	)
 	if inputRequests {
-		ans, err = c.input.ask(c.req.Params, question)
+		key, _ := ctx.Value(inputKeyKey{}).(string)
+		ans, err = c.input.ask(key, question)
 	} else {
 		ans, err = send(c.session)
 	}

@@ -8,6 +8,8 @@ import (
 	"log"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -155,4 +157,83 @@ func ExampleSample() {
 	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	// Output:
 	// Friday.
+}
+
+// A route asks for the client's roots, and works in the first.
+func ExampleRoots() {
+	r := chi.NewRouter()
+	r.Post("/project", func(w http.ResponseWriter, r *http.Request) {
+		res, err := autoexpose.Roots(r.Context())
+		if err != nil || len(res.Roots) == 0 {
+			http.Error(w, "no root to work in", http.StatusBadRequest)
+			return
+		}
+		fmt.Fprintf(w, "Working in %s.", res.Roots[0].URI)
+	})
+	door, err := autoexpose.Install(r, autoexpose.Config{Name: "project", ExposeToolsOverMCP: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := door.Server().Connect(ctx, st, nil); err != nil {
+		log.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "1"}, nil)
+	//lint:ignore SA1019 MCP deprecates roots as of 2026-07-28; clients keep them during the deprecation window
+	client.AddRoots(&mcp.Root{URI: "file:///home/ada/project", Name: "project"})
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "project", Arguments: map[string]any{}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// Working in file:///home/ada/project.
+}
+
+// A route names its question's key, which a client of protocol 2026-07-28
+// finds the question under, and may answer unasked: here in its first call.
+func ExampleInputKey() {
+	schema := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"name": {Type: "string"}}}
+	r := chi.NewRouter()
+	r.Post("/greet", func(w http.ResponseWriter, r *http.Request) {
+		res, err := autoexpose.Elicit(autoexpose.InputKey(r.Context(), "user_name"), "What is your name?", schema)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusConflict)
+			return
+		}
+		fmt.Fprintf(w, "Hello, %v!", res.Content["name"])
+	})
+	if _, err := autoexpose.Install(r, autoexpose.Config{Name: "greeter", ExposeToolsOverMCP: true, Logger: slog.New(slog.DiscardHandler)}); err != nil {
+		log.Fatal(err)
+	}
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet","arguments":{},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}},` +
+		`"inputResponses":{"user_name":{"action":"accept","content":{"name":"Ada"}}}}}`
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(call))
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "greet"} {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var answer struct {
+		Result mcp.CallToolResult `json:"result"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(answer.Result.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// Hello, Ada!
 }

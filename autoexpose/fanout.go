@@ -150,7 +150,7 @@ func (c *calls) callMCP(ctx context.Context, t *tool, req *mcp.CallToolRequest) 
 		return nil, err
 	}
 	defer release()
-	return c.call(ctx, t, req, c.newMCPCall(req)), nil
+	return c.call(ctx, t, req, c.newMCPCall(req))
 }
 
 // callKey is what a call's slot is counted by: its MCP session, or on a

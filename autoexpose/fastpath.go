@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/propagation"
 )
@@ -156,9 +157,15 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 		stateless:     true,
 		traced:        traced,
 	}
-	res := f.d.calls.call(r.Context(), c.tool, req, mc)
-	s.respond(r.Context(), f.d, c, res)
-	errType, message := toolFailure(res)
+	res, err := f.d.calls.call(r.Context(), c.tool, req, mc)
+	var errType, message string
+	if err != nil {
+		s.respondError(r.Context(), c, err)
+		errType, message = rpcFailure(&op, err)
+	} else {
+		s.respond(r.Context(), f.d, c, res)
+		errType, message = toolFailure(res)
+	}
 	f.d.tel.end(traced, &op, errType, message)
 }
 
@@ -315,6 +322,75 @@ func (s *fastStream) respond(ctx context.Context, d *Door, c *fastCall, res *mcp
 	if s.oneWrite {
 		w.send() // net/http writes it out as the handler returns
 	} else {
+		w.flush()
+	}
+}
+
+// respondError writes the JSON-RPC error err (a *jsonrpc.Error, see
+// calls.call) in answer to call c, as the go-sdk writes it: under
+// 2026-07-28, an error of a code with an HTTP status of its own (SEP-2575:
+// invalid params and a missing client capability, 400) as a bare
+// application/json body of that status, even after the call's
+// notifications; else as a result is written (see respond).
+func (s *fastStream) respondError(ctx context.Context, c *fastCall, err error) {
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) {
+		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	var buf bytes.Buffer
+	buf.WriteString(`{"jsonrpc":"2.0","id":`)
+	buf.Write(c.id)
+	buf.WriteString(`,"error":`)
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(struct {
+		Code    int64           `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data,omitempty"`
+	}{rpcErr.Code, rpcErr.Message, rpcErr.Data}); err != nil {
+		return // strings and valid JSON: cannot fail
+	}
+	buf.Truncate(buf.Len() - 1) // Encode's newline
+	buf.WriteByte('}')
+	status := 0
+	if c.version >= protocolVersion2026 {
+		switch rpcErr.Code {
+		case jsonrpc.CodeMethodNotFound:
+			status = http.StatusNotFound
+		case jsonrpc.CodeInvalidParams, mcp.CodeUnsupportedProtocolVersion, mcp.CodeMissingRequiredClientCapabilities:
+			status = http.StatusBadRequest
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.done = true
+	if ctx.Err() != nil {
+		if !s.started {
+			s.start()
+		}
+		return
+	}
+	h := s.w.Header()
+	switch {
+	case status != 0 && s.started:
+		// The go-sdk writes the error after the stream's events as it
+		// stands, unframed; its status and Content-Type come too late.
+		s.w.Write(buf.Bytes())
+	case status != 0:
+		h.Set("Cache-Control", "no-cache, no-transform")
+		h.Set("Connection", "keep-alive")
+		h.Set("Content-Type", "application/json")
+		s.w.WriteHeader(status)
+		s.w.Write(buf.Bytes())
+	case !s.started:
+		h.Set("Cache-Control", "no-cache, no-transform")
+		h.Set("Content-Type", "application/json")
+		s.w.Write(buf.Bytes())
+	default:
+		w := &sseWriter{w: s.w}
+		w.string("event: message\ndata: ")
+		w.bytes(buf.Bytes())
+		w.string("\n\n")
 		w.flush()
 	}
 }

@@ -59,12 +59,15 @@ func inputRequired(t *testing.T, a answer) (keys []string, state string) {
 	return keys, msg.Result.RequestState
 }
 
-// TestFastPathGoldenElicit: a handler's Elicit and Sample on a stateless
-// door. Under 2026-07-28 the call's result asks the question (an input
-// request, resultType input_required) and the client calls again with the
-// answer, which the handler then gets; under an older protocol, or for a
-// client that declared no such capability, the handler gets the error that
-// says so. Each request, the fast path's answer and the go-sdk's alike.
+// TestFastPathGoldenElicit: a handler's Elicit, Sample and Roots on a
+// stateless door. Under 2026-07-28 the call's result asks the question (an
+// input request, resultType input_required, under the handler's key if it
+// names one) and the client calls again with the answer, which the handler
+// then gets; a request state that does not verify refuses the call; under an
+// older protocol the handler gets the error that says so, and for a client
+// that declared no such capability the call that fails for it gets the
+// protocol's missing-capability error. Each request, the fast path's answer
+// and the go-sdk's alike.
 func TestFastPathGoldenElicit(t *testing.T) {
 	p := newGoldenPair(t, "", false)
 	const v = protocolVersion2026
@@ -90,10 +93,20 @@ func TestFastPathGoldenElicit(t *testing.T) {
 			// An answer the go-sdk cannot read as one: left to it.
 			bad := `"inputResponses":{"` + keys[0] + `":{"neither":1}},"requestState":"` + state + `"`
 			p.compare(t, goldenRequest{header: h, body: askingCall("3", tool, bad)})
-			// A state that holds nothing: the question is asked again.
-			p.compare(t, goldenRequest{header: h, body: askingCall("4", tool, `"requestState":"not-a-state"`), fast: true})
-			// A client that cannot be asked.
-			p.compare(t, goldenRequest{header: h, body: callBody(v, "5", tool, `{}`, ""), fast: true})
+			// A state that does not verify (not signed here, or changed):
+			// invalid params, and the handler does not run.
+			for id, bad := range map[string]string{"4": "not-a-state", "14": state + "-TAMPERED"} {
+				got := p.compare(t, goldenRequest{header: h, body: askingCall(id, tool, `"requestState":"`+bad+`"`), fast: true})
+				if want := `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32602,"message":"mcpdoor: tool ` + tool + `: the requestState does not verify: it was changed, or not made by this server for this tool"}}`; got.Status != http.StatusBadRequest || got.Body != want {
+					t.Errorf("state %q: %d %s\nwant 400 %s", bad, got.Status, got.Body, want)
+				}
+			}
+			// A client that cannot be asked, whose call then fails: the
+			// protocol's missing-capability error.
+			got := p.compare(t, goldenRequest{header: h, body: callBody(v, "5", tool, `{}`, ""), fast: true})
+			if got.Status != http.StatusBadRequest || !strings.Contains(got.Body, `"code":-32021`) {
+				t.Errorf("a client that cannot be asked: %d %s, want -32021", got.Status, got.Body)
+			}
 			// Older protocols: a stateless session cannot ask.
 			for _, old := range goldenVersions[:len(goldenVersions)-1] {
 				got := p.compare(t, goldenRequest{header: callHeader(old, tool), body: callBody(old, "6", tool, `{}`, ""), fast: true})
@@ -108,6 +121,32 @@ func TestFastPathGoldenElicit(t *testing.T) {
 	keys, state := inputRequired(t, first)
 	wrong := `"inputResponses":{"` + keys[0] + `":{"action":"accept","content":{"sure":"yes"}}},"requestState":"` + state + `"`
 	p.compare(t, goldenRequest{header: callHeader(v, "ask"), body: askingCall("8", "ask", wrong), fast: true})
+	// A named question, after a log line that streams: its key is the
+	// handler's, and it is answered unasked; a client that cannot be asked
+	// gets the missing-capability error after the log line.
+	named := p.compare(t, goldenRequest{header: callHeader(v, "named"), body: askingCall("10", "named", ""), fast: true})
+	if !strings.Contains(named.Body, `"inputRequests":{"user_name":{"method":"elicitation/create"`) {
+		t.Errorf("the named question: %s", named.Body)
+	}
+	answered := p.compare(t, goldenRequest{header: callHeader(v, "named"), body: askingCall("11", "named", `"inputResponses":{"user_name":{"action":"accept","content":{"name":"Ada"}}}`), fast: true})
+	if !strings.Contains(answered.Body, `\"name\":\"Ada\"`) {
+		t.Errorf("the named question answered unasked: %s", answered.Body)
+	}
+	loud := `"io.modelcontextprotocol/logLevel":"info"`
+	p.compare(t, goldenRequest{header: callHeader(v, "named"), body: callBody(v, "12", "named", `{}`, loud), fast: true})
+	// Roots, asked and answered.
+	rootsMeta := `"_meta":{"io.modelcontextprotocol/clientCapabilities":{"roots":{}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`
+	rootsCall := func(id, more string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{` + rootsMeta + `,"name":"roots","arguments":{}` + more + `}}`
+	}
+	asked := p.compare(t, goldenRequest{header: callHeader(v, "roots"), body: rootsCall("13", ""), fast: true})
+	if !strings.Contains(asked.Body, `"inputRequests":{"client_roots":{"method":"roots/list"`) {
+		t.Errorf("roots: %s", asked.Body)
+	}
+	got := p.compare(t, goldenRequest{header: callHeader(v, "roots"), body: rootsCall("15", `,"inputResponses":{"client_roots":{"roots":[{"uri":"file:///work","name":"work"}]}}`), fast: true})
+	if !strings.Contains(got.Body, `file:///work`) || strings.Contains(got.Body, `"isError"`) {
+		t.Errorf("roots answered: %s", got.Body)
+	}
 	// Before 2026-07-28, answers are not part of a call: left to the go-sdk.
 	const old = "2025-11-25"
 	p.compare(t, goldenRequest{header: callHeader(old, "ask"), body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"ask","requestState":"x"}}`})

@@ -89,6 +89,29 @@ func goldenRouter(rollout bool) chi.Router {
 		}
 		json.NewEncoder(w).Encode(res)
 	})
+	// Asks under a named key, after a log line.
+	r.Post("/named", func(w http.ResponseWriter, r *http.Request) {
+		Log(r.Context(), "info", "asking")
+		res, err := Elicit(InputKey(r.Context(), "user_name"), "Your name?", &jsonschema.Schema{
+			Type:       "object",
+			Properties: map[string]*jsonschema.Schema{"name": {Type: "string"}},
+		})
+		if err != nil {
+			w.WriteHeader(http.StatusConflict)
+			io.WriteString(w, err.Error())
+			return
+		}
+		json.NewEncoder(w).Encode(res)
+	})
+	r.Post("/roots", func(w http.ResponseWriter, r *http.Request) {
+		res, err := Roots(InputKey(r.Context(), "client_roots"))
+		if err != nil {
+			w.WriteHeader(http.StatusConflict)
+			io.WriteString(w, err.Error())
+			return
+		}
+		json.NewEncoder(w).Encode(res)
+	})
 	r.Post("/sample", func(w http.ResponseWriter, r *http.Request) {
 		//lint:ignore SA1019 sampling stays in the protocol for the deprecation window
 		res, err := Sample(r.Context(), &mcp.CreateMessageParams{

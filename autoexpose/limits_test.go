@@ -56,10 +56,10 @@ func TestCallLimitsOrder(t *testing.T) {
 	d, tl := callDoor(t, true, MCPConfig{RateLimit: RateLimit{PerSession: 0.001, Burst: 1}, MaxBodyBytes: 64})
 	text := func(res *mcp.CallToolResult) string { return res.Content[0].(*mcp.TextContent).Text }
 	big := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "get_weather", Arguments: json.RawMessage(`{"city":"` + strings.Repeat("x", 100) + `"}`)}}
-	if got := text(d.calls.call(context.Background(), tl, big, nil)); got != "Arguments to POST /get_weather are 111 bytes, over the 64-byte limit (mcp.max_body_bytes)." {
+	if got := text(d.calls.callResult(context.Background(), tl, big)); got != "Arguments to POST /get_weather are 111 bytes, over the 64-byte limit (mcp.max_body_bytes)." {
 		t.Errorf("first call: %s", got)
 	}
-	if got := text(d.calls.call(context.Background(), tl, callWith(nil), nil)); !strings.HasPrefix(got, "Rate limit exceeded for this session; retry in ") {
+	if got := text(d.calls.callResult(context.Background(), tl, callWith(nil))); !strings.HasPrefix(got, "Rate limit exceeded for this session; retry in ") {
 		t.Errorf("second call: %s", got)
 	}
 }
@@ -81,12 +81,12 @@ func BenchmarkCall(b *testing.B) {
 			d, tl := callDoor(b, true, tc.m)
 			req := callWith(nil)
 			ctx := context.Background()
-			if res := d.calls.call(ctx, tl, req, nil); res.IsError {
+			if res := d.calls.callResult(ctx, tl, req); res.IsError {
 				b.Fatalf("call: %v", res.Content[0])
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				d.calls.call(ctx, tl, req, nil)
+				d.calls.callResult(ctx, tl, req)
 			}
 		})
 	}

@@ -46,10 +46,10 @@ func BenchmarkRESTCallCPU(b *testing.B) {
 				ctx := context.Background()
 				call := func(d *Door) func() {
 					tl := d.tools[pair.tool]
-					if res := d.calls.call(ctx, tl, req, nil); res.IsError {
+					if res := d.calls.callResult(ctx, tl, req); res.IsError {
 						b.Fatalf("call: %s", res.Content[0].(*mcp.TextContent).Text)
 					}
-					return func() { d.calls.call(ctx, tl, req, nil) }
+					return func() { d.calls.callResult(ctx, tl, req) }
 				}
 				cputime.Pair(b, "tool", "rest", call(toolDoor), call(restDoor))
 			})

@@ -112,12 +112,12 @@ func BenchmarkRESTCall(b *testing.B) {
 					Extra:  &mcp.RequestExtra{Header: http.Header{"Authorization": {"Bearer b"}}},
 				}
 				ctx := context.Background()
-				if res := tc.door.calls.call(ctx, tl, req, nil); res.IsError || res.Content[0].(*mcp.TextContent).Text[:10] != `{"id":"42"` {
+				if res := tc.door.calls.callResult(ctx, tl, req); res.IsError || res.Content[0].(*mcp.TextContent).Text[:10] != `{"id":"42"` {
 					b.Fatalf("call: %s", res.Content[0].(*mcp.TextContent).Text)
 				}
 				b.ReportAllocs()
 				for b.Loop() {
-					tc.door.calls.call(ctx, tl, req, nil)
+					tc.door.calls.callResult(ctx, tl, req)
 				}
 			})
 		}

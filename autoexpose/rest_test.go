@@ -147,7 +147,7 @@ func callResult(t testing.TB, d *Door, name, args, auth string) *mcp.CallToolRes
 	if auth != "" {
 		req.Extra = &mcp.RequestExtra{Header: http.Header{"Authorization": {auth}}}
 	}
-	return d.calls.call(context.Background(), tl, req, nil)
+	return d.calls.callResult(context.Background(), tl, req)
 }
 
 // callJSON calls a tool in process and returns the result's JSON.

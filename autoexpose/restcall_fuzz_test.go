@@ -49,7 +49,7 @@ func FuzzRESTArguments(f *testing.F) {
 		for _, name := range []string{"get_n", "update_n"} {
 			saw = nil
 			tl := d.tools[name]
-			res := d.calls.call(t.Context(), tl, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name, Arguments: json.RawMessage(args)}}, nil)
+			res := d.calls.callResult(t.Context(), tl, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name, Arguments: json.RawMessage(args)}})
 			var obj map[string]any
 			dec := json.NewDecoder(bytes.NewReader(args))
 			dec.UseNumber()

@@ -16,12 +16,12 @@ import (
 )
 
 // newServer builds the go-sdk server: one low-level tool per exposed tool,
-// and the catalog resource, behind the middleware that answers unknown
-// tools.
+// and the catalog resource, declaring what it serves (capabilities.go),
+// behind the middleware that answers unknown tools.
 func (d *Door) newServer() *mcp.Server {
 	d.impl = &mcp.Implementation{Name: d.name, Version: version()}
 	d.serverInfo, _ = json.Marshal(mcp.Meta{mcp.MetaKeyServerInfo: d.impl}) // cannot fail: strings
-	s := mcp.NewServer(d.impl, nil)
+	s := mcp.NewServer(d.impl, d.serverOptions())
 	for _, name := range d.names {
 		t := d.tools[name]
 		s.AddTool(t.mcpTool(), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -55,11 +55,16 @@ func (d *Door) transport(m *MCPConfig) http.Handler {
 // MCP spec gives (-32602), naming the tools the caller may call, counts the
 // requests an exclusive session is handling (see slot), narrows tools/list
 // to what the caller's token allows (refusing it for a token that does not
-// verify), and refuses a server/discover for a protocol version the
-// transport cannot serve (see discover). The fast path serves neither
-// tools/list nor unknown tools: this is the one place that narrows them.
+// verify), refuses a server/discover for a protocol version the
+// transport cannot serve (see discover), and the methods of capabilities
+// the server does not declare (see Door.undeclared). The fast path serves
+// neither tools/list nor unknown tools: this is the one place that narrows
+// them.
 func (d *Door) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if err := d.undeclared(ctx, next, method, req); err != nil {
+			return nil, err
+		}
 		if d.slot != nil && !strings.HasPrefix(method, "notifications/") {
 			// The exclusive session is not taken over while it runs a call.
 			// A notification is none: its POST was answered 202 before it

@@ -17,16 +17,21 @@
 #       builds and starts ./examples/NAME on a free loopback port (with
 #       -config FILE), runs the suite against its /mcp, and stops it;
 #       examples/conformance serves the suite's fixture tools
+#   scripts/conformance.sh --suite 0.1,0.2@2025-11-25,0.2@2026-07-28 --example conformance
+#       the suite runs CI makes against the stateless example: 0.1.16 whole,
+#       and 0.2.0-alpha.12 at both spec revisions' requirement sets, at once
+#       (a stateful door serves 2025-11-25 only: --suite 0.1,0.2@2025-11-25)
 #
-# Options (see tests/node/conformance.mjs): --required LIST, --strict,
-# --out DIR, --json FILE|-, --verbose, --timeout MS, --jobs N.
+# Options (see tests/node/conformance.mjs): --suite LIST (default 0.1),
+# --required LIST, --strict, --out DIR, --json FILE|-, --verbose,
+# --timeout MS, --jobs N.
 #
 # It runs on the Node 22 that tests/node installs (npm ci --prefix tests/node).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 node="$root/tests/node/node_modules/node/bin/node"
-if [[ ! -x "$node" || ! -d "$root/tests/node/node_modules/@modelcontextprotocol/conformance" ]]; then
+if [[ ! -x "$node" || ! -d "$root/tests/node/node_modules/@modelcontextprotocol/conformance" || ! -d "$root/tests/node/node_modules/conformance-0.2" ]]; then
 	echo "conformance: Node dependencies are not installed; run: npm ci --prefix tests/node" >&2
 	exit 2
 fi
@@ -45,7 +50,7 @@ while (($#)); do
 		shift 2
 		;;
 	# Options of conformance.mjs that take a value: kept with it.
-	--required | --out | --json | --timeout | --jobs)
+	--suite | --required | --out | --json | --timeout | --jobs)
 		args+=("$1" "${2:-}")
 		shift $(($# < 2 ? 1 : 2))
 		;;

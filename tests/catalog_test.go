@@ -160,15 +160,15 @@ func TestCatalog(t *testing.T) {
 // TestCatalogOffered: a rollout server offers its model the server's tools
 // and nothing else: by default initialize advertises no resources, which
 // Claude Code would turn into three more tools for the model, and
-// resources/list is empty; with mcp.catalog: true, the catalog is offered
-// and listed.
+// resources/list is method not found; with mcp.catalog: true, the catalog
+// is offered and listed.
 func TestCatalogOffered(t *testing.T) {
 	const resource = `{"description":"What this server offers: every tool you may call, with its schemas, annotations and route, and the server's session policy and limits.","mimeType":"application/json","name":"catalog","title":"fixture catalog","uri":"fixture://catalog"}`
 	for _, c := range []struct {
 		name, yaml, capabilities, resources string
 	}{
-		{"default", "", `{"logging":{},"tools":{"listChanged":true}}`, `[]`},
-		{"mcp.catalog: true", "\n  catalog: true", `{"logging":{},"resources":{"listChanged":true},"tools":{"listChanged":true}}`, `[` + resource + `]`},
+		{"default", "", `{"logging":{},"tools":{}}`, ""},
+		{"mcp.catalog: true", "\n  catalog: true", `{"logging":{},"resources":{},"tools":{}}`, `[` + resource + `]`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg, err := autoexpose.ParseConfig([]byte("name: fixture\nexpose_tools_over_mcp: true\nmcp:\n  session_secret: \"" + testSecret + "\"" + c.yaml + "\n"))
@@ -185,6 +185,13 @@ func TestCatalogOffered(t *testing.T) {
 					t.Errorf("protocol %q: capabilities %s\nwant %s", proto, b, c.capabilities)
 				}
 				list, err := cs.ListResources(t.Context(), nil)
+				if c.resources == "" {
+					var rpcErr *jsonrpc.Error
+					if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeMethodNotFound {
+						t.Errorf("protocol %q: resources/list: %+v, %v; want method not found", proto, list, err)
+					}
+					continue
+				}
 				if err != nil {
 					t.Fatalf("protocol %q: resources/list: %v", proto, err)
 				}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
@@ -187,7 +188,8 @@ func TestElicitAndSample(t *testing.T) {
 // TestElicitUnavailable: where a question cannot reach a user, Elicit and
 // Sample return an error that says why, and that errors.Is tells apart:
 // ErrNoClient on the HTTP door, errors.ErrUnsupported for an MCP client that
-// cannot be asked.
+// cannot be asked; on protocol 2026-07-28 the call that fails for it is
+// answered with the protocol's missing-capability error.
 func TestElicitUnavailable(t *testing.T) {
 	const (
 		statelessOld = `a stateless MCP session cannot send the client a request on protocol 2025-11-25: serve stateful sessions (mcp.stateful: true), or use a client of protocol 2026-07-28 or later (no client: false, unsupported: true)`
@@ -202,9 +204,6 @@ func TestElicitUnavailable(t *testing.T) {
 	}{
 		{"stateless 2025-11-25", false, "2025-11-25", true, "mcpdoor: elicit: " + statelessOld, "mcpdoor: sample: " + statelessOld},
 		{"stateful without the capabilities", true, "", false,
-			"mcpdoor: elicit: the MCP client does not support elicitation (it declared no elicitation capability) (no client: false, unsupported: true)",
-			"mcpdoor: sample: the MCP client does not support sampling (it declared no sampling capability) (no client: false, unsupported: true)"},
-		{"stateless 2026-07-28 without the capabilities", false, "", false,
 			"mcpdoor: elicit: the MCP client does not support elicitation (it declared no elicitation capability) (no client: false, unsupported: true)",
 			"mcpdoor: sample: the MCP client does not support sampling (it declared no sampling capability) (no client: false, unsupported: true)"},
 	} {
@@ -229,6 +228,21 @@ func TestElicitUnavailable(t *testing.T) {
 			}
 		})
 	}
+
+	// On 2026-07-28 the call that fails for want of a capability the client
+	// did not declare is the protocol's error, which names it.
+	t.Run("stateless 2026-07-28 without the capabilities", func(t *testing.T) {
+		s, _ := askServer(t, "auto", false)
+		cs := s.connect(mcpOptions{})
+		for tool, capability := range map[string]string{"confirm": "elicitation", "summarize": "sampling"} {
+			_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
+			var rpcErr *jsonrpc.Error
+			want := "mcpdoor: tool " + tool + " needs the client's " + capability + " capability, which the request does not declare"
+			if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeMissingRequiredClientCapabilities || rpcErr.Message != want {
+				t.Errorf("%s: %v, want the JSON-RPC error -32021 %q", tool, err, want)
+			}
+		}
+	})
 
 	t.Run("HTTP door", func(t *testing.T) {
 		s, _ := askServer(t, "auto", true)
@@ -279,12 +293,15 @@ func TestElicitAnswerChecked(t *testing.T) {
 			}
 			return body
 		}
-		// The server's version in _meta is the test binary's.
-		first := regexp.MustCompile(`"version":"[^"]*"`).ReplaceAllString(rpc(""), `"version":"v"`)
-		const asked = `{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ask","version":"v"}},"content":[],"requestState":"e30","resultType":"input_required",` +
+		// The server's version in _meta is the test binary's, and the
+		// request state is signed with a random secret.
+		first := rpc("")
+		shown := regexp.MustCompile(`"version":"[^"]*"`).ReplaceAllString(first, `"version":"v"`)
+		shown = regexp.MustCompile(`"requestState":"[A-Za-z0-9_=-]+"`).ReplaceAllString(shown, `"requestState":"s"`)
+		const asked = `{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"ask","version":"v"}},"content":[],"requestState":"s","resultType":"input_required",` +
 			`"inputRequests":{"mcpdoor-1-0607f3c045f0":{"method":"elicitation/create","params":{"mode":"form","message":"Delete 3 files?","requestedSchema":{"type":"object","properties":{"reason":{"type":"string","default":"cleanup"},"sure":{"type":"boolean","description":"Delete them"}},"required":["sure"]}}}}}}`
-		if first != asked {
-			t.Errorf("first round:\n got %s\nwant %s", first, asked)
+		if shown != asked {
+			t.Errorf("first round:\n got %s\nwant %s", shown, asked)
 		}
 		var res struct {
 			Result struct {

@@ -134,7 +134,7 @@ func TestDiscoverUnsupportedVersion(t *testing.T) {
 	served := `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete",` +
 		`"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fixture","version":"` + mainVersion() + `"}},"ttlMs":0,"cacheScope":"public",` +
 		`"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],` +
-		`"capabilities":{"logging":{},"tools":{"listChanged":true}}}}`
+		`"capabilities":{"logging":{},"tools":{}}}}`
 	for _, c := range []struct {
 		name        string
 		mcp         autoexpose.MCPConfig

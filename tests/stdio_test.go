@@ -65,7 +65,7 @@ func TestStdioStream(t *testing.T) {
 		return got
 	}
 	init := exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
-		`{"jsonrpc":"2.0","id":1,"result":{"capabilities":{"logging":{},"tools":{"listChanged":true}},"protocolVersion":"2025-11-25","serverInfo":{"name":"stdio_fixture","version":`)
+		`{"jsonrpc":"2.0","id":1,"result":{"capabilities":{"logging":{},"tools":{}},"protocolVersion":"2025-11-25","serverInfo":{"name":"stdio_fixture","version":`)
 	if !json.Valid([]byte(init)) {
 		t.Errorf("initialize result is not JSON: %s", init)
 	}

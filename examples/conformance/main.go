@@ -6,9 +6,12 @@
 //	scripts/conformance.sh http://127.0.0.1:8085/mcp
 //
 // -config stateful.yaml serves stateful sessions, which the suite's
-// sampling and elicitation scenarios need: a stateless door cannot send the
-// suite's client (protocol 2025-11-25) a request. The server is in
-// server.go; this file runs it.
+// sampling and elicitation scenarios of protocol 2025-11-25 need: a
+// stateless door cannot send that protocol's client a request. The
+// scenarios of protocol 2026-07-28 (suite 0.2), whose input requests ask
+// the client in the call's result, are the stateless door's: a stateful
+// one does not serve that protocol. The server is in server.go, its
+// 2026-07-28 fixtures in inputs.go; this file runs it.
 package main
 
 import (

@@ -7,10 +7,11 @@ package main
 //
 // The handlers are ordinary HTTP handlers: text, an image and audio are
 // plain responses; several content blocks are a response of type
-// autoexpose.ContentMediaType; logging, progress, sampling and elicitation
-// use autoexpose.Log, Progress, Sample and Elicit, which over HTTP do
-// nothing (Log, Progress) or say that no MCP client is there to ask
-// (Sample, Elicit).
+// autoexpose.ContentMediaType; logging, progress, sampling, elicitation and
+// roots use autoexpose.Log, Progress, Sample, Elicit and Roots, which over
+// HTTP do nothing (Log, Progress) or say that no MCP client is there to
+// ask (Sample, Elicit, Roots). The fixtures of the 2026-07-28 scenarios are
+// in inputs.go.
 
 import (
 	"bytes"
@@ -52,8 +53,10 @@ func newRouter(cfg *autoexpose.Config) (chi.Router, error) {
 	if cfg.Declared == nil {
 		cfg.Declared = make(map[string]autoexpose.Declaration)
 	}
-	for name, d := range declared {
-		cfg.Declared[name] = d
+	for _, m := range []map[string]autoexpose.Declaration{declared, inputDeclared} {
+		for name, d := range m {
+			cfg.Declared[name] = d
+		}
 	}
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
@@ -70,6 +73,10 @@ func newRouter(cfg *autoexpose.Config) (chi.Router, error) {
 	r.Post("/test_elicitation_sep1034_defaults", elicitationDefaults)
 	r.Post("/test_elicitation_sep1330_enums", elicitationEnums)
 	r.Post("/json_schema_2020_12_tool", jsonSchema2020)
+	r.Post("/test_header_param", jsonSchema2020)
+	for path, h := range inputRoutes {
+		r.Post(path, h)
+	}
 	return r, nil
 }
 
@@ -100,19 +107,43 @@ var declared = map[string]autoexpose.Declaration{
 		Schema: "https://json-schema.org/draft/2020-12/schema",
 		Type:   "object",
 		Defs: map[string]*jsonschema.Schema{"address": {
-			Type: "object",
+			Anchor: "addressDef",
+			Type:   "object",
 			Properties: map[string]*jsonschema.Schema{
 				"street": {Type: "string"},
 				"city":   {Type: "string"},
 			},
 		}},
 		Properties: map[string]*jsonschema.Schema{
-			"name":    {Type: "string"},
-			"address": {Ref: "#/$defs/address"},
+			"name":          {Type: "string"},
+			"address":       {Ref: "#/$defs/address"},
+			"contactMethod": {Type: "string", Enum: []any{"phone", "email"}},
+			"phone":         {Type: "string"},
+			"email":         {Type: "string"},
 		},
+		// A phone or an email; the phone when contactMethod says so, else
+		// the email (SEP-2106: the whole 2020-12 vocabulary).
+		AllOf: []*jsonschema.Schema{{AnyOf: []*jsonschema.Schema{{Required: []string{"phone"}}, {Required: []string{"email"}}}}},
+		If: &jsonschema.Schema{
+			Properties: map[string]*jsonschema.Schema{"contactMethod": {Const: ptr[any]("phone")}},
+			Required:   []string{"contactMethod"},
+		},
+		Then:                 &jsonschema.Schema{Required: []string{"phone"}},
+		Else:                 &jsonschema.Schema{Required: []string{"email"}},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}, // false
 	}},
+	// A tool with an argument a client also sends as a header (SEP-2243):
+	// Mcp-Param-Region, which must match the argument.
+	"test_header_param": {Description: "Answers the region it was called for, which the client also sends as the Mcp-Param-Region header.", Input: &jsonschema.Schema{
+		Type: "object",
+		Properties: map[string]*jsonschema.Schema{
+			"region": {Type: "string", Extra: map[string]any{"x-mcp-header": "Region"}},
+		},
+		Required: []string{"region"},
+	}},
 }
+
+func ptr[T any](v T) *T { return &v }
 
 func writeText(w http.ResponseWriter, text string) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

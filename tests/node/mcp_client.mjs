@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// mcp_client.mjs drives an MCP server as a real peer, using the official
-// TypeScript SDK client. Go tests run it (see tests/nodeclient) to check that
-// what mcpdoor serves is understood by another implementation.
+// mcp_client.mjs drives an MCP server as a real peer: the official
+// TypeScript SDK's client (v1, @modelcontextprotocol/sdk, or v2,
+// @modelcontextprotocol/client), the Vercel AI SDK's, or the OpenAI Agents
+// SDK's. Go tests run it (see tests/nodeclient) to check that what mcpdoor
+// serves is understood by other implementations.
 //
 // Usage:
 //   node mcp_client.mjs '<scenario-json>'
@@ -9,8 +11,13 @@
 //
 // Scenario (HTTP):
 //   {"url": "http://127.0.0.1:PORT/mcp",
-//    "client": "ai-sdk",                            // optional: the Vercel AI SDK's MCP client
-//                                                   // (@ai-sdk/mcp) in place of the official SDK's
+//    "client": "ai-sdk",                            // optional: another client than the official
+//                                                   // SDK's v1: "ai-sdk" (@ai-sdk/mcp), "ts-v2"
+//                                                   // (@modelcontextprotocol/client 2.x),
+//                                                   // "openai-agents" (@openai/agents' MCPServerStreamableHttp)
+//    "versionNegotiation": "auto",                  // optional, ts-v2: "auto" (the default: server/discover,
+//                                                   // then initialize), "legacy" (initialize only), or a
+//                                                   // version to pin ("2026-07-28": discover, no fallback)
 //    "headers": {"X-Some-Header": "..."},          // sent on every MCP request
 //    "protocolVersion": "2025-06-18",               // optional: version the client asks for
 //    "timeoutMs": 30000,                            // optional: hard limit for the whole run
@@ -39,7 +46,10 @@
 //
 // The "ai-sdk" client runs the steps list, call, resources, read, info, http,
 // connectHeadersFrom and close; it has no ping, no terminate and no
-// protocolVersion option.
+// protocolVersion option. So does "openai-agents", which negotiates as
+// "ts-v2" with "auto" does (it is built on that client). "ts-v2" runs every
+// step, and negotiates as versionNegotiation says (protocolVersion does not
+// apply to it).
 //
 // Output: one JSON document on stdout, {"ok": true, "results": [...]}, one
 // result per step; a step that throws records {"error": {"message", "code",
@@ -51,6 +61,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createMCPClient } from '@ai-sdk/mcp';
+import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHTTPClientTransportV2 } from '@modelcontextprotocol/client';
+import { MCPServerStreamableHttp } from '@openai/agents';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -179,6 +191,99 @@ class AISDKClient {
   }
 }
 
+// V2Client gives the TypeScript SDK v2's Client the methods of the v1
+// Client that the steps use (v2's callTool takes its options second).
+class V2Client {
+  constructor(client) {
+    this.client = client;
+  }
+
+  listTools(params, options) {
+    return this.client.listTools(params, options);
+  }
+
+  callTool(params, _schema, options) {
+    return this.client.callTool(params, options);
+  }
+
+  listResources(params, options) {
+    return this.client.listResources(params, options);
+  }
+
+  readResource(params, options) {
+    return this.client.readResource(params, options);
+  }
+
+  ping(options) {
+    return this.client.ping(options);
+  }
+
+  getServerVersion() {
+    return this.client.getServerVersion();
+  }
+
+  getServerCapabilities() {
+    return this.client.getServerCapabilities();
+  }
+
+  getInstructions() {
+    return this.client.getInstructions();
+  }
+
+  close() {
+    return this.client.close();
+  }
+}
+
+// AgentsClient gives the OpenAI Agents SDK's MCP server connection
+// (MCPServerStreamableHttp) the methods of the official SDK's Client that
+// the steps use. What it learned connecting is its client's, a v2 Client.
+class AgentsClient {
+  constructor(server) {
+    this.server = server;
+  }
+
+  get session() {
+    return this.server.underlying && this.server.underlying.session;
+  }
+
+  async listTools() {
+    return { tools: await this.server.listTools() };
+  }
+
+  callTool({ name, arguments: args }) {
+    return this.server.callToolResult(name, args ?? {});
+  }
+
+  listResources(params) {
+    return this.server.listResources(params);
+  }
+
+  readResource({ uri }) {
+    return this.server.readResource(uri);
+  }
+
+  ping() {
+    throw new Error('the openai-agents client has no ping');
+  }
+
+  getServerVersion() {
+    return this.session && this.session.getServerVersion();
+  }
+
+  getServerCapabilities() {
+    return this.session && this.session.getServerCapabilities();
+  }
+
+  getInstructions() {
+    return this.session && this.session.getInstructions();
+  }
+
+  close() {
+    return this.server.close();
+  }
+}
+
 class Runner {
   constructor(scenario) {
     this.scenario = scenario;
@@ -221,8 +326,58 @@ class Runner {
     return this.client;
   }
 
+  // connectV2 connects the TypeScript SDK v2's client over Streamable HTTP,
+  // negotiating as scenario.versionNegotiation says.
+  async connectV2() {
+    if (!this.url) throw new Error('the ts-v2 client needs a scenario "url"');
+    const want = this.scenario.versionNegotiation ?? 'auto';
+    const mode = want === 'auto' || want === 'legacy' ? want : { pin: String(want) };
+    const client = new ClientV2({ name: 'mcpdoor-node-test-client', version: '0.0.0' }, { capabilities: {}, versionNegotiation: { mode } });
+    client.onerror = (err) => {
+      if (this.closing.has(client) || (err && /AbortError|aborted/.test(`${err.name} ${err.message}`))) return;
+      process.stderr.write(`mcp_client: ts-v2 transport: ${err && err.message ? err.message : err}\n`);
+    };
+    const transport = new StreamableHTTPClientTransportV2(this.url, { requestInit: { headers: { ...this.headers } } });
+    try {
+      await client.connect(transport, this.requestOptions());
+    } catch (err) {
+      await client.close().catch(() => {});
+      throw err;
+    }
+    this.client = new V2Client(client);
+    this.transport = transport;
+    this.protocolVersion = client.getNegotiatedProtocolVersion();
+    return this.client;
+  }
+
+  // connectAgents connects the OpenAI Agents SDK's MCP server connection,
+  // which negotiates by itself (server/discover, then initialize).
+  async connectAgents() {
+    if (!this.url) throw new Error('the openai-agents client needs a scenario "url"');
+    const server = new MCPServerStreamableHttp({
+      url: this.url.href,
+      name: 'mcpdoor-node-test-client',
+      requestInit: { headers: { ...this.headers } },
+      timeout: this.stepTimeoutMs,
+      clientSessionTimeoutSeconds: Math.ceil(this.stepTimeoutMs / 1000),
+    });
+    try {
+      await server.connect();
+    } catch (err) {
+      await server.close().catch(() => {});
+      throw err;
+    }
+    const client = new AgentsClient(server);
+    this.client = client;
+    this.transport = { get sessionId() { return server.sessionId; } };
+    this.protocolVersion = client.session && client.session.getNegotiatedProtocolVersion();
+    return client;
+  }
+
   async connect() {
     if (this.scenario.client === 'ai-sdk') return this.connectAISDK();
+    if (this.scenario.client === 'ts-v2') return this.connectV2();
+    if (this.scenario.client === 'openai-agents') return this.connectAgents();
     if (this.scenario.client !== undefined) throw new Error(`unknown client ${JSON.stringify(this.scenario.client)}`);
     const client = new Client({ name: 'mcpdoor-node-test-client', version: '0.0.0' }, { capabilities: {} });
     client.onerror = (err) => {
@@ -272,6 +427,7 @@ class Runner {
     this.transport = undefined;
     if (client) {
       this.closing.add(client);
+      if (client.client) this.closing.add(client.client); // the v2 client, behind its adapter
       await client.close();
     }
   }

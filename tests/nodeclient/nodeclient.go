@@ -1,8 +1,9 @@
 // Package nodeclient lets Go tests drive an MCP server with a peer written by
-// someone else: the official TypeScript SDK client or the Vercel AI SDK's
-// (@ai-sdk/mcp), both driven by tests/node/mcp_client.mjs, and the official
-// MCP conformance suite (tests/node/conformance.mjs), both
-// run on the Node 22 that tests/node installs as an npm dependency.
+// someone else: the official TypeScript SDK's clients (v1 and v2), the
+// Vercel AI SDK's (@ai-sdk/mcp) and the OpenAI Agents SDK's, all driven by
+// tests/node/mcp_client.mjs, and the official MCP conformance suite
+// (tests/node/conformance.mjs, 0.1.16 and 0.2.0-alpha.12), all run on the
+// Node 22 that tests/node installs as an npm dependency.
 //
 // The Node side is installed with
 //
@@ -123,6 +124,10 @@ func nodeBinary() (string, error) {
 		node,
 		filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"),
 		filepath.Join(dir, "node_modules", "@modelcontextprotocol", "conformance", "package.json"),
+		filepath.Join(dir, "node_modules", "conformance-0.2", "package.json"),
+		filepath.Join(dir, "node_modules", "@modelcontextprotocol", "client", "package.json"),
+		filepath.Join(dir, "node_modules", "@openai", "agents", "package.json"),
+		filepath.Join(dir, "node_modules", "@google", "gemini-cli", "package.json"),
 		filepath.Join(dir, "node_modules", "@ai-sdk", "mcp", "package.json"),
 	} {
 		if !isFile(need) {
@@ -163,11 +168,23 @@ func unavailable(t testing.TB, err error) {
 	t.Skip(msg)
 }
 
-// AISDK is the Scenario.Client of @ai-sdk/mcp, the Vercel AI SDK's MCP
-// client, which negotiates the protocol by itself (server/discover first,
-// then initialize where discover is not served) and has no ping or
-// terminate.
-const AISDK = "ai-sdk"
+// The clients a Scenario can run besides the official TypeScript SDK's v1
+// client (Scenario.Client "").
+const (
+	// AISDK is @ai-sdk/mcp, the Vercel AI SDK's MCP client, which
+	// negotiates the protocol by itself (server/discover first, then
+	// initialize where discover is not served) and has no ping or
+	// terminate.
+	AISDK = "ai-sdk"
+	// TSv2 is the official TypeScript SDK's v2 client
+	// (@modelcontextprotocol/client), which negotiates as
+	// Scenario.VersionNegotiation says.
+	TSv2 = "ts-v2"
+	// OpenAIAgents is the OpenAI Agents SDK's MCP client (@openai/agents'
+	// MCPServerStreamableHttp), built on TSv2's with "auto" negotiation; it
+	// has no ping or terminate.
+	OpenAIAgents = "openai-agents"
+)
 
 // Scenario is what mcp_client.mjs runs; Run also accepts any other value that
 // marshals to the same JSON (a map, or raw json.RawMessage). Exactly one of URL
@@ -177,8 +194,13 @@ type Scenario struct {
 	// go to its origin.
 	URL string `json:"url,omitempty"`
 	// Client is the peer that runs the MCP steps: "" for the official
-	// TypeScript SDK's client, AISDK for the Vercel AI SDK's (HTTP only).
+	// TypeScript SDK's v1 client; AISDK, TSv2 or OpenAIAgents (HTTP only).
 	Client string `json:"client,omitempty"`
+	// VersionNegotiation is how the TSv2 client picks the protocol: "auto"
+	// (the default: server/discover, then initialize where it is not
+	// served), "legacy" (initialize only), or a version to pin
+	// ("2026-07-28": discover, and no fallback).
+	VersionNegotiation string `json:"versionNegotiation,omitempty"`
 	// Headers are sent on every MCP request.
 	Headers map[string]string `json:"headers,omitempty"`
 	// ProtocolVersion, if set, is the version the client asks for in
@@ -411,18 +433,48 @@ func Run(t testing.TB, scenario any) Output {
 	return out
 }
 
-// ConformanceReport is the result of one run of the conformance suite.
+// ConformanceReport is the result of one run of conformance.mjs: one or
+// more runs of the conformance suite (see Suites).
 type ConformanceReport struct {
 	URL string `json:"url"`
 	// OK is true when every required scenario passed.
-	OK        bool                  `json:"ok"`
-	Strict    bool                  `json:"strict"`
+	OK     bool `json:"ok"`
+	Strict bool `json:"strict"`
+	// Suites are the suite runs, by the suite's version and the spec
+	// revision of a requirement set: "0.1.16", "0.2.0-alpha.12@2026-07-28".
+	Suites    []string              `json:"suites"`
 	Required  []string              `json:"required"`
 	Scenarios []ConformanceScenario `json:"scenarios"`
 }
 
-// ConformanceScenario sums up one scenario.
+// The suite runs conformance.mjs knows (its --suite): the suites of
+// tests/node, and for 0.2 the spec revision whose requirement set to run.
+const (
+	// Suite01 is @modelcontextprotocol/conformance 0.1.16, every server
+	// scenario: the default.
+	Suite01 = "0.1"
+	// Suite02At20251125 is 0.2.0-alpha.12, the scenarios spec revision
+	// 2025-11-25 requires and those it runs unscored, at that revision's
+	// wire.
+	Suite02At20251125 = "0.2@2025-11-25"
+	// Suite02At20260728 is 0.2.0-alpha.12 at spec revision 2026-07-28,
+	// whose wire has no initialize and no sessions: a stateful door does
+	// not serve it.
+	Suite02At20260728 = "0.2@2026-07-28"
+)
+
+// ConformanceScenario sums up one scenario of one suite run.
 type ConformanceScenario struct {
+	// Run is the suite run as conformance.mjs's --suite names it (Suite01,
+	// Suite02At20260728, ...); Suite, its label ("0.2.0-alpha.12@2026-07-28").
+	Run   string `json:"run"`
+	Suite string `json:"suite"`
+	// Requirements is the spec revision of a requirement set, "" for a
+	// whole suite.
+	Requirements string `json:"requirements,omitempty"`
+	// Scored is false for a scenario a requirement set runs and reports
+	// without scoring it (an extension, a pending or later scenario).
+	Scored   bool   `json:"scored"`
 	Scenario string `json:"scenario"`
 	Required bool   `json:"required"`
 	// Result is PASS, WARN (warnings, no failure), FAIL (a check failed),
@@ -454,7 +506,8 @@ func (r ConformanceReport) Failed() []string {
 	return names
 }
 
-// Scenario returns the summary of the named scenario, or nil.
+// Scenario returns the summary of the named scenario in the first suite run
+// that has it, or nil.
 func (r ConformanceReport) Scenario(name string) *ConformanceScenario {
 	for i := range r.Scenarios {
 		if r.Scenarios[i].Scenario == name {
@@ -464,10 +517,26 @@ func (r ConformanceReport) Scenario(name string) *ConformanceScenario {
 	return nil
 }
 
-// runConformance runs conformance.mjs and decodes its JSON report. The
-// script's exit status 1 (a required scenario failed) is not an error here.
-func runConformance(ctx context.Context, node, dir, url string, scenarios []string) (ConformanceReport, []byte, error) {
-	args := append([]string{"--json", "-", url}, scenarios...)
+// Find returns the summary of the named scenario in the suite run run
+// (Suite01, Suite02At20260728, ...), or nil.
+func (r ConformanceReport) Find(run, name string) *ConformanceScenario {
+	for i := range r.Scenarios {
+		if s := &r.Scenarios[i]; s.Run == run && s.Scenario == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// runConformance runs conformance.mjs with the suite runs suites (none: its
+// default) and decodes its JSON report. The script's exit status 1 (a
+// required scenario failed) is not an error here.
+func runConformance(ctx context.Context, node, dir, url string, suites, scenarios []string) (ConformanceReport, []byte, error) {
+	args := []string{"--json", "-"}
+	if len(suites) > 0 {
+		args = append(args, "--suite", strings.Join(suites, ","))
+	}
+	args = append(append(args, url), scenarios...)
 	stdout, stderr, err := runNode(ctx, node, filepath.Join(dir, "conformance.mjs"), nil, args...)
 	var exit *exec.ExitError
 	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1 && ctx.Err() == nil) {
@@ -487,11 +556,19 @@ func runConformance(ctx context.Context, node, dir, url string, scenarios []stri
 // cannot be run. See RequireConformance. Call it from the test's goroutine.
 func Conformance(t testing.TB, url string, scenarios ...string) ConformanceReport {
 	t.Helper()
+	return ConformanceSuites(t, url, nil, scenarios...)
+}
+
+// ConformanceSuites is Conformance with the suite runs suites (Suite01,
+// Suite02At20251125, Suite02At20260728; nil for Suite01 alone), run at once
+// by one conformance.mjs. Each row of the report says which run it is of.
+func ConformanceSuites(t testing.TB, url string, suites []string, scenarios ...string) ConformanceReport {
+	t.Helper()
 	node := Node(t)
 	dir, _ := Dir()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout(t, 5*time.Minute))
 	defer cancel()
-	rep, table, err := runConformance(ctx, node, dir, url, scenarios)
+	rep, table, err := runConformance(ctx, node, dir, url, suites, scenarios)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -528,4 +605,129 @@ func RequireConformance(t testing.TB, url string, scenarios ...string) Conforman
 		}
 	}
 	return rep
+}
+
+// GeminiRun is one headless run of Gemini CLI (@google/gemini-cli, the
+// version tests/node pins): a prompt, answered by the model API at
+// ModelURL with the MCP servers of Servers as the model's tools, every
+// tool call approved (--yolo). The CLI runs with a home and a workspace of
+// its own, each an empty temporary directory, and its telemetry, usage
+// statistics and update checks off, so that it talks to ModelURL and the
+// servers alone.
+type GeminiRun struct {
+	// ModelURL is the Gemini API's base URL (GOOGLE_GEMINI_BASE_URL):
+	// "http://127.0.0.1:PORT", a fake the test serves.
+	ModelURL string
+	// APIKey is the key the CLI sends the model API (GEMINI_API_KEY);
+	// default "fake-gemini-key".
+	APIKey string
+	// Model is the model the CLI asks for (-m), which skips its routing
+	// of each turn to a model; default "gemini-2.5-flash".
+	Model string
+	// Servers are the MCP servers of its settings.json, by name: the CLI
+	// offers the model each tool as mcp_<name>_<tool>.
+	Servers map[string]GeminiServer
+	// Prompt is the user's prompt (-p).
+	Prompt string
+}
+
+// GeminiServer is an MCP server of Gemini CLI's settings.json, over
+// Streamable HTTP.
+type GeminiServer struct {
+	HTTPURL string            `json:"httpUrl"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// Trust skips the CLI's confirmation of the server's tool calls.
+	Trust bool `json:"trust"`
+	// Timeout is a request's limit, in milliseconds.
+	Timeout int `json:"timeout,omitempty"`
+}
+
+// GeminiOutput is what a headless run printed with --output-format json,
+// and its exit status.
+type GeminiOutput struct {
+	// Response is the model's final text.
+	Response string          `json:"response"`
+	Stats    json.RawMessage `json:"stats"`
+	Error    json.RawMessage `json:"error,omitempty"`
+	// ExitCode is the CLI's exit status; Stderr, what it wrote there.
+	ExitCode int    `json:"-"`
+	Stderr   []byte `json:"-"`
+}
+
+// geminiBundle returns the path of Gemini CLI's entry point under
+// tests/node/node_modules.
+func geminiBundle(dir string) string {
+	return filepath.Join(dir, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js")
+}
+
+// Gemini runs Gemini CLI headless as run says, on the Node 22 of
+// tests/node, and returns what it printed. It fails the test when the CLI
+// cannot be run or prints no JSON document; a run that fails (a model or
+// tool error) is the output's, for the test to judge. Call it from the
+// test's goroutine.
+func Gemini(t testing.TB, run GeminiRun) GeminiOutput {
+	t.Helper()
+	node := Node(t)
+	dir, _ := Dir()
+	home, work := t.TempDir(), t.TempDir()
+	if run.APIKey == "" {
+		run.APIKey = "fake-gemini-key"
+	}
+	if run.Model == "" {
+		run.Model = "gemini-2.5-flash"
+	}
+	settings := map[string]any{
+		"general":   map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
+		"privacy":   map[string]any{"usageStatisticsEnabled": false},
+		"telemetry": map[string]any{"enabled": false},
+		"security": map[string]any{
+			"auth":        map[string]any{"selectedType": "gemini-api-key"},
+			"folderTrust": map[string]any{"enabled": false},
+		},
+		"mcpServers": run.Servers,
+	}
+	b, err := json.MarshalIndent(settings, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout(t, defaultTimeout))
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, node, geminiBundle(dir), "-p", run.Prompt, "-m", run.Model, "--yolo", "--output-format", "json")
+	cmd.Dir = work
+	// Its own environment, not the test's: no proxy, no IDE, no
+	// credentials of the machine's.
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + home,
+		"TMPDIR=" + home,
+		"GEMINI_API_KEY=" + run.APIKey,
+		"GOOGLE_GEMINI_BASE_URL=" + run.ModelURL,
+		"GEMINI_CLI_NO_RELAUNCH=1",
+		"NO_COLOR=1",
+	}
+	cmd.Stdin = strings.NewReader("")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 5 * time.Second
+	err = cmd.Run()
+	out := GeminiOutput{Stderr: stderr.Bytes()}
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("gemini: %v (%v)\nstderr:\n%s", ctx.Err(), err, stderr.Bytes())
+	case errors.As(err, &exit):
+		out.ExitCode = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("gemini: %v\nstderr:\n%s", err, stderr.Bytes())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("gemini printed no JSON document (exit %d, %v):\n%s\nstderr:\n%s", out.ExitCode, err, stdout.Bytes(), stderr.Bytes())
+	}
+	return out
 }
