@@ -7,14 +7,12 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/tools/go/packages"
-
 	"github.com/mcpdoor/mcpdoor/internal/genfacts"
 )
 
 // writeFile returns the generated file of package p: an init that hands
 // the facts and the types they name to autoexpose.Generated.
-func writeFile(p *packages.Package, facts *genfacts.File, tw *typeWriter) ([]byte, error) {
+func writeFile(p *pkg, facts *genfacts.File, tw *typeWriter) ([]byte, error) {
 	reflectName := ""
 	if len(tw.exprs) > 0 {
 		reflectName = tw.name("reflect", "reflect")

@@ -6,8 +6,6 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
-
-	"golang.org/x/tools/go/packages"
 )
 
 // maxDepth is how deep gen follows calls into the module's functions from
@@ -110,7 +108,7 @@ func (w writeFact) error() bool {
 // A frame reads one function's body.
 type frame struct {
 	a      *analyzer
-	pkg    *packages.Package
+	pkg    *pkg
 	info   *types.Info
 	params []*types.Var
 	recv   *types.Var
@@ -135,7 +133,7 @@ type ctx struct {
 	err    bool // in a branch that handles an error
 }
 
-func (a *analyzer) newFrame(p *packages.Package, sig *types.Signature, depth int) *frame {
+func (a *analyzer) newFrame(p *pkg, sig *types.Signature, depth int) *frame {
 	f := &frame{a: a, pkg: p, info: p.TypesInfo, defs: map[*types.Var][]def{}, sum: &summary{}, depth: depth, recv: sig.Recv()}
 	for i := range sig.Params().Len() {
 		f.params = append(f.params, sig.Params().At(i))
@@ -507,7 +505,7 @@ func (f *frame) isWriter(x ast.Expr) bool {
 
 // responseWriter returns the http.ResponseWriter interface, as p's
 // imports know it.
-func responseWriter(p *packages.Package) *types.Interface {
+func responseWriter(p *pkg) *types.Interface {
 	var found *types.Interface
 	var visit func(*types.Package, map[*types.Package]bool)
 	visit = func(tp *types.Package, seen map[*types.Package]bool) {

@@ -16,11 +16,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-
-	"golang.org/x/tools/go/packages"
 )
 
 // FileName is the name of the file gen writes into a package.
@@ -76,13 +73,16 @@ func Run(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	targets, module, err := load(opts)
+	targets, ld, err := load(opts)
 	if err != nil {
 		return nil, err
 	}
-	a := newAnalyzer(module, decoders)
+	a := newAnalyzer(ld, decoders)
 	res := &Result{}
-	cycle := autoexposeDeps(module)
+	cycle := map[string]bool{}
+	if _, ok := ld.listed[autoexposePath]; ok {
+		cycle = ld.importsOf(autoexposePath) // a file there would import autoexpose into its own imports
+	}
 	defer func() {
 		if len(res.Files) > 0 && len(cycle) == 0 {
 			res.Warnings = append(res.Warnings, "no package of the module imports "+autoexposePath+" (tests aside), and the generated files do: "+
@@ -91,7 +91,7 @@ func Run(opts Options) (*Result, error) {
 	}()
 	for _, p := range a.module {
 		if !targets[p.PkgPath] || cycle[p.PkgPath] {
-			continue // a file there would import autoexpose into its own imports
+			continue
 		}
 		file, warnings, err := a.generate(p)
 		if err != nil {
@@ -106,22 +106,6 @@ func Run(opts Options) (*Result, error) {
 		}
 	}
 	return res, nil
-}
-
-// autoexposeDeps returns autoexpose and the packages it imports, at any
-// depth, among the packages loaded: those a generated file cannot go in.
-func autoexposeDeps(pkgs []*packages.Package) map[string]bool {
-	out := map[string]bool{}
-	packages.Visit(pkgs, nil, func(p *packages.Package) {
-		if p.PkgPath != autoexposePath {
-			return
-		}
-		packages.Visit([]*packages.Package{p}, func(q *packages.Package) bool {
-			out[q.PkgPath] = true
-			return true
-		}, nil)
-	})
-	return out
 }
 
 // Write writes the files of res, and removes the obsolete ones.
@@ -210,70 +194,8 @@ func parseDecoders(specs []string) (map[string]int, error) {
 	return out, nil
 }
 
-// load returns the paths of the packages the patterns match, and every
-// package of their module, with syntax and types, leaving out the
-// generated files: the functions a handler calls, and the decoders a
-// directive teaches, may be in packages the patterns leave out.
-func load(opts Options) (map[string]bool, []*packages.Package, error) {
-	patterns := opts.Patterns
-	if len(patterns) == 0 {
-		patterns = []string{"./..."}
-	}
-	tags := "-tags=" + strings.Join(append([]string{buildTag}, opts.Tags...), ",")
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedModule, Dir: opts.Dir, Env: opts.Env, BuildFlags: []string{tags}}
-	matched, err := packages.Load(cfg, patterns...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("mcpdoor: gen: %w", err)
-	}
-	targets := map[string]bool{}
-	root := ""
-	for _, p := range matched {
-		if p.Module == nil || !p.Module.Main {
-			continue
-		}
-		targets[p.PkgPath] = true
-		root = p.Module.Dir
-	}
-	if len(targets) == 0 {
-		if err := loadErrors(matched); err != nil {
-			return nil, nil, err
-		}
-		return nil, nil, fmt.Errorf("mcpdoor: gen: no package of the main module matches %s; run gen from the module's root", strings.Join(patterns, " "))
-	}
-	cfg.Mode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedModule
-	cfg.Dir = root
-	module, err := packages.Load(cfg, "./...")
-	if err != nil {
-		return nil, nil, fmt.Errorf("mcpdoor: gen: %w", err)
-	}
-	if err := loadErrors(module); err != nil {
-		return nil, nil, err
-	}
-	return targets, module, nil
-}
-
-// loadErrors returns the errors of the packages and their imports, the
-// first ten, or nil.
-func loadErrors(pkgs []*packages.Package) error {
-	var errs []string
-	packages.Visit(pkgs, nil, func(p *packages.Package) {
-		for _, e := range p.Errors {
-			errs = append(errs, e.Error())
-		}
-	})
-	if len(errs) == 0 {
-		return nil
-	}
-	slices.Sort(errs)
-	errs = slices.Compact(errs)
-	if len(errs) > 10 {
-		errs = append(errs[:10], fmt.Sprintf("and %d more", len(errs)-10))
-	}
-	return fmt.Errorf("mcpdoor: gen: the packages do not load:\n\t%s", strings.Join(errs, "\n\t"))
-}
-
 // packageDir is the directory of a package's files.
-func packageDir(p *packages.Package) string {
+func packageDir(p *pkg) string {
 	if len(p.GoFiles) > 0 {
 		return filepath.Dir(p.GoFiles[0])
 	}

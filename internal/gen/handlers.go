@@ -11,15 +11,14 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/tools/go/packages"
-
 	"github.com/mcpdoor/mcpdoor/internal/genfacts"
 )
 
 // An analyzer reads the handlers of a module's packages.
 type analyzer struct {
+	ld       *loader
 	fset     *token.FileSet
-	module   []*packages.Package // the main module's packages, by path
+	module   []*pkg // the main module's packages, by path
 	decls    map[*types.Func]funcDecl
 	decoders map[string]int // taught decoders: FullName → the index of the argument decoded into
 	// summaries are the functions read so far, each once for each depth
@@ -27,7 +26,7 @@ type analyzer struct {
 	// are those being read, so that recursion stops.
 	summaries map[summaryKey]*summary
 	busy      map[*types.Func]bool
-	writers   map[*packages.Package]*types.Interface // http.ResponseWriter, as each package sees it
+	writers   map[*pkg]*types.Interface // http.ResponseWriter, as each package sees it
 }
 
 type summaryKey struct {
@@ -38,35 +37,35 @@ type summaryKey struct {
 // A funcDecl is a function of the module, with the package it is in.
 type funcDecl struct {
 	decl *ast.FuncDecl
-	pkg  *packages.Package
+	pkg  *pkg
 }
 
-func newAnalyzer(roots []*packages.Package, decoders map[string]int) *analyzer {
-	a := &analyzer{decls: map[*types.Func]funcDecl{}, decoders: decoders, summaries: map[summaryKey]*summary{}, busy: map[*types.Func]bool{},
-		writers: map[*packages.Package]*types.Interface{}}
-	packages.Visit(roots, nil, func(p *packages.Package) {
-		if p.Module == nil || !p.Module.Main || p.TypesInfo == nil {
-			return
-		}
-		a.fset = p.Fset
+func newAnalyzer(ld *loader, decoders map[string]int) *analyzer {
+	a := &analyzer{ld: ld, fset: ld.fset, decls: map[*types.Func]funcDecl{}, decoders: decoders, summaries: map[summaryKey]*summary{}, busy: map[*types.Func]bool{},
+		writers: map[*pkg]*types.Interface{}}
+	for _, p := range ld.modulePackages() {
 		a.module = append(a.module, p)
-		for _, f := range p.Syntax {
-			for _, d := range f.Decls {
-				fd, ok := d.(*ast.FuncDecl)
-				if !ok || fd.Body == nil {
-					continue
-				}
-				if fn, ok := p.TypesInfo.Defs[fd.Name].(*types.Func); ok {
-					a.decls[fn] = funcDecl{fd, p}
-					if n, ok := decoderDirective(fd, fn); ok {
-						a.decoders[fn.FullName()] = n
-					}
+		a.index(p)
+	}
+	return a
+}
+
+// index records the functions of p, and the decoders its directives teach.
+func (a *analyzer) index(p *pkg) {
+	for _, f := range p.Syntax {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			if fn, ok := p.TypesInfo.Defs[fd.Name].(*types.Func); ok {
+				a.decls[fn] = funcDecl{fd, p}
+				if n, ok := decoderDirective(fd, fn); ok {
+					a.decoders[fn.FullName()] = n
 				}
 			}
 		}
-	})
-	slices.SortFunc(a.module, func(x, y *packages.Package) int { return cmp.Compare(x.PkgPath, y.PkgPath) })
-	return a
+	}
 }
 
 // decoderDirective reads a "//mcpdoor:decoder dst" line in fd's doc
@@ -103,7 +102,7 @@ type found struct {
 
 // generate returns the generated file of package p, or nil when it holds
 // no handler with a fact to tell.
-func (a *analyzer) generate(p *packages.Package) ([]byte, []string, error) {
+func (a *analyzer) generate(p *pkg) ([]byte, []string, error) {
 	handlers, warnings := a.handlers(p)
 	tw := newTypeWriter(p.Types)
 	file := &genfacts.File{Version: genfacts.Version, Package: genfacts.PathPrefix(runtimePackage(p.Types))}
@@ -131,7 +130,7 @@ func (a *analyzer) generate(p *packages.Package) ([]byte, []string, error) {
 // read reads one handler's body into its facts. A bug of gen's reading
 // that panics on code it did not foresee costs that handler its facts,
 // not the run.
-func (a *analyzer) read(p *packages.Package, h found, facts *genfacts.Handler, tw *typeWriter) (err error) {
+func (a *analyzer) read(p *pkg, h found, facts *genfacts.Handler, tw *typeWriter) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("gen failed to read it: %v", v)
@@ -148,7 +147,7 @@ func (a *analyzer) read(p *packages.Package, h found, facts *genfacts.Handler, t
 // closures of either shape (a factory's, a middleware's own, one set up
 // inline in a route). The closures inside a middleware are its, not
 // handlers of their own.
-func (a *analyzer) handlers(p *packages.Package) ([]found, []string) {
+func (a *analyzer) handlers(p *pkg) ([]found, []string) {
 	var out []found
 	for _, f := range p.Syntax {
 		name := filepath.Base(p.Fset.Position(f.Pos()).Filename)
@@ -207,7 +206,7 @@ func (a *analyzer) handlers(p *packages.Package) ([]found, []string) {
 // funcHandlers returns what function d is: a handler, a middleware (with
 // the closure that does its work), or a function whose closures are
 // handlers (a factory's take its doc comment).
-func (a *analyzer) funcHandlers(p *packages.Package, d *ast.FuncDecl) []found {
+func (a *analyzer) funcHandlers(p *pkg, d *ast.FuncDecl) []found {
 	fn, ok := p.TypesInfo.Defs[d.Name].(*types.Func)
 	if !ok || d.Body == nil || d.Type.TypeParams != nil {
 		return nil
@@ -231,7 +230,7 @@ func (a *analyzer) funcHandlers(p *packages.Package, d *ast.FuncDecl) []found {
 // closures returns the handler and middleware closures inside node. doc
 // is the doc comment they take (a factory's), or nil: each then takes the
 // comment above its statement.
-func (a *analyzer) closures(p *packages.Package, node ast.Node, doc *ast.CommentGroup) []found {
+func (a *analyzer) closures(p *pkg, node ast.Node, doc *ast.CommentGroup) []found {
 	var out []found
 	ast.Inspect(node, func(n ast.Node) bool {
 		lit, ok := n.(*ast.FuncLit)
@@ -264,7 +263,7 @@ func (a *analyzer) closures(p *packages.Package, node ast.Node, doc *ast.Comment
 // middleware returns a middleware: its facts are those of the handler
 // closure it wraps around next, read as the handler's reads; and that
 // closure, which serves a route that a middleware wraps by hand.
-func (a *analyzer) middleware(p *packages.Package, key genfacts.Handler, body *ast.BlockStmt, sig *types.Signature, pos token.Pos) []found {
+func (a *analyzer) middleware(p *pkg, key genfacts.Handler, body *ast.BlockStmt, sig *types.Signature, pos token.Pos) []found {
 	var out []found
 	ast.Inspect(body, func(n ast.Node) bool {
 		lit, ok := n.(*ast.FuncLit)
@@ -285,7 +284,7 @@ func (a *analyzer) middleware(p *packages.Package, key genfacts.Handler, body *a
 
 // commentAbove returns the comment that ends on the line above the
 // statement holding lit, if any: the doc of a handler set up inline.
-func (a *analyzer) commentAbove(p *packages.Package, lit *ast.FuncLit) *ast.CommentGroup {
+func (a *analyzer) commentAbove(p *pkg, lit *ast.FuncLit) *ast.CommentGroup {
 	pos := p.Fset.Position(lit.Pos())
 	for _, f := range p.Syntax {
 		if p.Fset.Position(f.Pos()).Filename != pos.Filename {
@@ -324,7 +323,7 @@ func (a *analyzer) at(pos token.Pos) string {
 }
 
 // funcName returns the runtime's name of a function or method of p.
-func (a *analyzer) funcName(p *packages.Package, fn *types.Func) string {
+func (a *analyzer) funcName(p *pkg, fn *types.Func) string {
 	sig := fn.Signature()
 	recv := sig.Recv()
 	if recv == nil {
