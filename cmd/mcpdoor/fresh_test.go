@@ -39,7 +39,7 @@ func AddNote(w http.ResponseWriter, r *http.Request) {
 func main() {
 	r := chi.NewRouter()
 	r.Post("/add_note", AddNote)
-	cfg, err := autoexpose.ParseConfig([]byte("name: fresh\nexpose_tools_over_mcp: true\nmcp:\n  rollout: false\n"))
+	cfg, err := autoexpose.ParseConfig([]byte("name: fresh\nexpose_tools_over_mcp: true\nmcp:\n  rollout: {disable: true}\n"))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"go/types"
 	"io"
 	"os"
 	"path/filepath"
@@ -79,6 +80,13 @@ func Run(opts Options) (*Result, error) {
 		return nil, err
 	}
 	a := newAnalyzer(ld, decoders)
+	a.routes = a.routeSites()
+	a.served = map[*types.Func]bool{}
+	for _, s := range a.routes {
+		if s.handler.fn != nil {
+			a.served[s.handler.fn] = true
+		}
+	}
 	res := &Result{}
 	cycle := map[string]bool{}
 	if _, ok := ld.listed[autoexposePath]; ok {

@@ -27,6 +27,23 @@ type analyzer struct {
 	summaries map[summaryKey]*summary
 	busy      map[*types.Func]bool
 	writers   map[*pkg]*types.Interface // http.ResponseWriter, as each package sees it
+	// loaded are the libraries read from source, by path, and external
+	// their functions, by full name, to be followed into.
+	loaded   map[string]bool
+	external map[string]*types.Func
+	// sites are the routes the router pass found (routes.go), delegates
+	// which parameter of a function returning a handler serves its
+	// requests.
+	sites     map[siteKey]*routeSite
+	routes    []routeSite
+	delegates map[*types.Func]int
+	named     []*types.Named       // the module's concrete named types, for interface calls
+	served    map[*types.Func]bool // the functions routes' registrations name as their handlers
+	// fields are the functions the module puts in func-typed fields;
+	// lits the closures read so far (see funcValue).
+	fields   map[fieldKey][]funcTarget
+	lits     map[litKey]*summary
+	busyLits map[*ast.FuncLit]bool
 }
 
 type summaryKey struct {
@@ -42,7 +59,8 @@ type funcDecl struct {
 
 func newAnalyzer(ld *loader, decoders map[string]int) *analyzer {
 	a := &analyzer{ld: ld, fset: ld.fset, decls: map[*types.Func]funcDecl{}, decoders: decoders, summaries: map[summaryKey]*summary{}, busy: map[*types.Func]bool{},
-		writers: map[*pkg]*types.Interface{}}
+		writers: map[*pkg]*types.Interface{}, loaded: map[string]bool{}, external: map[string]*types.Func{}, delegates: map[*types.Func]int{},
+		fields: map[fieldKey][]funcTarget{}, lits: map[litKey]*summary{}, busyLits: map[*ast.FuncLit]bool{}}
 	for _, p := range ld.modulePackages() {
 		a.module = append(a.module, p)
 		a.index(p)
@@ -50,8 +68,10 @@ func newAnalyzer(ld *loader, decoders map[string]int) *analyzer {
 	return a
 }
 
-// index records the functions of p, and the decoders its directives teach.
-func (a *analyzer) index(p *pkg) {
+// index records the functions of p, and the decoders its directives
+// teach, and returns the functions.
+func (a *analyzer) index(p *pkg) []*types.Func {
+	var fns []*types.Func
 	for _, f := range p.Syntax {
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
@@ -60,12 +80,20 @@ func (a *analyzer) index(p *pkg) {
 			}
 			if fn, ok := p.TypesInfo.Defs[fd.Name].(*types.Func); ok {
 				a.decls[fn] = funcDecl{fd, p}
+				fns = append(fns, fn)
 				if n, ok := decoderDirective(fd, fn); ok {
 					a.decoders[fn.FullName()] = n
 				}
 			}
 		}
 	}
+	return fns
+}
+
+// standard reports whether the package path is the standard library's.
+func (a *analyzer) standard(path string) bool {
+	l := a.ld.listed[path]
+	return l == nil || l.Standard
 }
 
 // decoderDirective reads a "//mcpdoor:decoder dst" line in fd's doc
@@ -98,6 +126,7 @@ type found struct {
 	body  *ast.BlockStmt
 	sig   *types.Signature
 	pos   token.Pos
+	doc   *ast.CommentGroup // the comment its description comes from
 }
 
 // generate returns the generated file of package p, or nil when it holds
@@ -110,7 +139,9 @@ func (a *analyzer) generate(p *pkg) ([]byte, []string, error) {
 	for _, h := range handlers {
 		facts := h.facts
 		if h.body != nil {
-			if err := a.read(p, h, &facts, tw); err != nil {
+			more, err := a.read(p, h, &facts, tw)
+			warnings = append(warnings, more...)
+			if err != nil {
 				warnings = append(warnings, fmt.Sprintf("%s: %s: %v; the handler is left undescribed (please report it)", p.PkgPath, h.facts.At, err))
 				facts = genfacts.Handler{Func: h.facts.Func, At: h.facts.At, Middleware: h.facts.Middleware, Note: "gen could not read it"}
 			}
@@ -119,6 +150,10 @@ func (a *analyzer) generate(p *pkg) ([]byte, []string, error) {
 			any = true
 		}
 		file.Handlers = append(file.Handlers, facts)
+	}
+	file.Routes = a.routeFacts(p, tw)
+	if len(file.Routes) > 0 {
+		any = true
 	}
 	if !any {
 		return nil, warnings, nil
@@ -130,7 +165,7 @@ func (a *analyzer) generate(p *pkg) ([]byte, []string, error) {
 // read reads one handler's body into its facts. A bug of gen's reading
 // that panics on code it did not foresee costs that handler its facts,
 // not the run.
-func (a *analyzer) read(p *pkg, h found, facts *genfacts.Handler, tw *typeWriter) (err error) {
+func (a *analyzer) read(p *pkg, h found, facts *genfacts.Handler, tw *typeWriter) (warnings []string, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("gen failed to read it: %v", v)
@@ -139,7 +174,7 @@ func (a *analyzer) read(p *pkg, h found, facts *genfacts.Handler, tw *typeWriter
 	fr := a.newFrame(p, h.sig, 0)
 	fr.walkBody(h.body)
 	fr.facts(facts, tw)
-	return nil
+	return a.applySwag(p, h, fr, facts, tw), nil
 }
 
 // handlers returns the handlers and middlewares of package p, in source
@@ -214,8 +249,8 @@ func (a *analyzer) funcHandlers(p *pkg, d *ast.FuncDecl) []found {
 	sig := fn.Signature()
 	key := genfacts.Handler{Func: a.funcName(p, fn), At: a.at(d.Type.Func), Doc: docText(d.Doc)}
 	switch {
-	case isHandlerSig(sig):
-		return []found{{facts: key, body: d.Body, sig: sig, pos: d.Pos()}}
+	case isHandlerSig(sig) || isErrorHandlerSig(sig) && a.served[fn]:
+		return []found{{facts: key, body: d.Body, sig: sig, pos: d.Pos(), doc: d.Doc}}
 	case isMiddlewareSig(sig):
 		key.Middleware = true
 		return a.middleware(p, key, d.Body, sig, d.Pos())
@@ -244,11 +279,12 @@ func (a *analyzer) closures(p *pkg, node ast.Node, doc *ast.CommentGroup) []foun
 		key := genfacts.Handler{At: a.at(lit.Type.Func)}
 		switch {
 		case isHandlerSig(sig):
-			key.Doc = docText(doc)
-			if doc == nil {
-				key.Doc = docText(a.commentAbove(p, lit))
+			c := doc
+			if c == nil {
+				c = a.commentAbove(p, lit)
 			}
-			out = append(out, found{facts: key, body: lit.Body, sig: sig, pos: lit.Pos()})
+			key.Doc = docText(c)
+			out = append(out, found{facts: key, body: lit.Body, sig: sig, pos: lit.Pos(), doc: c})
 			return false
 		case isMiddlewareSig(sig):
 			key.Middleware = true
@@ -351,13 +387,26 @@ func runtimePackage(p *types.Package) string {
 }
 
 // docText is a doc comment as a tool's description: its text, each
-// paragraph on one line.
+// paragraph on one line, without swaggo's annotations (see swag.go) and
+// the "Name godoc" line they open with.
 func docText(c *ast.CommentGroup) string {
 	if c == nil {
 		return ""
 	}
+	text := c.Text()
+	if swagOf(c) != nil {
+		var kept []string
+		for _, line := range strings.Split(text, "\n") {
+			t := strings.TrimSpace(line)
+			if f := strings.Fields(t); strings.HasPrefix(t, "@") || len(f) == 2 && f[1] == "godoc" {
+				continue
+			}
+			kept = append(kept, line)
+		}
+		text = strings.Join(kept, "\n")
+	}
 	var paras []string
-	for para := range strings.SplitSeq(strings.TrimSpace(c.Text()), "\n\n") {
+	for para := range strings.SplitSeq(strings.TrimSpace(text), "\n\n") {
 		if para = strings.Join(strings.Fields(para), " "); para != "" {
 			paras = append(paras, para)
 		}

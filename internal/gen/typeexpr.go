@@ -18,6 +18,7 @@ import (
 type typeWriter struct {
 	pkg     *types.Package
 	exprs   []string
+	types   []types.Type // by index, as exprs
 	byExpr  map[string]int
 	imports map[string]string // path → the name the file imports it as
 	taken   map[string]bool   // names the file may not import a package as
@@ -41,6 +42,7 @@ func (w *typeWriter) index(t types.Type) (int, error) {
 		return i, nil
 	}
 	w.exprs = append(w.exprs, e)
+	w.types = append(w.types, t)
 	w.byExpr[e] = len(w.exprs) - 1
 	return len(w.exprs) - 1, nil
 }
