@@ -35,14 +35,14 @@ func TestBooleanSubschemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Declared = map[string]Declaration{"declared": {
-			Input: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
-				"any":    {},
-				"never":  {Not: &jsonschema.Schema{}},
-				"list":   {Type: "array", Items: &jsonschema.Schema{}},
-				"either": {AnyOf: []*jsonschema.Schema{{}, {Type: "string"}}},
-			}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}},
-			Output: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"data": {}},
-				Defs: map[string]*jsonschema.Schema{"x": {}}},
+		Input: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+			"any":    {},
+			"never":  {Not: &jsonschema.Schema{}},
+			"list":   {Type: "array", Items: &jsonschema.Schema{}},
+			"either": {AnyOf: []*jsonschema.Schema{{}, {Type: "string"}}},
+		}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}},
+		Output: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"data": {}},
+			Defs: map[string]*jsonschema.Schema{"x": {}}},
 	}}
 	cfg.OpenAPI = []byte(`openapi: 3.1.0
 info: {title: bools, version: "1"}
