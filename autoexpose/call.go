@@ -3,6 +3,7 @@ package autoexpose
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -66,5 +67,9 @@ func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, mc 
 		return res // the handler asked the client; it runs again with the answers
 	}
 	c.pageWarning(t, resp)
-	return t.result(resp)
+	res := t.result(resp)
+	if resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden {
+		withUnforwarded(res, c.unforwarded(headerOf(req)))
+	}
+	return res
 }

@@ -179,7 +179,7 @@ func (f *frame) queryFacts() []genfacts.Param {
 		}
 	}
 	if f.body != nil {
-		for _, s := range f.body.List {
+		for _, s := range f.always(f.body.List, f.refuses) {
 			for ifs, _ := s.(*ast.IfStmt); ifs != nil && f.refuses(ifs.Body); ifs = elseIf(ifs) {
 				for _, atom := range disjuncts(ifs.Cond) {
 					if x := f.zeroChecked(atom); x != nil {

@@ -67,6 +67,10 @@ type Result struct {
 	// Warnings are things the user should know, such as a closure on the
 	// same line as another, whose facts are left out.
 	Warnings []string
+	// Notes say, for each handler whose body or answer gen could not
+	// read, why: which call it could not follow, and where. The startup
+	// report says the same of each tool.
+	Notes []string
 }
 
 // Run reads the packages and returns the generated files.
@@ -102,11 +106,12 @@ func Run(opts Options) (*Result, error) {
 		if !targets[p.PkgPath] || cycle[p.PkgPath] {
 			continue
 		}
-		file, warnings, err := a.generate(p)
+		file, warnings, notes, err := a.generate(p)
 		if err != nil {
 			return nil, err
 		}
 		res.Warnings = append(res.Warnings, warnings...)
+		res.Notes = append(res.Notes, notes...)
 		path := filepath.Join(packageDir(p), FileName)
 		if file != nil {
 			res.Files = append(res.Files, File{Path: path, Data: file})

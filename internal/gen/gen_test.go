@@ -88,6 +88,16 @@ func TestGolden(t *testing.T) {
 		if !slices.Equal(names, c.files) {
 			t.Errorf("gen writes %v in %s, want %v", names, c.dir, c.files)
 		}
+		if c.dir == untuned {
+			want := "example.com/untuned/opaque: opaque.go:62: (*Importer).Import: body: gen cannot follow dec, a function value, which may be any function, at opaque.go:69, which is handed the request: the body it may decode there is unknown"
+			if !slices.Contains(res.Notes, want) {
+				t.Errorf("notes %q, want %q among them", res.Notes, want)
+			}
+			want = "example.com/untuned/pets: pets.go:152: (*Shelter).AdoptPet: its @Success says it answers model.Pet, the code answers model.Adoption; the code wins"
+			if !slices.Contains(res.Warnings, want) {
+				t.Errorf("warnings %q, want %q among them", res.Warnings, want)
+			}
+		}
 		if c.dir == fixture {
 			want := "example.com/blog/edge: router.go:37: 2 closures on one line, which the running program cannot tell apart: neither is described; put each on a line of its own"
 			if !slices.Contains(res.Warnings, want) {

@@ -131,7 +131,7 @@ type found struct {
 
 // generate returns the generated file of package p, or nil when it holds
 // no handler with a fact to tell.
-func (a *analyzer) generate(p *pkg) ([]byte, []string, error) {
+func (a *analyzer) generate(p *pkg) ([]byte, []string, []string, error) {
 	handlers, warnings := a.handlers(p)
 	tw := newTypeWriter(p.Types)
 	file := &genfacts.File{Version: genfacts.Version, Package: genfacts.PathPrefix(runtimePackage(p.Types))}
@@ -156,10 +156,35 @@ func (a *analyzer) generate(p *pkg) ([]byte, []string, error) {
 		any = true
 	}
 	if !any {
-		return nil, warnings, nil
+		return nil, warnings, nil, nil
 	}
 	data, err := writeFile(p, file, tw)
-	return data, warnings, err
+	return data, warnings, notes(p, file), err
+}
+
+// notes returns what the file's facts say gen could not read, one line a
+// handler or route: "example.com/app/api: items.go:42: (*API).Create: body:
+// gen cannot follow …".
+func notes(p *pkg, file *genfacts.File) []string {
+	var out []string
+	prefix := genfacts.PathPrefix(runtimePackage(p.Types)) + "."
+	for _, h := range file.Handlers {
+		name := strings.TrimPrefix(h.Func, prefix)
+		if name == "" {
+			name = "closure"
+		}
+		for _, n := range []struct{ what, note string }{{"body", h.Note}, {"output", h.OutNote}} {
+			if n.note != "" && !h.Middleware {
+				out = append(out, fmt.Sprintf("%s: %s: %s: %s: %s", p.PkgPath, h.At, name, n.what, n.note))
+			}
+		}
+	}
+	for _, r := range file.Routes {
+		if r.Note != "" {
+			out = append(out, fmt.Sprintf("%s: %s: the route %s %s: %s", p.PkgPath, r.At, r.Method, r.Pattern, r.Note))
+		}
+	}
+	return out
 }
 
 // read reads one handler's body into its facts. A bug of gen's reading

@@ -367,3 +367,36 @@ func keys(m map[string]*mcp.Tool) []string {
 	}
 	return out
 }
+
+// confirm answers what it was sent: the length of the body, its type and
+// the query.
+func confirm(w http.ResponseWriter, r *http.Request) {
+	fmt.Fprintf(w, "%d %q %s", r.ContentLength, r.Header.Get("Content-Type"), r.URL.RawQuery)
+}
+
+// TestNoBody: a POST route whose facts say its handler reads no body (a
+// confirmation link's ?tkn=) is called with no body, not {}, and every
+// argument that is not a path parameter goes in the query.
+func TestNoBody(t *testing.T) {
+	autoexpose.Generated(fmt.Sprintf(`{"v":1,"package":%q,"handlers":[
+{"func":%q,"at":%q,"doc":"confirm confirms.","query":[{"name":"tkn","required":true}]}
+]}`, pkg, pkg+".confirm", at(confirm)))
+	r := chi.NewRouter()
+	r.Post("/subscriptions/{id}/confirm", confirm)
+	_, door, _ := serve(t, r, autoexpose.Config{MCP: autoexpose.MCPConfig{REST: &autoexpose.REST{Methods: []string{"POST"}}}})
+	srv := httptest.NewServer(door)
+	defer srv.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "confirm_subscription", Arguments: json.RawMessage(`{"id":"7","tkn":"t0k","src":"mail"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; res.IsError || text != `0 "" src=mail&tkn=t0k` {
+		t.Errorf("the route got %q (isError %v), want no body and the arguments in the query", text, res.IsError)
+	}
+}

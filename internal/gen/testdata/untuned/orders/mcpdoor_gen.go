@@ -21,7 +21,7 @@ func init() {
 {"func":"example.com/untuned/orders.(*Service).Create","at":"orders.go:38","doc":"Create places an order.","out":0,"answers":["json"]},
 {"func":"example.com/untuned/orders.(*Service).Get","at":"orders.go:50","doc":"Get answers an order.","path":["id"],"out":0,"answers":["json"]},
 {"func":"example.com/untuned/orders.(*Service).AddLines","at":"orders.go:63","doc":"AddLines adds lines to an order.","path":["id"],"out":0,"answers":["json"]},
-{"func":"example.com/untuned/orders.(*Service).Update","at":"orders.go:79","doc":"Update changes an order's note and priority. Staff may clear the note; anyone else must give one.","body":{"type":1,"required":[["note"]]},"path":["id"],"out":0,"answers":["json"]},
+{"func":"example.com/untuned/orders.(*Service).Update","at":"orders.go:79","doc":"Update changes an order's note and priority. Staff may clear the note; anyone else must give one.","body":{"type":1},"path":["id"],"out":0,"answers":["json"]},
 {"func":"example.com/untuned/orders.(*Service).addressCtx","at":"orders.go:108","middleware":true,"body":{"type":2}},
 {"at":"orders.go:109","wraps":true},
 {"func":"example.com/untuned/orders.(*Service).SetAddress","at":"orders.go:120","doc":"SetAddress sets where an order goes.","path":["id"],"out":0,"answers":["json"]}
