@@ -240,6 +240,15 @@ func (g *genIndex) lookup(rt *detect.Route) (h *genHandler, id funcID, ok bool) 
 	if h = g.find(id); h != nil && (h.facts.Middleware || h.facts.Wraps) {
 		return nil, id, false
 	}
+	if h != nil && h.facts.Delegates {
+		// A wrapper's own facts say nothing of the handler it serves.
+		name := strings.TrimPrefix(h.facts.Func, h.pkg.facts.Package+".")
+		if name == "" {
+			name = "the closure at " + h.facts.At
+		}
+		return &genHandler{pkg: h.pkg, facts: &genfacts.Handler{At: h.facts.At, Note: "the route's handler, " + name +
+			", serves another handler it is given, and no generated file says which for this route (its registration is not one gen could read): declare the tool in Config.Declared"}}, id, true
+	}
 	if h != nil {
 		if b, p := g.middlewareBody(rt); b != nil {
 			c := *h

@@ -56,9 +56,7 @@ func main() {
 // github.com/mcpdoor/mcpdoor/cmd/mcpdoor gen ./..., works as written, with
 // no go get -tool before it, and the app builds with the file it wrote.
 func TestGoRunFreshModule(t *testing.T) {
-	if os.Getenv("MCPDOOR_LONG") != "1" {
-		t.Skip("runs go mod tidy, go run and go build in a new module; set MCPDOOR_LONG=1")
-	}
+	long(t)
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

@@ -33,6 +33,7 @@ func (f *frame) facts(h *genfacts.Handler, tw *typeWriter) {
 	if h.Middleware {
 		return // what a middleware answers is not its routes' answer
 	}
+	h.Delegates = s.delegates && !h.Wraps
 	kinds := map[string]bool{}
 	var outs []writeFact
 	for _, w := range s.writes {

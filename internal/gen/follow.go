@@ -86,7 +86,11 @@ func (f *frame) carries(call *ast.CallExpr) (request, writer bool) {
 // the response; why says what it is.
 func (f *frame) opaque(call *ast.CallExpr, why string) {
 	req, w := f.carries(call)
-	if !req && !w || f.servesAnother(call) {
+	if f.servesAnother(call) {
+		f.sum.delegates = true
+		return
+	}
+	if !req && !w {
 		return
 	}
 	f.sum.opaque = append(f.sum.opaque, opaqueCall{what: f.callText(call) + ", " + why, at: call.Pos(), request: req, writer: w})
@@ -226,6 +230,7 @@ type funcTarget struct {
 // cannot follow.
 func (f *frame) funcValue(call *ast.CallExpr, c *ctx) {
 	if f.servesAnother(call) {
+		f.sum.delegates = true
 		return
 	}
 	targets, field := f.funcTargets(call.Fun)

@@ -24,6 +24,9 @@ type summary struct {
 	writes  []writeFact
 	form    bool
 	opaque  []opaqueCall // the calls it cannot follow
+	// delegates: it serves the request with another handler it is given
+	// (a wrapper's next), not one of its own.
+	delegates bool
 }
 
 // A val is a value whose type matters: a type, or a parameter of the

@@ -76,6 +76,11 @@ type Handler struct {
 	// route served by it (mux.Handle("/x", auth(h))) is the other's, which
 	// the facts cannot tell, and not a handler missing from the file.
 	Wraps bool `json:"wraps,omitempty"`
+	// Delegates marks a handler that serves its requests with another
+	// handler it is given (a wrapper's ServeHTTP, an adapter's closure):
+	// the facts of a route it serves are those of the route's
+	// registration (File.Routes), and without one the route has none.
+	Delegates bool `json:"delegates,omitempty"`
 	// Doc is the doc comment: of the function, of the method, or of the
 	// factory that returns the closure.
 	Doc string `json:"doc,omitempty"`

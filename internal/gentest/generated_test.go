@@ -400,3 +400,29 @@ func TestNoBody(t *testing.T) {
 		t.Errorf("the route got %q (isError %v), want no body and the arguments in the query", text, res.IsError)
 	}
 }
+
+// logged serves its requests with the handler it wraps.
+type logged struct{ next http.HandlerFunc }
+
+func (l logged) ServeHTTP(w http.ResponseWriter, r *http.Request) { l.next(w, r) }
+
+// TestWrapperWithoutRoute: a route whose handler is a wrapper (its facts
+// say it serves another handler it is given), and that no registration's
+// facts describe, goes without facts, and the report says why, rather
+// than describe the route by the wrapper's own code.
+func TestWrapperWithoutRoute(t *testing.T) {
+	autoexpose.Generated(fmt.Sprintf(`{"v":1,"package":%q,"handlers":[
+{"func":%q,"at":"generated_test.go:1","delegates":true,"doc":"ServeHTTP serves the wrapped handler."}
+]}`, pkg, pkg+".logged.ServeHTTP"))
+	r := chi.NewRouter()
+	r.Post("/wrapped", logged{next: saveNote}.ServeHTTP)
+	tools, door, _ := serve(t, r, autoexpose.Config{})
+	if d := tools["wrapped"].Description; d != "POST /wrapped" {
+		t.Errorf("description %q, want the default: the wrapper's doc is not the route's", d)
+	}
+	for _, row := range door.Report() {
+		if row.Tool == "wrapped" && !strings.Contains(row.Reason, "generated: the route's handler, logged.ServeHTTP, serves another handler it is given") {
+			t.Errorf("the report's reason %q does not say why", row.Reason)
+		}
+	}
+}

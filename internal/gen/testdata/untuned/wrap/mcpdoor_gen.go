@@ -16,8 +16,8 @@ import (
 // when it is due.
 func init() {
 	autoexpose.Generated(`{"v":1,"package":"example.com/untuned/wrap","handlers":[
-{"func":"example.com/untuned/wrap.(*Handler).ServeHTTP","at":"wrap.go:25","doc":"ServeHTTP serves the request with the wrapped handler, and logs it."},
-{"at":"wrap.go:45","doc":"E serves fn, answering the error it returns as JSON, with the status a *StatusError carries, else 500.","out":0,"answers":["json"]}
+{"func":"example.com/untuned/wrap.(*Handler).ServeHTTP","at":"wrap.go:25","delegates":true,"doc":"ServeHTTP serves the request with the wrapped handler, and logs it."},
+{"at":"wrap.go:45","delegates":true,"doc":"E serves fn, answering the error it returns as JSON, with the status a *StatusError carries, else 500.","out":0,"answers":["json"]}
 ]}`,
 		reflect.TypeFor[struct {
 			F0 string `json:"error"`
