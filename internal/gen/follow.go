@@ -145,11 +145,6 @@ func isInterfaceMethod(fn *types.Func) bool {
 	return ok
 }
 
-// place returns the file:line of pos.
-func (a *analyzer) place(pos token.Pos) string {
-	return a.at(pos)
-}
-
 // servesAnother reports whether a call hands the request to another
 // handler (next.ServeHTTP(w, r), a handler function's value): a
 // middleware's or a wrapper's, whose handler gen reads as its own.

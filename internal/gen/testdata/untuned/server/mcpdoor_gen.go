@@ -17,9 +17,9 @@ import (
 func init() {
 	autoexpose.Generated(`{"v":1,"package":"example.com/untuned/server","handlers":[
 {"func":"example.com/untuned/server.health","at":"server.go:85","doc":"health says the app is up.","answers":["text"]},
-{"func":"example.com/untuned/server.authenticate","at":"server.go:90","middleware":true},
-{"at":"server.go:91","wraps":true},
-{"func":"example.com/untuned/server.me","at":"server.go:105","doc":"me answers the signed-in user.","out":0,"answers":["json"]}
+{"func":"example.com/untuned/server.authenticate","at":"server.go:88","middleware":true},
+{"at":"server.go:89","wraps":true},
+{"func":"example.com/untuned/server.me","at":"server.go:103","doc":"me answers the signed-in user.","out":0,"answers":["json"]}
 ]}`,
 		reflect.TypeFor[user](), // 0
 	)

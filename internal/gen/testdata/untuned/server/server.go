@@ -84,8 +84,6 @@ func petRoutes(s *pets.Shelter) http.Handler {
 // health says the app is up.
 func health(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }
 
-type userKey struct{}
-
 // authenticate lets a request through when it carries a session's JWT.
 func authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
