@@ -266,4 +266,3 @@ func isErrorHandlerSig(sig *types.Signature) bool {
 		isNamed(sig.Params().At(0).Type(), "net/http", "ResponseWriter") && isRequest(sig.Params().At(1).Type()) &&
 		types.Identical(sig.Results().At(0).Type(), types.Universe.Lookup("error").Type())
 }
-
