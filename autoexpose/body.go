@@ -26,7 +26,7 @@ func bodyInput(body *jsonschema.Schema) *jsonschema.Schema {
 	b.Defs = nil
 	if b.Description == "" {
 		what := "JSON value"
-		if b.Type == "array" {
+		if b.Type == "array" || len(b.Types) > 0 && slices.Contains(b.Types, "array") && !slices.Contains(b.Types, "object") {
 			what = "JSON array"
 		}
 		b.Description = "The request body: a " + what + "."

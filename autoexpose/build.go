@@ -189,6 +189,13 @@ func (b *builder) door(tools []toolSpec, target http.Handler, routes chi.Routes)
 			b.errs = append(b.errs, fmt.Errorf("mcpdoor: %s: tool %s: input schema: %w", t.Route, t.Name, err))
 			continue
 		}
+		if t.input, err = advertised(t.InputSchema); err == nil {
+			t.output, err = advertised(t.OutputSchema)
+		}
+		if err != nil {
+			b.errs = append(b.errs, fmt.Errorf("mcpdoor: %s: tool %s: schema: %w", t.Route, t.Name, err))
+			continue
+		}
 		switch {
 		case tl.rest != nil && tl.rest.split:
 			t.checked = tl.rest.bodySchema

@@ -3,6 +3,7 @@ package autoexpose
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -84,5 +85,9 @@ func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, mc 
 		return nil, err
 	}
 	c.pageWarning(t, resp)
-	return t.result(resp), nil
+	res := t.result(resp)
+	if resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden {
+		withUnforwarded(res, c.unforwarded(headerOf(req)))
+	}
+	return res, nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -99,20 +98,20 @@ type catalogDoc struct {
 type catalogTool struct {
 	Name         string               `json:"name"`
 	Description  string               `json:"description,omitempty"`
-	InputSchema  *jsonschema.Schema   `json:"inputSchema"`
-	OutputSchema *jsonschema.Schema   `json:"outputSchema,omitempty"`
+	InputSchema  json.RawMessage      `json:"inputSchema"`
+	OutputSchema json.RawMessage      `json:"outputSchema,omitempty"`
 	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
 	// Route is the route that serves the tool, e.g. "POST /get_weather".
 	Route string `json:"route"`
 }
 
 // catalogEntry is t as the catalog shows it.
-func catalogEntry(t *toolSpec) catalogTool {
+func catalogEntry(t *tool) catalogTool {
 	return catalogTool{
 		Name:         t.Name,
 		Description:  t.Description,
-		InputSchema:  t.InputSchema,
-		OutputSchema: t.OutputSchema,
+		InputSchema:  t.input,
+		OutputSchema: t.output,
 		Annotations:  t.Annotations,
 		Route:        t.Route,
 	}
@@ -200,7 +199,7 @@ func (d *Door) catalogFor(req mcp.Request) (*catalogDoc, *jsonrpc.Error) {
 	c.Tools = make([]catalogTool, 0, len(d.names))
 	for _, name := range d.names {
 		if visible == nil || visible(name) {
-			c.Tools = append(c.Tools, catalogEntry(&d.tools[name].toolSpec))
+			c.Tools = append(c.Tools, catalogEntry(d.tools[name]))
 		}
 	}
 	return &c, nil

@@ -58,10 +58,23 @@ type genPackage struct {
 	err       error // why facts cannot be read
 }
 
-// A genHandler is the facts of one handler, as a tool's parts.
+// A genHandler is the facts of one handler, as a tool's parts, with
+// those of the route it serves: its registration's (a wrapped handler's
+// route, a generic middleware's body) and its middlewares'.
 type genHandler struct {
 	pkg   *genPackage
 	facts *genfacts.Handler
+	// mwBody is the body a middleware of the route decodes, from the file
+	// mwPkg: the route's registration's (Validate[T]), or a middleware's
+	// own facts (a context-loading middleware).
+	mwBody *genfacts.Body
+	mwPkg  *genPackage
+}
+
+// A genRoute is a route as its registration's generated file says.
+type genRoute struct {
+	pkg   *genPackage
+	facts *genfacts.Route
 }
 
 // genIndex finds the generated facts of a route's handler. One is made
@@ -71,6 +84,7 @@ type genIndex struct {
 	byAt   map[string]*genHandler // every handler, by dir/file:line
 	dirs   map[string]*genPackage
 	pkgs   map[string]*genPackage // by the runtime's package prefix
+	routes []genRoute             // routes as their registrations say
 	// stale collects, by generated file, why a tool goes without its
 	// handler's facts, for one warning a file.
 	stale map[*genPackage][]string
@@ -102,8 +116,83 @@ func newGenIndex(log *slog.Logger) *genIndex {
 			}
 			g.byAt[p.dir+"/"+h.facts.At] = h
 		}
+		for i := range p.facts.Routes {
+			g.routes = append(g.routes, genRoute{pkg: p, facts: &p.facts.Routes[i]})
+		}
 	}
 	return g
+}
+
+// route returns what the code that registers rt says of it: the route of
+// its method and full pattern; else, for a registration whose router gen
+// could not place, the one route whose pattern ends as rt's does.
+func (g *genIndex) route(rt *detect.Route) *genRoute {
+	method := func(r *genRoute) bool { return r.facts.Method == rt.Method || r.facts.Method == "" }
+	var byKey, bySuffix []*genRoute
+	for i := range g.routes {
+		r := &g.routes[i]
+		switch {
+		case !method(r):
+		case !r.facts.Partial && r.facts.Pattern == rt.Pattern:
+			return r
+		case !r.facts.Partial && pattern.Key(r.facts.Pattern) == pattern.Key(rt.Pattern):
+			byKey = append(byKey, r)
+		case r.facts.Partial && strings.HasSuffix(pattern.Key(rt.Pattern), pattern.Key(r.facts.Pattern)):
+			bySuffix = append(bySuffix, r)
+		}
+	}
+	switch {
+	case len(byKey) == 1:
+		return byKey[0]
+	case len(byKey) == 0 && len(bySuffix) == 1:
+		return bySuffix[0]
+	}
+	return nil
+}
+
+// routeHandler returns the facts of the handler a route's registration
+// names; for one gen could not tell, facts that say why.
+func (g *genIndex) routeHandler(r *genRoute) *genHandler {
+	f := r.facts
+	var h *genHandler
+	switch {
+	case f.Func != "":
+		h = g.byName[f.Func]
+	case f.Closure != "":
+		if p := g.pkgs[f.Pkg]; p != nil {
+			h = g.byAt[p.dir+"/"+f.Closure]
+		}
+	}
+	if h == nil {
+		note := f.Note
+		if note == "" {
+			note = "the generated files do not describe the handler its registration at " + f.At + " names"
+		}
+		h = &genHandler{pkg: r.pkg, facts: &genfacts.Handler{At: f.At, Note: note}}
+	} else {
+		c := *h
+		h = &c
+	}
+	if f.Body != nil {
+		h.mwBody, h.mwPkg = f.Body, r.pkg
+	}
+	return h
+}
+
+// middlewareBody returns the body a middleware of rt decodes that
+// generated facts describe (a context-loading middleware's), and the file
+// of its facts.
+func (g *genIndex) middlewareBody(rt *detect.Route) (*genfacts.Body, *genPackage) {
+	for _, mw := range rt.Middlewares {
+		id, ok := funcIdentity(reflect.ValueOf(mw).Pointer())
+		if !ok {
+			continue
+		}
+		if h := g.find(id); h != nil && h.facts.Middleware && h.facts.Body != nil {
+			return h.facts.Body, h.pkg
+		}
+	}
+	return nil, nil
 }
 
 // of returns the facts of the handler that serves rt as the tool named
@@ -142,11 +231,29 @@ func (g *genIndex) lookup(rt *detect.Route) (h *genHandler, id funcID, ok bool) 
 	if _, typed := ep.(typedTool); typed || ep == nil {
 		return nil, funcID{}, false
 	}
+	if r := g.route(rt); r != nil {
+		return g.routeHandler(r), funcID{}, false
+	}
 	if id, ok = identify(ep); !ok {
 		return nil, id, false
 	}
 	if h = g.find(id); h != nil && (h.facts.Middleware || h.facts.Wraps) {
 		return nil, id, false
+	}
+	if h != nil && h.facts.Delegates {
+		// A wrapper's own facts say nothing of the handler it serves.
+		name := strings.TrimPrefix(h.facts.Func, h.pkg.facts.Package+".")
+		if name == "" {
+			name = "the closure at " + h.facts.At
+		}
+		return &genHandler{pkg: h.pkg, facts: &genfacts.Handler{At: h.facts.At, Note: "the route's handler, " + name +
+			", serves another handler it is given, and no generated file says which for this route (its registration is not one gen could read): declare the tool in Config.Declared"}}, id, true
+	}
+	if h != nil {
+		if b, p := g.middlewareBody(rt); b != nil {
+			c := *h
+			c.mwBody, c.mwPkg, h = b, p, &c
+		}
 	}
 	return h, id, true
 }
@@ -295,12 +402,23 @@ func (h *genHandler) browser() string {
 	return ""
 }
 
+// A body that is not an object (an array of strings) is returned as it
+// is; the tool then takes it as its argument "body" (see bodyInput). A
+// body a middleware decodes requires nothing: its checks are the
+// middleware's, which some callers may skip, and only the handler's own
+// make a member required.
 func (h *genHandler) body() (*jsonschema.Schema, string) {
-	b := h.facts.Body
+	b, p := h.facts.Body, h.pkg
+	if b == nil && h.mwBody != nil {
+		b, p = &genfacts.Body{Type: h.mwBody.Type, Strict: h.mwBody.Strict}, h.mwPkg
+	}
 	if b == nil {
+		if h.facts.Note != "" {
+			return nil, "generated: " + h.facts.Note
+		}
 		return nil, ""
 	}
-	t, why := h.typ(b.Type)
+	t, why := p.typ(b.Type, h.facts.Note)
 	if t == nil {
 		return nil, why
 	}
@@ -308,13 +426,17 @@ func (h *genHandler) body() (*jsonschema.Schema, string) {
 	if err != nil {
 		return nil, fmt.Sprintf("generated: the body's type %s has no schema: %v", t, err)
 	}
-	if s.Type != "object" {
-		return nil, fmt.Sprintf("generated: the body's type %s is not decoded from a JSON object, which a tool's arguments are", t)
-	}
-	for _, p := range b.Required {
-		require(s, p)
+	for _, path := range b.Required {
+		require(s, path)
 	}
 	return s, ""
+}
+
+// readsNoBody reports whether the facts say the handler reads no body at
+// all: none is decoded, by it or a middleware, no form, and no call gen
+// could not follow that might.
+func (h *genHandler) readsNoBody() bool {
+	return h != nil && h.facts.Body == nil && h.mwBody == nil && !h.facts.Form && h.facts.Note == ""
 }
 
 // require marks the members on path required, from the root down, as far
@@ -341,7 +463,7 @@ func (h *genHandler) output() (*jsonschema.Schema, string) {
 	if h.facts.Output == nil {
 		return nil, ""
 	}
-	t, _ := h.typ(*h.facts.Output)
+	t, _ := h.pkg.typ(*h.facts.Output, "")
 	if t == nil {
 		return nil, ""
 	}
@@ -376,20 +498,30 @@ func (h *genHandler) query(mw []genfacts.Param) []openapi.Param {
 			// Read with Query()["x"]: one value or several.
 			s = &jsonschema.Schema{Types: []string{"string", "array"}, Items: &jsonschema.Schema{Type: "string"}}
 		}
-		out = append(out, openapi.Param{Name: p.Name, In: "query", Required: p.Required, Schema: s})
+		out = append(out, openapi.Param{Name: p.Name, In: "query", Required: p.Required, Schema: s, Description: p.Doc})
 	}
 	return out
 }
 
-// typ returns the file's type i, or why there is none.
-func (h *genHandler) typ(i int) (reflect.Type, string) {
-	if i < 0 || i >= len(h.pkg.types) {
-		if h.facts.Note != "" {
-			return nil, "generated: " + h.facts.Note
+// outputNote says why the tool has no output schema from the facts, for
+// the report, or "".
+func (h *genHandler) outputNote() string {
+	if h == nil || h.facts.OutNote == "" {
+		return ""
+	}
+	return "generated: no output schema: " + h.facts.OutNote
+}
+
+// typ returns the file's type i, or why there is none (note: the facts'
+// own).
+func (p *genPackage) typ(i int, note string) (reflect.Type, string) {
+	if i < 0 || i >= len(p.types) {
+		if note != "" {
+			return nil, "generated: " + note
 		}
 		return nil, "generated: the generator could not name the body's type"
 	}
-	return h.pkg.types[i], ""
+	return p.types[i], ""
 }
 
 // description returns the doc comment, with the sentence of an array
@@ -421,6 +553,9 @@ func (h *genHandler) fillTool(t *toolSpec) {
 	}
 	if t.OutputSchema == nil {
 		t.OutputSchema = out
+		if out == nil && arrayNote == "" {
+			t.note = joinNotes(t.note, h.outputNote())
+		}
 	}
 	if t.Description == "" {
 		t.Description = h.description(arrayNote)
@@ -521,3 +656,14 @@ func wrappedEndpoint(h http.Handler, method, p string) http.Handler {
 // discardLog is the logger of a genIndex read twice at Install: the one
 // that harvests the tools logs what is wrong with a file.
 var discardLog = slog.New(slog.DiscardHandler)
+
+// joinNotes joins the report's notes a and b.
+func joinNotes(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}

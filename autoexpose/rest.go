@@ -153,7 +153,10 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 	if body != nil && !objectBody(body) {
 		body, rest.bodyArg = bodyInput(body), bodyArgument
 	}
-	rest.body = typed != nil || rest.bodyArg != "" || (op != nil && op.HasBody) || (op == nil && (sendsBody(rt.Method) || genBody != nil))
+	// A route whose facts say its handler reads no body is sent none: its
+	// arguments that are not path parameters are query parameters.
+	rest.body = typed != nil || rest.bodyArg != "" || (op != nil && op.HasBody) ||
+		(op == nil && (genBody != nil || sendsBody(rt.Method) && (isDeclared && decl.Input != nil || !gen.readsNoBody())))
 	bodyProps := properties(body)
 
 	// The path and query parameters.
@@ -288,6 +291,9 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 		out, arrayNote := gen.output()
 		if t.OutputSchema == nil {
 			t.OutputSchema = out
+			if out == nil && arrayNote == "" {
+				t.note = joinNotes(t.note, gen.outputNote())
+			}
 		}
 		if t.Description == "" {
 			t.Description = gen.description(arrayNote)

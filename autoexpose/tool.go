@@ -1,6 +1,7 @@
 package autoexpose
 
 import (
+	"encoding/json"
 	"strings"
 	"sync/atomic"
 
@@ -52,6 +53,9 @@ type tool struct {
 	request  string // the method and path that texts name: "POST /<name>", "GET /api/notes/{id}/"
 	spanName string // its calls' span's: "tools/call <name>"
 	resolved *argcheck.Schema
+	// input and output are the input and output schemas as clients are
+	// sent them (see advertised); output is nil for none.
+	input, output json.RawMessage
 	// checked is the schema the route's typed handler checks its body
 	// against, when the door's own check of the arguments covers it (see
 	// withChecked); nil when it does not.
@@ -73,11 +77,11 @@ func (t *tool) mcpTool() *mcp.Tool {
 	mt := &mcp.Tool{
 		Name:        t.Name,
 		Description: t.Description,
-		InputSchema: t.InputSchema,
+		InputSchema: t.input,
 		Annotations: t.Annotations,
 	}
-	if t.OutputSchema != nil {
-		mt.OutputSchema = t.OutputSchema
+	if t.output != nil {
+		mt.OutputSchema = t.output
 	}
 	return mt
 }

@@ -84,7 +84,9 @@ func TestReplayRunsAuth(t *testing.T) {
 		}
 		s2 := inProcess(t, r2, door)
 		cs := s2.connectSeeded(mcpOptions{header: http.Header{"Authorization": {"Bearer s3cret"}}})
-		if got := resultJSON(t, call(t, cs, "secret", nil)); got != `{"content":[{"type":"text","text":"HTTP 401 from POST /secret: unauthorized"}],"structuredContent":{"error":{"code":"unauthorized","effect":"not_applied","message":"unauthorized","status":401}},"isError":true}` {
+		// The 401's text names the header the call carried and the door
+		// did not forward.
+		if got := resultJSON(t, call(t, cs, "secret", nil)); got != `{"content":[{"type":"text","text":"HTTP 401 from POST /secret: unauthorized (the call carried the header Authorization, which the door does not forward to the route; to send it, list it in mcp.forward_headers)"}],"structuredContent":{"error":{"code":"unauthorized","effect":"not_applied","message":"unauthorized","status":401}},"isError":true}` {
 			t.Errorf("got %s", got)
 		}
 	})

@@ -110,7 +110,13 @@ func startExample(t testing.TB, name, config string, args ...string) *example {
 // example's environment.
 func startExampleEnv(t testing.TB, name, config string, env []string, args ...string) *example {
 	t.Helper()
-	bin := goBuild(t, "./examples/"+name)
+	return startBinary(t, name, goBuild(t, "./examples/"+name), config, env, args...)
+}
+
+// startBinary starts the server binary bin, which logs as name does, as
+// startExampleEnv starts an example's.
+func startBinary(t testing.TB, name, bin, config string, env []string, args ...string) *example {
+	t.Helper()
 	args = append([]string{"-addr", "127.0.0.1:0"}, args...)
 	if config != "" {
 		file := filepath.Join(t.TempDir(), "server.yaml")

@@ -72,6 +72,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, w := range res.Warnings {
 		fmt.Fprintln(stderr, "mcpdoor: gen: warning: "+w)
 	}
+	for _, n := range res.Notes {
+		fmt.Fprintln(stderr, "mcpdoor: gen: cannot read: "+n)
+	}
 	if *check {
 		if err := res.Check(rerun); err != nil {
 			fmt.Fprintln(stderr, err)

@@ -57,6 +57,15 @@ func runIn(t *testing.T, dir string, args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
+// long skips t unless MCPDOOR_LONG=1: it builds and tests the fixture
+// module, tens of seconds.
+func long(t *testing.T) {
+	t.Helper()
+	if testing.Short() || os.Getenv("MCPDOOR_LONG") != "1" {
+		t.Skip("builds the fixture module; set MCPDOOR_LONG=1")
+	}
+}
+
 func goCmd(t *testing.T, dir string, args ...string) (string, error) {
 	t.Helper()
 	cmd := exec.Command("go", args...)
@@ -92,9 +101,7 @@ func TestBadDecoder(t *testing.T) {
 // at Install of the stale file, naming the tool and the command; go
 // generate (the fixture's go:generate lines) brings both back.
 func TestCheckDrift(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the fixture module")
-	}
+	long(t)
 	dir := copyFixture(t)
 	t.Setenv("GOWORK", "off")
 	check := []string{"gen", "-check", "-decoder", "example.com/blog/edge.bindForm:1", "./..."}
@@ -151,9 +158,7 @@ func TestCheckDrift(t *testing.T) {
 // the app no longer builds, at the generated file; gen, which leaves its
 // files out of what it loads, still runs, and its new file builds.
 func TestRenamedType(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the fixture module")
-	}
+	long(t)
 	dir := copyFixture(t)
 	t.Setenv("GOWORK", "off")
 	pages := filepath.Join(dir, "api", "pages.go")

@@ -2,7 +2,6 @@ package gen
 
 import (
 	"go/ast"
-	"go/token"
 	"go/types"
 	"strings"
 )
@@ -11,6 +10,10 @@ import (
 // reads and answers, rather than follow into.
 const (
 	renderPkg = "github.com/go-chi/render"
+	jsonV2    = "encoding/json/v2"                   // GOEXPERIMENT=jsonv2
+	jsonExp   = "github.com/go-json-experiment/json" // the same, as a module
+	jsontext  = "encoding/json/jsontext"
+	jsonExpTx = "github.com/go-json-experiment/json/jsontext"
 )
 
 // chiURLParam are chi's path readers, by major version.
@@ -53,6 +56,16 @@ func (f *frame) known(name string, call *ast.CallExpr, c *ctx) bool {
 	case "(*encoding/json.Decoder).Decode":
 		src, strict := f.decoder(receiver(call))
 		f.decode(call, arg(0), src, strict, false)
+	case jsonV2 + ".Unmarshal", jsonExp + ".Unmarshal":
+		f.decode(call, arg(1), f.mentionsBody(arg(0)), false, false)
+	case jsonV2 + ".UnmarshalRead", jsonExp + ".UnmarshalRead":
+		f.decode(call, arg(1), f.mentionsBody(arg(0)), false, false)
+	case jsonV2 + ".UnmarshalDecode", jsonExp + ".UnmarshalDecode":
+		f.decode(call, arg(1), f.textDecoder(arg(0)), false, false)
+	case jsonV2 + ".MarshalWrite", jsonExp + ".MarshalWrite":
+		f.encode(call, f.streamTarget(arg(0)), arg(1), c)
+	case jsonV2 + ".MarshalEncode", jsonExp + ".MarshalEncode":
+		f.encode(call, f.encoderTarget(arg(0)), arg(1), c)
 	case renderPkg + ".Bind":
 		f.decode(call, arg(1), body, false, true)
 	case renderPkg + ".DecodeJSON":
@@ -72,49 +85,65 @@ func (f *frame) known(name string, call *ast.CallExpr, c *ctx) bool {
 
 	// Answers.
 	case "(*encoding/json.Encoder).Encode":
-		if f.encodesToWriter(receiver(call)) {
-			f.write(call, "json", f.valueOf(arg(0)), c, f.errorishValue(arg(0)))
+		f.encode(call, f.encoderTarget(receiver(call)), arg(0), c)
+	case "(net/http.ResponseWriter).Write", "(io.Writer).Write":
+		if dest, ok := f.writerOf(receiver(call)); ok {
+			if v, ok := f.jsonOf(arg(0), call.Pos()); ok {
+				f.write(call, dest, "json", v, c, f.errorishValue(arg(0)))
+			} else {
+				f.write(call, dest, f.textKind(), unknown, c, false)
+			}
 		}
-	case "(net/http.ResponseWriter).Write":
-		if v, ok := f.marshaled(arg(0), call.Pos()); ok {
-			f.write(call, "json", v, c, f.errorishValue(arg(0)))
-		} else {
-			f.write(call, f.textKind(), unknown, c, false)
+	case "(*bytes.Buffer).WriteTo", "(*strings.Reader).WriteTo", "(*bytes.Reader).WriteTo":
+		if dest, ok := f.writerOf(arg(0)); ok {
+			if v, ok := f.jsonOf(receiver(call), call.Pos()); ok {
+				f.write(call, dest, "json", v, c, false)
+			} else {
+				f.write(call, dest, f.textKind(), unknown, c, false)
+			}
+		}
+	case "io.Copy", "io.CopyN", "io.WriteString", "fmt.Fprint", "fmt.Fprintln":
+		if dest, ok := f.writerOf(arg(0)); ok {
+			if v, ok := f.jsonOf(arg(1), call.Pos()); ok && (len(call.Args) == 2 || name == "io.CopyN") {
+				f.write(call, dest, "json", v, c, false)
+			} else {
+				f.write(call, dest, f.textKind(), unknown, c, false)
+			}
 		}
 	case "(net/http.ResponseWriter).WriteHeader":
 		c.status = f.constStatus(arg(0))
 		if c.status.code == 204 || c.status.code == 304 {
-			f.write(call, "empty", unknown, c, false)
+			f.write(call, -1, "empty", unknown, c, false)
 		}
 	case renderPkg + ".Status":
 		c.status = f.constStatus(arg(1))
 	case renderPkg + ".JSON", renderPkg + ".Respond", renderPkg + ".DefaultResponder", renderPkg + ".Render", renderPkg + ".RenderList":
-		f.write(call, "json", f.valueOf(arg(2)), c, f.errorishValue(arg(2)))
+		f.write(call, -1, "json", f.valueOf(arg(2)), c, f.errorishValue(arg(2)))
 	case renderPkg + ".PlainText", renderPkg + ".Data", renderPkg + ".XML":
-		f.write(call, "text", unknown, c, false)
+		f.write(call, -1, "text", unknown, c, false)
 	case renderPkg + ".HTML":
-		f.write(call, "html", unknown, c, false)
+		f.write(call, -1, "html", unknown, c, false)
 	case renderPkg + ".NoContent":
-		f.write(call, "empty", unknown, c, false)
+		f.write(call, -1, "empty", unknown, c, false)
 	case "net/http.Error":
-		f.write(call, "error", unknown, &ctx{status: f.constStatus(arg(2)), err: true}, true)
+		f.write(call, -1, "error", unknown, &ctx{status: f.constStatus(arg(2)), err: true}, true)
 	case "net/http.NotFound":
-		f.write(call, "error", unknown, &ctx{status: status{code: 404, param: -1}, err: true}, true)
+		f.write(call, -1, "error", unknown, &ctx{status: status{code: 404, param: -1}, err: true}, true)
 	case "net/http.Redirect":
-		f.write(call, "redirect", unknown, c, false)
+		f.write(call, -1, "redirect", unknown, c, false)
 	case "net/http.ServeFile", "net/http.ServeContent", "net/http.ServeFileFS":
-		f.write(call, "text", unknown, c, false)
-	case "fmt.Fprint", "fmt.Fprintf", "fmt.Fprintln", "io.WriteString", "io.Copy":
-		if f.isWriter(arg(0)) {
-			f.write(call, f.textKind(), unknown, c, false)
+		f.write(call, -1, "text", unknown, c, false)
+	case "fmt.Fprintf":
+		if dest, ok := f.writerOf(arg(0)); ok {
+			f.write(call, dest, f.textKind(), unknown, c, false)
 		}
 	case "(*html/template.Template).Execute", "(*html/template.Template).ExecuteTemplate":
-		if f.isWriter(arg(0)) {
-			f.write(call, "html", unknown, c, false)
+		if dest, ok := f.writerOf(arg(0)); ok {
+			f.write(call, dest, "html", unknown, c, false)
 		}
 	case "(*text/template.Template).Execute", "(*text/template.Template).ExecuteTemplate":
-		if f.isWriter(arg(0)) {
-			f.write(call, f.textKind(), unknown, c, false)
+		if dest, ok := f.writerOf(arg(0)); ok {
+			f.write(call, dest, f.textKind(), unknown, c, false)
 		}
 	case "(net/http.Header).Set", "(net/http.Header).Add":
 		if k, v := f.constString(arg(0)), f.constString(arg(1)); k.param < 0 && v.param < 0 &&
@@ -135,9 +164,10 @@ func (f *frame) textKind() string {
 	return "text"
 }
 
-// write records an answer.
-func (f *frame) write(call *ast.CallExpr, kind string, v val, c *ctx, errHint bool) {
-	f.sum.writes = append(f.sum.writes, writeFact{kind: kind, val: v, status: c.status, errCtx: c.err || errHint, at: call.Pos()})
+// write records an answer, to the response (dest -1) or to the writer
+// that parameter dest of the function is given.
+func (f *frame) write(call *ast.CallExpr, dest int, kind string, v val, c *ctx, errHint bool) {
+	f.sum.writes = append(f.sum.writes, writeFact{kind: kind, val: v, status: c.status, errCtx: c.err || errHint, at: call.Pos(), dest: dest})
 }
 
 // decode records a decode into dst from src, when src is the body.
@@ -236,42 +266,6 @@ func (f *frame) decoder(x ast.Expr) (source, bool) {
 	return f.mentionsBody(call.Args[0]), strict
 }
 
-// encodesToWriter reports whether a json.Encoder writes to the response.
-func (f *frame) encodesToWriter(x ast.Expr) bool {
-	call, ok := f.origin(x).(*ast.CallExpr)
-	if !ok {
-		return false
-	}
-	name, _ := f.callee(call)
-	return name == "encoding/json.NewEncoder" && len(call.Args) == 1 && f.isWriter(call.Args[0])
-}
-
-// marshaled returns the value whose json.Marshal x is, as assigned last
-// before pos.
-func (f *frame) marshaled(x ast.Expr, pos token.Pos) (val, bool) {
-	x = ast.Unparen(x)
-	if v := f.localVar(x); v != nil {
-		var last *def
-		for i, d := range f.defs[v] {
-			if d.x.Pos() < pos && d.index == 0 && (last == nil || d.x.Pos() > last.x.Pos()) {
-				last = &f.defs[v][i]
-			}
-		}
-		if last == nil {
-			return unknown, false
-		}
-		x = last.x
-	}
-	call, ok := ast.Unparen(x).(*ast.CallExpr)
-	if !ok {
-		return unknown, false
-	}
-	if name, _ := f.callee(call); (name == "encoding/json.Marshal" || name == "encoding/json.MarshalIndent") && len(call.Args) > 0 {
-		return f.valueOf(call.Args[0]), true
-	}
-	return unknown, false
-}
-
 // values returns what a url.Values holds: "query" (r.URL.Query(), r.Form,
 // a url.Values parameter), "form" (r.PostForm), or "".
 func (f *frame) values(x ast.Expr) string {
@@ -290,12 +284,58 @@ func (f *frame) values(x ast.Expr) string {
 				return "form"
 			}
 		}
+		// A url.Values kept in a parameter's or the receiver's field:
+		// what the caller put there, a query as for a parameter.
+		if isNamed(f.info.TypeOf(x), "net/url", "Values") && f.fromCaller(x.X) {
+			return "query"
+		}
 	case *ast.Ident:
-		if i := f.paramIndex(x); i >= 0 && isNamed(f.params[i].Type(), "net/url", "Values") {
+		// A parameter or receiver that is, or holds, a url.Values: the
+		// caller's query (a helper's q, a typed reader's embedded Values).
+		if f.fromCaller(x) && holdsValues(f.info.TypeOf(x)) {
 			return "query"
 		}
 	}
 	return ""
+}
+
+// fromCaller reports whether x is a parameter or the receiver of the
+// function, or a field of one, at any depth.
+func (f *frame) fromCaller(x ast.Expr) bool {
+	for {
+		switch e := ast.Unparen(x).(type) {
+		case *ast.SelectorExpr:
+			x = e.X
+		case *ast.StarExpr:
+			x = e.X
+		case *ast.Ident:
+			obj := f.info.ObjectOf(e)
+			return obj != nil && (f.paramIndex(e) >= 0 || f.recv != nil && obj == f.recv)
+		default:
+			return false
+		}
+	}
+}
+
+// holdsValues reports whether t is a url.Values, or a struct (or a
+// pointer to one) that embeds one.
+func holdsValues(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	if isNamed(t, "net/url", "Values") {
+		return true
+	}
+	st, ok := deref(t).Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	for i := range st.NumFields() {
+		if fld := st.Field(i); fld.Embedded() && isNamed(fld.Type(), "net/url", "Values") {
+			return true
+		}
+	}
+	return false
 }
 
 // queryRead records a read of the query parameter key (kind "query"), or
@@ -378,7 +418,7 @@ func (a *analyzer) summarize(fn *types.Func, depth int) *summary {
 
 // apply adds what a call of fn (summarized as s) does, its parameters
 // bound to the call's arguments.
-func (f *frame) apply(s *summary, call *ast.CallExpr, fn *types.Func, c *ctx) {
+func (f *frame) apply(s *summary, call *ast.CallExpr, name string, c *ctx) {
 	arg := func(i int) ast.Expr {
 		if i >= 0 && i < len(call.Args) {
 			return call.Args[i]
@@ -439,8 +479,16 @@ func (f *frame) apply(s *summary, call *ast.CallExpr, fn *types.Func, c *ctx) {
 		}
 	}
 	f.sum.form = f.sum.form || s.form
+	f.sum.opaque = append(f.sum.opaque, s.opaque...)
 	for _, w := range s.writes {
-		nw := writeFact{kind: w.kind, val: w.val, status: w.status, errCtx: w.errCtx || c.err || errorish(fn.Name()), at: call.Pos()}
+		nw := writeFact{kind: w.kind, val: w.val, status: w.status, errCtx: w.errCtx || c.err || errorish(name), at: call.Pos(), dest: -1}
+		if w.dest >= 0 {
+			dest, ok := f.writerOf(arg(w.dest))
+			if !ok {
+				continue // written to another writer than the response
+			}
+			nw.dest = dest
+		}
 		if nw.val.t != nil {
 			nw.val.t = f.instance(call, nw.val.t)
 		}

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"slices"
+	"strings"
 
 	"github.com/mcpdoor/mcpdoor/internal/genfacts"
 )
@@ -24,18 +25,24 @@ func (f *frame) facts(h *genfacts.Handler, tw *typeWriter) {
 		}
 	}
 	h.Form = s.form
+	if h.Body == nil && !h.Form && h.Note == "" {
+		if o := f.firstOpaque(func(o opaqueCall) bool { return o.request }); o != nil {
+			h.Note = "gen cannot follow " + o.what + ", at " + f.a.at(o.at) + ", which is handed the request: the body it may decode there is unknown"
+		}
+	}
 	if h.Middleware {
 		return // what a middleware answers is not its routes' answer
 	}
+	h.Delegates = s.delegates && !h.Wraps
 	kinds := map[string]bool{}
-	var outs []val
+	var outs []writeFact
 	for _, w := range s.writes {
-		if w.error() {
+		if w.error() || w.dest >= 0 {
 			continue
 		}
 		kinds[w.kind] = true
 		if w.kind == "json" {
-			outs = append(outs, w.val)
+			outs = append(outs, w)
 		}
 	}
 	for _, k := range []string{"empty", "html", "json", "redirect", "text"} {
@@ -43,15 +50,65 @@ func (f *frame) facts(h *genfacts.Handler, tw *typeWriter) {
 			h.Answers = append(h.Answers, k)
 		}
 	}
-	if len(outs) > 0 {
+	switch {
+	case len(outs) > 0:
 		i := -1
-		if t := oneType(outs); t != nil && !kinds["text"] && !kinds["html"] {
-			if n, err := tw.index(t); err == nil {
-				i = n
+		h.OutNote = f.outputNote(outs, kinds)
+		if h.OutNote == "" {
+			var err error
+			if i, err = tw.index(oneType(vals(outs))); err != nil {
+				i, h.OutNote = -1, "its answer's type cannot be named from the generated file: "+err.Error()
 			}
 		}
 		h.Output = &i
+	case !kinds["text"] && !kinds["html"] && !kinds["empty"] && !kinds["redirect"]:
+		if o := f.firstOpaque(func(o opaqueCall) bool { return o.writer }); o != nil {
+			h.OutNote = "gen cannot follow " + o.what + ", at " + f.a.at(o.at) + ", which is handed the response: what it answers there is unknown"
+		}
 	}
+}
+
+// outputNote says why the JSON answers outs give no output schema, or
+// returns "" when they do: they are all of one type, and the handler
+// answers no text.
+func (f *frame) outputNote(outs []writeFact, kinds map[string]bool) string {
+	switch {
+	case kinds["text"] || kinds["html"]:
+		return "it answers text as well as JSON"
+	case oneType(vals(outs)) != nil:
+		return ""
+	}
+	var places []string
+	for _, w := range outs {
+		what := "a value whose type gen cannot tell"
+		if w.val.t != nil {
+			what = types.TypeString(w.val.t, types.RelativeTo(f.pkg.Types))
+		}
+		places = append(places, what+" at "+f.a.at(w.at))
+	}
+	if oneType(vals(outs[:1])) == nil && len(outs) == 1 {
+		return "it answers JSON of " + places[0] + " (an interface value)"
+	}
+	return "it answers JSON of several types: " + strings.Join(places, ", ")
+}
+
+func vals(ws []writeFact) []val {
+	out := make([]val, len(ws))
+	for i, w := range ws {
+		out[i] = w.val
+	}
+	return out
+}
+
+// firstOpaque returns the first call gen could not follow that keep
+// keeps, or nil.
+func (f *frame) firstOpaque(keep func(opaqueCall) bool) *opaqueCall {
+	for i, o := range f.sum.opaque {
+		if keep(o) {
+			return &f.sum.opaque[i]
+		}
+	}
+	return nil
 }
 
 // bodyFacts returns the body the handler decodes, or nil.
@@ -123,7 +180,7 @@ func (f *frame) queryFacts() []genfacts.Param {
 		}
 	}
 	if f.body != nil {
-		for _, s := range f.body.List {
+		for _, s := range f.always(f.body.List, f.refuses) {
 			for ifs, _ := s.(*ast.IfStmt); ifs != nil && f.refuses(ifs.Body); ifs = elseIf(ifs) {
 				for _, atom := range disjuncts(ifs.Cond) {
 					if x := f.zeroChecked(atom); x != nil {

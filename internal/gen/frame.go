@@ -6,14 +6,12 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
-
-	"golang.org/x/tools/go/packages"
 )
 
 // maxDepth is how deep gen follows calls into the module's functions from
 // a handler: far enough for a handler's helper's helper (writeJSON called
 // by writeError), not so far that one handler's facts cost the module.
-const maxDepth = 4
+const maxDepth = 6
 
 // A summary is what one function reads and writes, in terms of its
 // parameters where it is a helper: "decodes the body into its argument 1",
@@ -25,6 +23,10 @@ type summary struct {
 	path    []str
 	writes  []writeFact
 	form    bool
+	opaque  []opaqueCall // the calls it cannot follow
+	// delegates: it serves the request with another handler it is given
+	// (a wrapper's next), not one of its own.
+	delegates bool
 }
 
 // A val is a value whose type matters: a type, or a parameter of the
@@ -82,6 +84,10 @@ type writeFact struct {
 	status status
 	errCtx bool      // written where the function handles an error
 	at     token.Pos // the call, in the frame that made it
+	// dest is -1 for an answer written to the response; else the
+	// parameter of the function that is the writer written to, which a
+	// caller may give the response.
+	dest int
 }
 
 // A status is an answer's status code: a constant, a parameter, or
@@ -110,7 +116,7 @@ func (w writeFact) error() bool {
 // A frame reads one function's body.
 type frame struct {
 	a      *analyzer
-	pkg    *packages.Package
+	pkg    *pkg
 	info   *types.Info
 	params []*types.Var
 	recv   *types.Var
@@ -119,6 +125,9 @@ type frame struct {
 	depth  int
 	html   bool // the function sets Content-Type: text/html
 	body   *ast.BlockStmt
+	// buffers are the local buffers an encoder wrote JSON into, with the
+	// value it encoded.
+	buffers map[*types.Var]val
 }
 
 // A def is one assignment to a local variable: the expression, and which
@@ -135,7 +144,7 @@ type ctx struct {
 	err    bool // in a branch that handles an error
 }
 
-func (a *analyzer) newFrame(p *packages.Package, sig *types.Signature, depth int) *frame {
+func (a *analyzer) newFrame(p *pkg, sig *types.Signature, depth int) *frame {
 	f := &frame{a: a, pkg: p, info: p.TypesInfo, defs: map[*types.Var][]def{}, sum: &summary{}, depth: depth, recv: sig.Recv()}
 	for i := range sig.Params().Len() {
 		f.params = append(f.params, sig.Params().At(i))
@@ -210,6 +219,7 @@ func (f *frame) walkStmt(s ast.Stmt, c *ctx) {
 		f.walkStmt(s.Body, &inner)
 	case *ast.RangeStmt:
 		f.walkExpr(s.X, c)
+		f.rangeKeys(s)
 		inner := *c
 		f.walkStmt(s.Body, &inner)
 	case *ast.SwitchStmt:
@@ -428,6 +438,9 @@ func (f *frame) origin(x ast.Expr) ast.Expr {
 func (f *frame) call(call *ast.CallExpr, c *ctx) {
 	name, fn := f.callee(call)
 	if name == "" {
+		if tv, ok := f.info.Types[call.Fun]; !ok || !tv.IsType() && !tv.IsBuiltin() {
+			f.funcValue(call, c)
+		}
 		return
 	}
 	if f.known(name, call, c) {
@@ -437,10 +450,39 @@ func (f *frame) call(call *ast.CallExpr, c *ctx) {
 		f.decode(call, call.Args[n], source{body: true, param: -1}, false, false)
 		return
 	}
-	if fn != nil && f.depth < maxDepth {
-		if s := f.a.summarize(fn, f.depth+1); s != nil {
-			f.apply(s, call, fn, c)
+	if fn == nil {
+		f.opaque(call, f.whyOpaque(nil))
+		return
+	}
+	if isInterfaceMethod(fn) {
+		impls, why := f.a.implementations(fn)
+		if impls == nil {
+			f.opaque(call, why)
+			return
 		}
+		if len(impls) > 1 {
+			targets := make([]funcTarget, len(impls))
+			for i, m := range impls {
+				targets[i] = funcTarget{fn: m}
+			}
+			f.callTargets(call, targets, c, why)
+			return
+		}
+		fn = impls[0]
+	}
+	if f.depth >= maxDepth {
+		f.opaque(call, f.whyOpaque(fn))
+		return
+	}
+	src := f.resolve(fn, call)
+	if src == nil {
+		if fn.Pkg() != nil && !f.a.standard(fn.Pkg().Path()) {
+			f.opaque(call, f.whyOpaque(fn))
+		}
+		return
+	}
+	if s := f.a.summarize(src, f.depth+1); s != nil {
+		f.apply(s, call, fn.Name(), c)
 	}
 }
 
@@ -497,17 +539,13 @@ func (f *frame) isWriter(x ast.Expr) bool {
 	if isNamed(t, "net/http", "ResponseWriter") {
 		return true
 	}
-	rw, ok := f.a.writers[f.pkg]
-	if !ok {
-		rw = responseWriter(f.pkg)
-		f.a.writers[f.pkg] = rw
-	}
+	rw := f.responseWriter()
 	return rw != nil && types.Implements(t, rw)
 }
 
 // responseWriter returns the http.ResponseWriter interface, as p's
 // imports know it.
-func responseWriter(p *packages.Package) *types.Interface {
+func responseWriter(p *pkg) *types.Interface {
 	var found *types.Interface
 	var visit func(*types.Package, map[*types.Package]bool)
 	visit = func(tp *types.Package, seen map[*types.Package]bool) {
@@ -571,4 +609,41 @@ func errorish(name string) bool {
 	return strings.HasPrefix(lower, "err") || strings.Contains(name, "Err") || strings.Contains(lower, "error") ||
 		strings.Contains(lower, "fail") || strings.HasPrefix(lower, "bad") || strings.Contains(lower, "invalid") ||
 		strings.Contains(lower, "notfound") || strings.Contains(lower, "forbidden") || strings.Contains(lower, "unauthori")
+}
+
+// rangeKeys reads a loop over a query's parameters, for key, values :=
+// range r.URL.Query(): the names its body compares key with (a switch's
+// cases, key == "x") are query parameters it reads.
+func (f *frame) rangeKeys(s *ast.RangeStmt) {
+	if s.Key == nil || f.values(s.X) != "query" {
+		return
+	}
+	key := f.localVar(s.Key)
+	if key == nil {
+		return
+	}
+	isKey := func(x ast.Expr) bool { return f.localVar(x) == key }
+	ast.Inspect(s.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.SwitchStmt:
+			if n.Tag != nil && isKey(n.Tag) {
+				for _, cl := range n.Body.List {
+					for _, x := range cl.(*ast.CaseClause).List {
+						f.queryRead(x, "query", "")
+					}
+				}
+			}
+		case *ast.BinaryExpr:
+			switch {
+			case n.Op != token.EQL:
+			case isKey(n.X):
+				f.queryRead(n.Y, "query", "")
+			case isKey(n.Y):
+				f.queryRead(n.X, "query", "")
+			}
+		}
+		return true
+	})
 }

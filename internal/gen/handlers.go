@@ -11,15 +11,14 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/tools/go/packages"
-
 	"github.com/mcpdoor/mcpdoor/internal/genfacts"
 )
 
 // An analyzer reads the handlers of a module's packages.
 type analyzer struct {
+	ld       *loader
 	fset     *token.FileSet
-	module   []*packages.Package // the main module's packages, by path
+	module   []*pkg // the main module's packages, by path
 	decls    map[*types.Func]funcDecl
 	decoders map[string]int // taught decoders: FullName → the index of the argument decoded into
 	// summaries are the functions read so far, each once for each depth
@@ -27,7 +26,24 @@ type analyzer struct {
 	// are those being read, so that recursion stops.
 	summaries map[summaryKey]*summary
 	busy      map[*types.Func]bool
-	writers   map[*packages.Package]*types.Interface // http.ResponseWriter, as each package sees it
+	writers   map[*pkg]*types.Interface // http.ResponseWriter, as each package sees it
+	// loaded are the libraries read from source, by path, and external
+	// their functions, by full name, to be followed into.
+	loaded   map[string]bool
+	external map[string]*types.Func
+	// sites are the routes the router pass found (routes.go), delegates
+	// which parameter of a function returning a handler serves its
+	// requests.
+	sites     map[siteKey]*routeSite
+	routes    []routeSite
+	delegates map[*types.Func]int
+	named     []*types.Named       // the module's concrete named types, for interface calls
+	served    map[*types.Func]bool // the functions routes' registrations name as their handlers
+	// fields are the functions the module puts in func-typed fields;
+	// lits the closures read so far (see funcValue).
+	fields   map[fieldKey][]funcTarget
+	lits     map[litKey]*summary
+	busyLits map[*ast.FuncLit]bool
 }
 
 type summaryKey struct {
@@ -38,35 +54,46 @@ type summaryKey struct {
 // A funcDecl is a function of the module, with the package it is in.
 type funcDecl struct {
 	decl *ast.FuncDecl
-	pkg  *packages.Package
+	pkg  *pkg
 }
 
-func newAnalyzer(roots []*packages.Package, decoders map[string]int) *analyzer {
-	a := &analyzer{decls: map[*types.Func]funcDecl{}, decoders: decoders, summaries: map[summaryKey]*summary{}, busy: map[*types.Func]bool{},
-		writers: map[*packages.Package]*types.Interface{}}
-	packages.Visit(roots, nil, func(p *packages.Package) {
-		if p.Module == nil || !p.Module.Main || p.TypesInfo == nil {
-			return
-		}
-		a.fset = p.Fset
+func newAnalyzer(ld *loader, decoders map[string]int) *analyzer {
+	a := &analyzer{ld: ld, fset: ld.fset, decls: map[*types.Func]funcDecl{}, decoders: decoders, summaries: map[summaryKey]*summary{}, busy: map[*types.Func]bool{},
+		writers: map[*pkg]*types.Interface{}, loaded: map[string]bool{}, external: map[string]*types.Func{}, delegates: map[*types.Func]int{},
+		fields: map[fieldKey][]funcTarget{}, lits: map[litKey]*summary{}, busyLits: map[*ast.FuncLit]bool{}}
+	for _, p := range ld.modulePackages() {
 		a.module = append(a.module, p)
-		for _, f := range p.Syntax {
-			for _, d := range f.Decls {
-				fd, ok := d.(*ast.FuncDecl)
-				if !ok || fd.Body == nil {
-					continue
-				}
-				if fn, ok := p.TypesInfo.Defs[fd.Name].(*types.Func); ok {
-					a.decls[fn] = funcDecl{fd, p}
-					if n, ok := decoderDirective(fd, fn); ok {
-						a.decoders[fn.FullName()] = n
-					}
+		a.index(p)
+	}
+	return a
+}
+
+// index records the functions of p, and the decoders its directives
+// teach, and returns the functions.
+func (a *analyzer) index(p *pkg) []*types.Func {
+	var fns []*types.Func
+	for _, f := range p.Syntax {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			if fn, ok := p.TypesInfo.Defs[fd.Name].(*types.Func); ok {
+				a.decls[fn] = funcDecl{fd, p}
+				fns = append(fns, fn)
+				if n, ok := decoderDirective(fd, fn); ok {
+					a.decoders[fn.FullName()] = n
 				}
 			}
 		}
-	})
-	slices.SortFunc(a.module, func(x, y *packages.Package) int { return cmp.Compare(x.PkgPath, y.PkgPath) })
-	return a
+	}
+	return fns
+}
+
+// standard reports whether the package path is the standard library's.
+func (a *analyzer) standard(path string) bool {
+	l := a.ld.listed[path]
+	return l == nil || l.Standard
 }
 
 // decoderDirective reads a "//mcpdoor:decoder dst" line in fd's doc
@@ -99,11 +126,12 @@ type found struct {
 	body  *ast.BlockStmt
 	sig   *types.Signature
 	pos   token.Pos
+	doc   *ast.CommentGroup // the comment its description comes from
 }
 
 // generate returns the generated file of package p, or nil when it holds
 // no handler with a fact to tell.
-func (a *analyzer) generate(p *packages.Package) ([]byte, []string, error) {
+func (a *analyzer) generate(p *pkg) ([]byte, []string, []string, error) {
 	handlers, warnings := a.handlers(p)
 	tw := newTypeWriter(p.Types)
 	file := &genfacts.File{Version: genfacts.Version, Package: genfacts.PathPrefix(runtimePackage(p.Types))}
@@ -111,7 +139,9 @@ func (a *analyzer) generate(p *packages.Package) ([]byte, []string, error) {
 	for _, h := range handlers {
 		facts := h.facts
 		if h.body != nil {
-			if err := a.read(p, h, &facts, tw); err != nil {
+			more, err := a.read(p, h, &facts, tw)
+			warnings = append(warnings, more...)
+			if err != nil {
 				warnings = append(warnings, fmt.Sprintf("%s: %s: %v; the handler is left undescribed (please report it)", p.PkgPath, h.facts.At, err))
 				facts = genfacts.Handler{Func: h.facts.Func, At: h.facts.At, Middleware: h.facts.Middleware, Note: "gen could not read it"}
 			}
@@ -121,17 +151,46 @@ func (a *analyzer) generate(p *packages.Package) ([]byte, []string, error) {
 		}
 		file.Handlers = append(file.Handlers, facts)
 	}
+	file.Routes = a.routeFacts(p, tw)
+	if len(file.Routes) > 0 {
+		any = true
+	}
 	if !any {
-		return nil, warnings, nil
+		return nil, warnings, nil, nil
 	}
 	data, err := writeFile(p, file, tw)
-	return data, warnings, err
+	return data, warnings, notes(p, file), err
+}
+
+// notes returns what the file's facts say gen could not read, one line a
+// handler or route: "example.com/app/api: items.go:42: (*API).Create: body:
+// gen cannot follow …".
+func notes(p *pkg, file *genfacts.File) []string {
+	var out []string
+	prefix := genfacts.PathPrefix(runtimePackage(p.Types)) + "."
+	for _, h := range file.Handlers {
+		name := strings.TrimPrefix(h.Func, prefix)
+		if name == "" {
+			name = "closure"
+		}
+		for _, n := range []struct{ what, note string }{{"body", h.Note}, {"output", h.OutNote}} {
+			if n.note != "" && !h.Middleware {
+				out = append(out, fmt.Sprintf("%s: %s: %s: %s: %s", p.PkgPath, h.At, name, n.what, n.note))
+			}
+		}
+	}
+	for _, r := range file.Routes {
+		if r.Note != "" {
+			out = append(out, fmt.Sprintf("%s: %s: the route %s %s: %s", p.PkgPath, r.At, r.Method, r.Pattern, r.Note))
+		}
+	}
+	return out
 }
 
 // read reads one handler's body into its facts. A bug of gen's reading
 // that panics on code it did not foresee costs that handler its facts,
 // not the run.
-func (a *analyzer) read(p *packages.Package, h found, facts *genfacts.Handler, tw *typeWriter) (err error) {
+func (a *analyzer) read(p *pkg, h found, facts *genfacts.Handler, tw *typeWriter) (warnings []string, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("gen failed to read it: %v", v)
@@ -140,7 +199,7 @@ func (a *analyzer) read(p *packages.Package, h found, facts *genfacts.Handler, t
 	fr := a.newFrame(p, h.sig, 0)
 	fr.walkBody(h.body)
 	fr.facts(facts, tw)
-	return nil
+	return a.applySwag(p, h, fr, facts, tw), nil
 }
 
 // handlers returns the handlers and middlewares of package p, in source
@@ -148,7 +207,7 @@ func (a *analyzer) read(p *packages.Package, h found, facts *genfacts.Handler, t
 // closures of either shape (a factory's, a middleware's own, one set up
 // inline in a route). The closures inside a middleware are its, not
 // handlers of their own.
-func (a *analyzer) handlers(p *packages.Package) ([]found, []string) {
+func (a *analyzer) handlers(p *pkg) ([]found, []string) {
 	var out []found
 	for _, f := range p.Syntax {
 		name := filepath.Base(p.Fset.Position(f.Pos()).Filename)
@@ -207,7 +266,7 @@ func (a *analyzer) handlers(p *packages.Package) ([]found, []string) {
 // funcHandlers returns what function d is: a handler, a middleware (with
 // the closure that does its work), or a function whose closures are
 // handlers (a factory's take its doc comment).
-func (a *analyzer) funcHandlers(p *packages.Package, d *ast.FuncDecl) []found {
+func (a *analyzer) funcHandlers(p *pkg, d *ast.FuncDecl) []found {
 	fn, ok := p.TypesInfo.Defs[d.Name].(*types.Func)
 	if !ok || d.Body == nil || d.Type.TypeParams != nil {
 		return nil
@@ -215,8 +274,8 @@ func (a *analyzer) funcHandlers(p *packages.Package, d *ast.FuncDecl) []found {
 	sig := fn.Signature()
 	key := genfacts.Handler{Func: a.funcName(p, fn), At: a.at(d.Type.Func), Doc: docText(d.Doc)}
 	switch {
-	case isHandlerSig(sig):
-		return []found{{facts: key, body: d.Body, sig: sig, pos: d.Pos()}}
+	case isHandlerSig(sig) || isErrorHandlerSig(sig) && a.served[fn]:
+		return []found{{facts: key, body: d.Body, sig: sig, pos: d.Pos(), doc: d.Doc}}
 	case isMiddlewareSig(sig):
 		key.Middleware = true
 		return a.middleware(p, key, d.Body, sig, d.Pos())
@@ -231,7 +290,7 @@ func (a *analyzer) funcHandlers(p *packages.Package, d *ast.FuncDecl) []found {
 // closures returns the handler and middleware closures inside node. doc
 // is the doc comment they take (a factory's), or nil: each then takes the
 // comment above its statement.
-func (a *analyzer) closures(p *packages.Package, node ast.Node, doc *ast.CommentGroup) []found {
+func (a *analyzer) closures(p *pkg, node ast.Node, doc *ast.CommentGroup) []found {
 	var out []found
 	ast.Inspect(node, func(n ast.Node) bool {
 		lit, ok := n.(*ast.FuncLit)
@@ -245,11 +304,12 @@ func (a *analyzer) closures(p *packages.Package, node ast.Node, doc *ast.Comment
 		key := genfacts.Handler{At: a.at(lit.Type.Func)}
 		switch {
 		case isHandlerSig(sig):
-			key.Doc = docText(doc)
-			if doc == nil {
-				key.Doc = docText(a.commentAbove(p, lit))
+			c := doc
+			if c == nil {
+				c = a.commentAbove(p, lit)
 			}
-			out = append(out, found{facts: key, body: lit.Body, sig: sig, pos: lit.Pos()})
+			key.Doc = docText(c)
+			out = append(out, found{facts: key, body: lit.Body, sig: sig, pos: lit.Pos(), doc: c})
 			return false
 		case isMiddlewareSig(sig):
 			key.Middleware = true
@@ -264,7 +324,7 @@ func (a *analyzer) closures(p *packages.Package, node ast.Node, doc *ast.Comment
 // middleware returns a middleware: its facts are those of the handler
 // closure it wraps around next, read as the handler's reads; and that
 // closure, which serves a route that a middleware wraps by hand.
-func (a *analyzer) middleware(p *packages.Package, key genfacts.Handler, body *ast.BlockStmt, sig *types.Signature, pos token.Pos) []found {
+func (a *analyzer) middleware(p *pkg, key genfacts.Handler, body *ast.BlockStmt, sig *types.Signature, pos token.Pos) []found {
 	var out []found
 	ast.Inspect(body, func(n ast.Node) bool {
 		lit, ok := n.(*ast.FuncLit)
@@ -285,7 +345,7 @@ func (a *analyzer) middleware(p *packages.Package, key genfacts.Handler, body *a
 
 // commentAbove returns the comment that ends on the line above the
 // statement holding lit, if any: the doc of a handler set up inline.
-func (a *analyzer) commentAbove(p *packages.Package, lit *ast.FuncLit) *ast.CommentGroup {
+func (a *analyzer) commentAbove(p *pkg, lit *ast.FuncLit) *ast.CommentGroup {
 	pos := p.Fset.Position(lit.Pos())
 	for _, f := range p.Syntax {
 		if p.Fset.Position(f.Pos()).Filename != pos.Filename {
@@ -324,7 +384,7 @@ func (a *analyzer) at(pos token.Pos) string {
 }
 
 // funcName returns the runtime's name of a function or method of p.
-func (a *analyzer) funcName(p *packages.Package, fn *types.Func) string {
+func (a *analyzer) funcName(p *pkg, fn *types.Func) string {
 	sig := fn.Signature()
 	recv := sig.Recv()
 	if recv == nil {
@@ -352,13 +412,26 @@ func runtimePackage(p *types.Package) string {
 }
 
 // docText is a doc comment as a tool's description: its text, each
-// paragraph on one line.
+// paragraph on one line, without swaggo's annotations (see swag.go) and
+// the "Name godoc" line they open with.
 func docText(c *ast.CommentGroup) string {
 	if c == nil {
 		return ""
 	}
+	text := c.Text()
+	if swagOf(c) != nil {
+		var kept []string
+		for _, line := range strings.Split(text, "\n") {
+			t := strings.TrimSpace(line)
+			if f := strings.Fields(t); strings.HasPrefix(t, "@") || len(f) == 2 && f[1] == "godoc" {
+				continue
+			}
+			kept = append(kept, line)
+		}
+		text = strings.Join(kept, "\n")
+	}
 	var paras []string
-	for para := range strings.SplitSeq(strings.TrimSpace(c.Text()), "\n\n") {
+	for para := range strings.SplitSeq(strings.TrimSpace(text), "\n\n") {
 		if para = strings.Join(strings.Fields(para), " "); para != "" {
 			paras = append(paras, para)
 		}

@@ -38,7 +38,7 @@ func (f *frame) required(d decodeFact) [][]string {
 		return nil
 	}
 	var out [][]string
-	for _, s := range f.body.List {
+	for _, s := range f.always(f.body.List, f.refuses) {
 		ifs, ok := s.(*ast.IfStmt)
 		if !ok {
 			continue
@@ -347,7 +347,7 @@ func (a *analyzer) validated(fn *types.Func, param int) [][]string {
 		return nil
 	}
 	var out [][]string
-	for _, s := range d.decl.Body.List {
+	for _, s := range fr.always(d.decl.Body.List, fr.returnsError) {
 		if ifs, ok := s.(*ast.IfStmt); ok && ifs.Init == nil && fr.returnsError(ifs.Body) {
 			out = append(out, fr.zeroChecks(ifs.Cond, root)...)
 		}
@@ -409,4 +409,55 @@ func dedupPaths(paths [][]string) [][]string {
 		}
 	}
 	return out
+}
+
+// always returns the statements of list that run on every path that
+// reaches a refusal's check: those before the first one that may return
+// other than by refusing (refuses says which blocks refuse), such as
+//
+//	if isStaff(r) {
+//		save(in)
+//		return
+//	}
+//
+// after which a check refuses only the callers that did not return: a
+// member it requires is not one the handler always requires.
+func (f *frame) always(list []ast.Stmt, refuses func(*ast.BlockStmt) bool) []ast.Stmt {
+	for i, s := range list {
+		if ifs, ok := s.(*ast.IfStmt); ok {
+			bypass := false
+			for ; ifs != nil; ifs = elseIf(ifs) {
+				if !refuses(ifs.Body) && returnsIn(ifs.Body) {
+					bypass = true
+				}
+				if els, ok := ifs.Else.(*ast.BlockStmt); ok && returnsIn(els) {
+					bypass = true
+				}
+			}
+			if bypass {
+				return list[:i]
+			}
+			continue
+		}
+		if returnsIn(s) {
+			return list[:i]
+		}
+	}
+	return list
+}
+
+// returnsIn reports whether n holds a return statement of its function
+// (not of a closure in it).
+func returnsIn(n ast.Node) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			found = true
+		}
+		return !found
+	})
+	return found
 }

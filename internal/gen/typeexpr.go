@@ -6,6 +6,7 @@ import (
 	"go/types"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // A typeWriter writes Go types as expressions of the generated file's
@@ -17,6 +18,7 @@ import (
 type typeWriter struct {
 	pkg     *types.Package
 	exprs   []string
+	types   []types.Type // by index, as exprs
 	byExpr  map[string]int
 	imports map[string]string // path → the name the file imports it as
 	taken   map[string]bool   // names the file may not import a package as
@@ -40,6 +42,7 @@ func (w *typeWriter) index(t types.Type) (int, error) {
 		return i, nil
 	}
 	w.exprs = append(w.exprs, e)
+	w.types = append(w.types, t)
 	w.byExpr[e] = len(w.exprs) - 1
 	return len(w.exprs) - 1, nil
 }
@@ -161,7 +164,7 @@ func (w *typeWriter) structExpr(t *types.Struct, expanding map[*types.Named]bool
 		}
 		switch {
 		case tag == "":
-		case !strings.Contains(tag, "`"):
+		case rawSafe(tag):
 			field += " `" + tag + "`"
 		default:
 			field += " " + strconv.Quote(tag)
@@ -207,4 +210,13 @@ func typeName(e string) bool {
 	}
 	c := e[0]
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// rawSafe reports whether a raw string literal holds s byte for byte: it
+// has no backquote, no carriage return (which the compiler drops from a
+// raw string), no NUL and no byte order mark (which it refuses in a file),
+// and is valid UTF-8. Any other tag is written quoted, which holds every
+// byte.
+func rawSafe(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsAny(s, "`\r\x00\ufeff")
 }

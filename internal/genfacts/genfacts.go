@@ -28,6 +28,35 @@ type File struct {
 	// order: every one of them, those that read and write nothing too, so
 	// that a handler missing from the file is known to be newer than it.
 	Handlers []Handler `json:"handlers"`
+	// Routes are the routes the package's code registers whose handler the
+	// running program cannot tell by its function alone (a wrapper's,
+	// which many routes share), or whose middleware decodes the body (a
+	// generic one, whose instances share a name).
+	Routes []Route `json:"routes,omitempty"`
+}
+
+// Route is one route as the code that registers it says.
+type Route struct {
+	// Method is the route's method; "" for every method (Handle).
+	Method string `json:"method,omitempty"`
+	// Pattern is the route's full pattern, as chi.Walk gives it.
+	Pattern string `json:"pattern"`
+	// Partial reports that Pattern is the end of the full pattern: the
+	// generator could not tell where the route's router is mounted.
+	Partial bool `json:"partial,omitempty"`
+	// At is where the route is registered, "server.go:42".
+	At string `json:"at"`
+	// Func names the handler that serves the route by its runtime name;
+	// Pkg and Closure name a closure by its package (as Package) and the
+	// place of its func keyword. All empty when it is not known (Note).
+	Func    string `json:"func,omitempty"`
+	Pkg     string `json:"pkg,omitempty"`
+	Closure string `json:"closure,omitempty"`
+	// Body is the body a middleware of the route decodes, its type among
+	// the file's.
+	Body *Body `json:"body,omitempty"`
+	// Note says why the handler is not known.
+	Note string `json:"note,omitempty"`
 }
 
 // Handler is what one handler, or one middleware, reads and writes.
@@ -47,6 +76,11 @@ type Handler struct {
 	// route served by it (mux.Handle("/x", auth(h))) is the other's, which
 	// the facts cannot tell, and not a handler missing from the file.
 	Wraps bool `json:"wraps,omitempty"`
+	// Delegates marks a handler that serves its requests with another
+	// handler it is given (a wrapper's ServeHTTP, an adapter's closure):
+	// the facts of a route it serves are those of the route's
+	// registration (File.Routes), and without one the route has none.
+	Delegates bool `json:"delegates,omitempty"`
 	// Doc is the doc comment: of the function, of the method, or of the
 	// factory that returns the closure.
 	Doc string `json:"doc,omitempty"`
@@ -65,9 +99,12 @@ type Handler struct {
 	Answers []string `json:"answers,omitempty"`
 	// Form reports that it reads a form body (r.PostForm, PostFormValue).
 	Form bool `json:"form,omitempty"`
-	// Note says why a fact is missing, for the report ("the body's type
-	// is declared in a function").
+	// Note says why the body's schema is missing, for the report ("the
+	// body's type is declared in a function"; which call gen could not
+	// follow, and where).
 	Note string `json:"note,omitempty"`
+	// OutNote says why the output schema is missing.
+	OutNote string `json:"outnote,omitempty"`
 }
 
 // Body is a decoded body.
@@ -91,6 +128,8 @@ type Param struct {
 	Type string `json:"type,omitempty"`
 	// Required reports that the handler refuses a request without it.
 	Required bool `json:"required,omitempty"`
+	// Doc describes it: its swaggo annotation's description.
+	Doc string `json:"doc,omitempty"`
 }
 
 // Encode writes f as the generated file holds it: one handler a line, so
@@ -111,7 +150,20 @@ func Encode(f *File) string {
 		b.WriteString("\n")
 		b.Write(h)
 	}
-	b.WriteString("\n]}")
+	b.WriteString("\n]")
+	if len(f.Routes) > 0 {
+		b.WriteString(`,"routes":[`)
+		for i := range f.Routes {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			r, _ := json.Marshal(&f.Routes[i])
+			b.WriteString("\n")
+			b.Write(r)
+		}
+		b.WriteString("\n]")
+	}
+	b.WriteString("}")
 	return b.String()
 }
 

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -46,7 +47,11 @@ func moved(w http.ResponseWriter, r *http.Request) { w.Write([]byte("{}")) }
 
 func unlisted(w http.ResponseWriter, r *http.Request) { w.Write([]byte("{}")) }
 
-func bulk(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }
+// bulk answers the body it was sent.
+func bulk(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain")
+	io.Copy(w, r.Body)
+}
 
 func newCloser() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"closed":true}`)) }
@@ -222,19 +227,34 @@ func TestStale(t *testing.T) {
 	}
 }
 
-// TestArrayBody: a tool route's arguments are an object; a handler that
-// decodes an array keeps the permissive schema, and the report says why.
+// TestArrayBody: a handler that decodes a JSON array takes it as its one
+// argument "body", advertised with the array's schema, and a call sends
+// that argument's value as the route's body, for a tool route and a REST
+// route alike.
 func TestArrayBody(t *testing.T) {
-	r := chi.NewRouter()
-	r.Post("/bulk", bulk)
-	tools, door, _ := serve(t, r, autoexpose.Config{})
-	if got := sorted(tools["bulk"].InputSchema); got != `{"type":"object"}` {
-		t.Errorf("input schema %s, want the permissive one", got)
-	}
-	for _, row := range door.Report() {
-		if row.Tool == "bulk" && !strings.Contains(row.Reason, "generated: the body's type []gentest.Note is not decoded from a JSON object, which a tool's arguments are") {
-			t.Errorf("the report's reason %q does not say why", row.Reason)
+	for _, rest := range []*autoexpose.REST{nil, {Methods: []string{"POST"}}} {
+		r := chi.NewRouter()
+		r.Post("/bulk", bulk)
+		tools, door, _ := serve(t, r, autoexpose.Config{MCP: autoexpose.MCPConfig{REST: rest}})
+		want := `{"additionalProperties":false,"properties":{"body":{"description":"The request body: a JSON array.","items":{"properties":{"tags":{"items":{"type":["null","string"]},"type":["null","array"]},"text":{"type":["null","string"]}},"type":["null","object"]},"type":["null","array"]}},"required":["body"],"type":"object"}`
+		if got := sorted(tools["bulk"].InputSchema); got != want {
+			t.Errorf("input schema (rest %v)\n  %s\nwant\n  %s", rest != nil, got, want)
 		}
+		srv := httptest.NewServer(door)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+			Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bulk", Arguments: json.RawMessage(`{"body":[{"text":"a"},{"text":"b","tags":["x"]}]}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := res.Content[0].(*mcp.TextContent).Text; res.IsError || text != `[{"text":"a"},{"text":"b","tags":["x"]}]` {
+			t.Errorf("the route got %q (isError %v), want the array as its body", text, res.IsError)
+		}
+		cs.Close()
+		srv.Close()
 	}
 }
 
@@ -346,4 +366,63 @@ func keys(m map[string]*mcp.Tool) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// confirm answers what it was sent: the length of the body, its type and
+// the query.
+func confirm(w http.ResponseWriter, r *http.Request) {
+	fmt.Fprintf(w, "%d %q %s", r.ContentLength, r.Header.Get("Content-Type"), r.URL.RawQuery)
+}
+
+// TestNoBody: a POST route whose facts say its handler reads no body (a
+// confirmation link's ?tkn=) is called with no body, not {}, and every
+// argument that is not a path parameter goes in the query.
+func TestNoBody(t *testing.T) {
+	autoexpose.Generated(fmt.Sprintf(`{"v":1,"package":%q,"handlers":[
+{"func":%q,"at":%q,"doc":"confirm confirms.","query":[{"name":"tkn","required":true}]}
+]}`, pkg, pkg+".confirm", at(confirm)))
+	r := chi.NewRouter()
+	r.Post("/subscriptions/{id}/confirm", confirm)
+	_, door, _ := serve(t, r, autoexpose.Config{MCP: autoexpose.MCPConfig{REST: &autoexpose.REST{Methods: []string{"POST"}}}})
+	srv := httptest.NewServer(door)
+	defer srv.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "confirm_subscription", Arguments: json.RawMessage(`{"id":"7","tkn":"t0k","src":"mail"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; res.IsError || text != `0 "" src=mail&tkn=t0k` {
+		t.Errorf("the route got %q (isError %v), want no body and the arguments in the query", text, res.IsError)
+	}
+}
+
+// logged serves its requests with the handler it wraps.
+type logged struct{ next http.HandlerFunc }
+
+func (l logged) ServeHTTP(w http.ResponseWriter, r *http.Request) { l.next(w, r) }
+
+// TestWrapperWithoutRoute: a route whose handler is a wrapper (its facts
+// say it serves another handler it is given), and that no registration's
+// facts describe, goes without facts, and the report says why, rather
+// than describe the route by the wrapper's own code.
+func TestWrapperWithoutRoute(t *testing.T) {
+	autoexpose.Generated(fmt.Sprintf(`{"v":1,"package":%q,"handlers":[
+{"func":%q,"at":"generated_test.go:1","delegates":true,"doc":"ServeHTTP serves the wrapped handler."}
+]}`, pkg, pkg+".logged.ServeHTTP"))
+	r := chi.NewRouter()
+	r.Post("/wrapped", logged{next: saveNote}.ServeHTTP)
+	tools, door, _ := serve(t, r, autoexpose.Config{})
+	if d := tools["wrapped"].Description; d != "POST /wrapped" {
+		t.Errorf("description %q, want the default: the wrapper's doc is not the route's", d)
+	}
+	for _, row := range door.Report() {
+		if row.Tool == "wrapped" && !strings.Contains(row.Reason, "generated: the route's handler, logged.ServeHTTP, serves another handler it is given") {
+			t.Errorf("the report's reason %q does not say why", row.Reason)
+		}
+	}
 }

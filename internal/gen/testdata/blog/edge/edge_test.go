@@ -79,11 +79,14 @@ func TestEdgeSchemas(t *testing.T) {
 			`{"type":"object","properties":{"fields":{"type":["null","array"],"items":{"type":"string"}},"offset":{"type":"integer"},"q":{"type":"string"}}}`},
 		{"export", "Export answers the things as JSON, or as CSV when format=csv.", `{"type":"object"}`, "none"},
 		{"either", "Either answers one of two types.", `{"type":"object"}`, "none"},
-		{"bulk", "Bulk takes a JSON array of things.", `{"type":"object"}`, "none"},
+		{"bulk", "Bulk takes a JSON array of things.", `{"type":"object","required":["body"],"additionalProperties":false,"properties":{"body":{"description":"The request body: a JSON array.",` +
+			`"type":["null","array"],"items":{"type":["null","object"],"properties":{"address":{"type":["null","object"],"properties":{"city":{"type":["null","string"]},"street":{"type":["null","string"]}}},` +
+			`"count":{"type":["null","string"]},"meta":{"type":["null","object"],"properties":{"owner":{"type":["null","string"]}}},"name":{"type":["null","string"]},"size":{"type":["null","integer"]}}}}}}`, "none"},
 		{"strict", "Strict refuses members it does not know, at any depth.",
 			`{"type":"object","properties":{"city":{"type":["null","string"]},"street":{"type":["null","string"]}},"additionalProperties":false}`,
 			`{"type":"object","properties":{"city":{"type":"string"},"street":{"type":"string"}}}`},
-		{"loose", "Loose takes any object.", `{"type":"object","additionalProperties":true}`, `{"type":"object","additionalProperties":true}`},
+		// A boolean subschema goes out in its object form (true is {}).
+		{"loose", "Loose takes any object.", `{"type":"object","additionalProperties":{}}`, `{"type":"object","additionalProperties":{}}`},
 		{"taught", "Taught decodes with a decoder gen is taught.", `{"type":"object","properties":{"city":{"type":["null","string"]},"street":{"type":["null","string"]}}}`, "none"},
 		{"report", "ServeHTTP answers the report.", `{"type":"object"}`, `{"type":"object","properties":{"owner":{"type":"string"}}}`},
 		{"add", "Add decodes an item of the resource's type.", `{"type":"object"}`, "none"},

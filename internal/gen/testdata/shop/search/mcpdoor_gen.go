@@ -19,7 +19,7 @@ func init() {
 {"func":"example.com/shop/search.Search","at":"search.go:30","doc":"Search finds products and articles: q is required; type narrows to \"product\" or \"article\"; page and per_page page through.","query":[{"name":"q","required":true},{"name":"page","type":"integer"},{"name":"per_page","type":"integer"},{"name":"type"}],"out":0,"answers":["json"]},
 {"func":"example.com/shop/search.Advanced","at":"search.go:65","doc":"Advanced searches with filters on brand, price and stock.","body":{"type":1},"out":0,"answers":["json"]},
 {"func":"example.com/shop/search.Suggest","at":"search.go:76","doc":"Suggest answers completions of q.","query":[{"name":"q"}],"out":2,"answers":["json"]},
-{"func":"example.com/shop/search.Facets","at":"search.go:83","doc":"Facets answers the counts of the filter values a search would see; any of color, size and brand filters it.","out":3,"answers":["json"]}
+{"func":"example.com/shop/search.Facets","at":"search.go:83","doc":"Facets answers the counts of the filter values a search would see; any of color, size and brand filters it.","query":[{"name":"color"},{"name":"size"},{"name":"brand"}],"out":3,"answers":["json"]}
 ]}`,
 		reflect.TypeFor[Results](),        // 0
 		reflect.TypeFor[AdvancedQuery](),  // 1

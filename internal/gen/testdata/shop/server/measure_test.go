@@ -132,10 +132,10 @@ func TestAdvertised(t *testing.T) {
 		json.Unmarshal(b, &m)
 		tools[tl.Name] = m
 	}
-	byRoute := map[string]string{}
+	byRoute, reasons := map[string]string{}, map[string]string{}
 	for _, row := range door.Report() {
 		if row.Tool != "" {
-			byRoute[row.Route] = row.Tool
+			byRoute[row.Route], reasons[row.Route] = row.Tool, row.Reason
 		}
 	}
 
@@ -192,7 +192,11 @@ func TestAdvertised(t *testing.T) {
 			}
 		}
 		if len(missing) > 0 {
-			fmt.Fprintf(&table, "  %-45s missing %s\n", h.route, strings.Join(missing, ", "))
+			reason := reasons[h.route]
+			if reason == "" {
+				reason = "(the report gives no reason)"
+			}
+			fmt.Fprintf(&table, "  %-45s missing %s\n  %-45s because: %s\n", h.route, strings.Join(missing, ", "), "", reason)
 		}
 	}
 	have, of := body.have+query.have+docs.have+outs.have, body.of+query.of+docs.of+outs.of

@@ -1,0 +1,3 @@
+module example.com/pkgz/rest
+
+go 1.26.0
