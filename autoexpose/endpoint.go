@@ -94,7 +94,7 @@ func (d *Door) endpoint(m *MCPConfig) http.Handler {
 	}
 	if m.stateful() {
 		d.life.unused = newUnusedSessions(m.unusedSessionTimeout())
-		d.server.AddReceivingMiddleware(d.life.unused.middleware)
+		d.server.AddReceivingMiddleware(d.recovers(d.life.unused.middleware))
 	}
 	return &endpoint{d.calls.withoutNewSession(newGuard(m).wrap(d.refuseMisrouted(d.life.wrap(m.stateful(), h))))}
 }

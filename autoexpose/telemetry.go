@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -96,6 +97,7 @@ type telemetry struct {
 	operations metric.Float64Histogram // mcp.server.operation.duration
 	sessions   metric.Float64Histogram // mcp.server.session.duration
 	transport  string                  // network.transport: tcp, or pipe over stdio
+	log        *slog.Logger
 	// What off reads: the tracer provider is a no-op one, or the global;
 	// the propagator is the global.
 	noTracer, globalTracer, globalPropagator bool
@@ -103,7 +105,7 @@ type telemetry struct {
 
 func newTelemetry(cfg *Config, stdio bool) *telemetry {
 	tp, mp, prop := cfg.TracerProvider, cfg.MeterProvider, cfg.Propagators
-	t := &telemetry{globalTracer: tp == nil, globalPropagator: prop == nil, transport: "tcp"}
+	t := &telemetry{globalTracer: tp == nil, globalPropagator: prop == nil, transport: "tcp", log: cfg.logger()}
 	if tp == nil {
 		tp = otel.GetTracerProvider()
 	}
@@ -351,6 +353,7 @@ func (t *telemetry) watchSession(ctx context.Context, ss *mcp.ServerSession, pro
 	attrs := metric.WithAttributes(attrProtocol.String(protocol), attrTransport.String(t.transport))
 	ctx = context.WithoutCancel(ctx)
 	go func() {
+		defer func() { recovered(t.log, "recording a session's duration", recover()) }()
 		ss.Wait()
 		t.sessions.Record(ctx, time.Since(start).Seconds(), attrs)
 	}()
@@ -372,7 +375,9 @@ func requestProtocol(method string, meta map[string]any, res mcp.Result, ss *mcp
 	if v, ok := meta[mcp.MetaKeyProtocolVersion].(string); ok {
 		return v
 	}
-	if r, ok := res.(*mcp.InitializeResult); ok && method == "initialize" {
+	// A method that failed has no result, though the go-sdk hands on a
+	// typed nil for one.
+	if r, ok := res.(*mcp.InitializeResult); ok && r != nil && method == "initialize" {
 		return r.ProtocolVersion
 	}
 	if ss != nil {
