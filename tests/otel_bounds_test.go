@@ -70,7 +70,7 @@ func TestTelemetryBounds(t *testing.T) {
 					for _, dp := range h.DataPoints {
 						series++
 						for _, kv := range dp.Attributes.ToSlice() {
-							v := kv.Value.Emit()
+							v := kv.Value.String()
 							valueBytes += len(v)
 							switch {
 							case len(v) > telemetryValueMax:
@@ -98,10 +98,10 @@ func TestTelemetryBounds(t *testing.T) {
 					over.note("span name", "a span named by %d bytes (%.40s...), want at most %d", len(span.Name), span.Name, 2*telemetryValueMax)
 				}
 				for _, kv := range span.Attributes {
-					if v := kv.Value.Emit(); len(v) > telemetryValueMax {
+					if v := kv.Value.String(); len(v) > telemetryValueMax {
 						over.note("span "+string(kv.Key), "span %.40q: attribute %s of %d bytes (%.40s...), want at most %d", span.Name, kv.Key, len(v), v, telemetryValueMax)
 					}
-					if v := kv.Value.Emit(); kv.Key == "gen_ai.tool.name" && v != "get_weather" && v != "_OTHER" {
+					if v := kv.Value.String(); kv.Key == "gen_ai.tool.name" && v != "get_weather" && v != "_OTHER" {
 						over.note("span tool", "span %.40q: gen_ai.tool.name %.40q, want get_weather or _OTHER", span.Name, v)
 					}
 				}
