@@ -50,7 +50,12 @@ func FuzzBatch(f *testing.F) {
 			session = openSession(t, url, version)
 			defer endSession(url, session)
 		}
-		status, ctype, answer, err := postFuzz(url, version, session, body)
+		status, ctype, answer, opened, err := postFuzz(url, version, session, body)
+		if opened != "" && opened != session {
+			// A session the body opened ends too, so that the fuzzing
+			// does not fill mcp.max_sessions.
+			defer endSession(url, opened)
+		}
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) && listens(body) {
 				return // subscriptions/listen streams until its client ends it
@@ -70,7 +75,7 @@ func FuzzBatch(f *testing.F) {
 		}
 		if session != "" {
 			ping := `{"jsonrpc":"2.0","id":"after","method":"ping"}`
-			if status, _, answer, err := postFuzz(url, pingVersion(version), session, []byte(ping)); err != nil || status != http.StatusOK || !strings.Contains(string(answer), `"id":"after","result":{}`) {
+			if status, _, answer, _, err := postFuzz(url, pingVersion(version), session, []byte(ping)); err != nil || status != http.StatusOK || !strings.Contains(string(answer), `"id":"after","result":{}`) {
 				t.Fatalf("version %q, body %q: then a ping in the session got %d %s (%v)", version, body, status, answer, err)
 			}
 		}
@@ -98,7 +103,7 @@ func openSession(t *testing.T, url, version string) string {
 	if resp.StatusCode != http.StatusOK || id == "" {
 		t.Fatalf("initialize: %d, session %q", resp.StatusCode, id)
 	}
-	if status, _, answer, err := postFuzz(url, pingVersion(version), id, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil || status != http.StatusAccepted {
+	if status, _, answer, _, err := postFuzz(url, pingVersion(version), id, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil || status != http.StatusAccepted {
 		t.Fatalf("notifications/initialized: %d %s (%v)", status, answer, err)
 	}
 	return id
@@ -138,17 +143,17 @@ func mcpRequest(ctx context.Context, url, version, session string, body []byte) 
 }
 
 // postFuzz posts body, within 5 seconds, and returns the answer's status,
-// Content-Type and body.
-func postFuzz(url, version, session string, body []byte) (int, string, []byte, error) {
+// Content-Type, body and Mcp-Session-Id.
+func postFuzz(url, version, session string, body []byte) (status int, ctype string, answer []byte, opened string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	resp, err := http.DefaultClient.Do(mcpRequest(ctx, url, version, session, body))
 	if err != nil {
-		return 0, "", nil, err
+		return 0, "", nil, "", err
 	}
 	defer resp.Body.Close()
-	answer, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header.Get("Content-Type"), answer, err
+	answer, err = io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Content-Type"), answer, resp.Header.Get(sessionIDHeader), err
 }
 
 // rpcID is a JSON-RPC id as a comparable string: a string's JSON, or a
@@ -168,10 +173,11 @@ func rpcID(raw json.RawMessage) string {
 	return ""
 }
 
-// message is what FuzzBatch reads of a JSON-RPC message.
+// message is what FuzzBatch reads of a JSON-RPC message: its id, and its
+// method (nil for none, or one that is not a string).
 type message struct {
-	ID     json.RawMessage `json:"id"`
-	Method *string         `json:"method"`
+	ID     json.RawMessage
+	Method *string
 }
 
 // messages returns the messages of a body: one object, or a batch's.
@@ -182,10 +188,20 @@ func messages(body []byte) []message {
 	}
 	var msgs []message
 	for _, raw := range batch {
-		var m message
-		if json.Unmarshal(raw, &m) == nil {
-			msgs = append(msgs, m)
+		// By exact keys, as the go-sdk reads them: encoding/json would
+		// take "Method" for "method".
+		var members map[string]json.RawMessage
+		if json.Unmarshal(raw, &members) != nil {
+			continue
 		}
+		m := message{ID: members["id"]}
+		if method, ok := members["method"]; ok {
+			var name string
+			if json.Unmarshal(method, &name) == nil {
+				m.Method = &name
+			}
+		}
+		msgs = append(msgs, m)
 	}
 	return msgs
 }
