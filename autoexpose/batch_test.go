@@ -278,7 +278,7 @@ func TestBatchSize(t *testing.T) {
 // batch reaches the go-sdk as it came.
 func TestBatchLimitEdges(t *testing.T) {
 	var got []byte
-	h := limitBatch(2, defaultMaxBodyBytes, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := limitBatch(2, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, _ = io.ReadAll(r.Body)
 	}))
 	for _, c := range []struct {

@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
@@ -26,6 +27,7 @@ type builder struct {
 	cfg      *Config
 	log      *slog.Logger
 	sessions *sessions.Manager
+	bodies   *bodies.Policy    // how request bodies are read: mcp.max_body_memory, mcp.body_timeout
 	contract *rollout.Contract // nil while the rollout contract is off
 	reserved []string          // names that are never tools
 	stdio    bool              // building for ServeStdio: every call is tokenless
@@ -48,7 +50,7 @@ func newBuilder(cfg *Config) (*builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &builder{cfg: cfg, log: cfg.logger(), sessions: sessions}, nil
+	return &builder{cfg: cfg, log: cfg.logger(), sessions: sessions, bodies: cfg.MCP.bodyPolicy()}, nil
 }
 
 // useRollout turns the rollout contract on: its routes' names are reserved,
@@ -62,6 +64,7 @@ func (b *builder) useRollout() {
 		Path:         m.path(),
 		Sessions:     b.sessions,
 		MaxHeldBytes: m.maxBodyBytes(),
+		Bodies:       b.bodies,
 		Logger:       b.log,
 	})
 	b.reserved = append(b.reserved, rollout.Reserved...)
@@ -142,6 +145,7 @@ func (b *builder) door(tools []toolSpec, target http.Handler, routes chi.Routes)
 		life:   newLifecycle(),
 		serves: target,
 		tel:    newTelemetry(b.cfg, b.stdio),
+		bodies: b.bodies,
 		calls: &calls{
 			log:          b.log,
 			contract:     b.contract,

@@ -19,9 +19,12 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/header"
+	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/session"
+	"github.com/mcpdoor/mcpdoor/verifywrap"
 )
 
 // Config is one server's mcpdoor configuration: the YAML block (see
@@ -221,6 +224,20 @@ type MCPConfig struct {
 	// response captured from a dispatched handler, and a /seed_session
 	// body. Default 4 MiB.
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// MaxBodyMemory bounds the memory that all the request bodies the door
+	// reads whole (MCP requests, /seed_session and /verify bodies) hold at
+	// once, while they are read and while they are served: a request whose
+	// body would take more than is left gets HTTP 503 with Retry-After,
+	// before any of it is read when its Content-Length says so. Default
+	// 2 GiB. Reading a body of n bytes may take 1.5 n, so the budget must
+	// hold one body of each limit (MaxBodyBytes, Rollout.MaxSeedBytes,
+	// Rollout.MaxVerifyBytes), or Install fails.
+	MaxBodyMemory int64 `yaml:"max_body_memory"`
+	// BodyTimeout is how long a request body the door reads whole may take
+	// to come: one that has not come whole by then is cut, with HTTP 408.
+	// Default 60s. A server whose http.Server.ReadTimeout is shorter keeps
+	// that.
+	BodyTimeout time.Duration `yaml:"body_timeout"`
 	// DisableFastPath hands every request to the go-sdk's Streamable HTTP
 	// handler. By default a stateless endpoint serves a POST that carries one
 	// tools/call request for one of its tools itself, on a fast path that
@@ -391,6 +408,12 @@ const (
 	defaultPath         = "/mcp"
 	defaultIdleTimeout  = 600 * time.Second
 	defaultMaxBodyBytes = 4 << 20
+	// Room to read one /verify body of the default limit (1 GiB, which
+	// may take 1.5 GiB to read) and the MCP requests beside it.
+	defaultMaxBodyMemory = 2 << 30
+	// A minute: 18 MB/s for the largest /verify body of the defaults, 70
+	// KB/s for the largest MCP request.
+	defaultBodyTimeout = 60 * time.Second
 	// A thousand sessions hold a few MiB and a thousand goroutines: well
 	// within one process, and more than one server's agents keep open.
 	defaultMaxSessions          = 1000
@@ -436,7 +459,7 @@ func (c *Config) Validate() error {
 	if len(m.SessionSecret) > 0 && m.SessionSecretEnv != "" {
 		bad("mcp.session_secret", "set session_secret or session_secret_env, not both")
 	}
-	for key, d := range map[string]time.Duration{"mcp.idle_timeout": m.IdleTimeout, "mcp.call_timeout": m.CallTimeout, "mcp.unused_session_timeout": m.UnusedSessionTimeout, "mcp.session_idle_ttl": m.SessionIdleTTL} {
+	for key, d := range map[string]time.Duration{"mcp.idle_timeout": m.IdleTimeout, "mcp.call_timeout": m.CallTimeout, "mcp.unused_session_timeout": m.UnusedSessionTimeout, "mcp.session_idle_ttl": m.SessionIdleTTL, "mcp.body_timeout": m.BodyTimeout} {
 		if d < 0 {
 			bad(key, "%v is negative", d)
 		} else if d > 0 && d < time.Millisecond {
@@ -445,6 +468,11 @@ func (c *Config) Validate() error {
 	}
 	if m.MaxBodyBytes < 0 {
 		bad("mcp.max_body_bytes", "%d is negative", m.MaxBodyBytes)
+	}
+	if m.MaxBodyMemory < 0 {
+		bad("mcp.max_body_memory", "%d is negative", m.MaxBodyMemory)
+	} else {
+		m.validateBodyMemory(bad)
 	}
 	for key, n := range map[string]int{"mcp.max_sessions": m.MaxSessions, "mcp.max_batch": m.MaxBatch, "mcp.max_concurrent_calls": m.MaxConcurrentCalls, "mcp.max_stored_sessions": m.MaxStoredSessions} {
 		if n < 0 {
@@ -508,6 +536,28 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// validateBodyMemory reports, through bad, a body limit that the body
+// budget could not hold one body of, even with no other body being read.
+func (m *MCPConfig) validateBodyMemory(bad func(key, format string, args ...any)) {
+	budget := m.maxBodyMemory()
+	for _, l := range []struct {
+		key   string
+		limit int64
+	}{
+		{"mcp.max_body_bytes", m.maxBodyBytes()},
+		{"mcp.rollout.max_seed_bytes", orDefault(m.Rollout.MaxSeedBytes, rollout.DefaultMaxSeedBytes)},
+		{"mcp.rollout.max_verify_bytes", orDefault(m.Rollout.MaxVerifyBytes, verifywrap.DefaultMaxBodyBytes)},
+	} {
+		if l.limit < 0 {
+			continue // reported on its own
+		}
+		if peak := bodies.Peak(l.limit); peak > budget {
+			bad("mcp.max_body_memory", "%d bytes cannot hold one body of %s (%d bytes), which may take %d bytes to read; raise mcp.max_body_memory to at least %d, or lower %s",
+				budget, l.key, l.limit, peak, peak, l.key)
+		}
+	}
+}
+
 // validate reports the block's invalid methods and keys through bad.
 func (r *REST) validate(bad func(key, format string, args ...any)) {
 	methods := detect.RESTMethods()
@@ -551,6 +601,23 @@ func (m *MCPConfig) maxBodyBytes() int64 {
 		return defaultMaxBodyBytes
 	}
 	return m.MaxBodyBytes
+}
+
+// maxBodyMemory returns the budget of the request bodies held at once.
+func (m *MCPConfig) maxBodyMemory() int64 { return orDefault(m.MaxBodyMemory, defaultMaxBodyMemory) }
+
+// bodyTimeout returns how long a request body may take to come whole.
+func (m *MCPConfig) bodyTimeout() time.Duration { return orDefault(m.BodyTimeout, defaultBodyTimeout) }
+
+// bodyPolicy returns how the door reads request bodies whole: within one
+// budget of mcp.max_body_memory, each within mcp.body_timeout.
+func (m *MCPConfig) bodyPolicy() *bodies.Policy {
+	return &bodies.Policy{
+		Budget:      bodies.NewBudget(m.maxBodyMemory()),
+		BudgetName:  "mcp.max_body_memory",
+		Timeout:     m.bodyTimeout(),
+		TimeoutName: "mcp.body_timeout",
+	}
 }
 
 // maxSessions returns the cap on live sessions.

@@ -35,6 +35,8 @@ mcp:
   rate_limit: {per_session: 2.5, burst: 5}
   call_timeout: 30s
   max_body_bytes: 1048576
+  max_body_memory: 536870912
+  body_timeout: 20s
   degrade: http-only
   catalog: true
   annotations: {get_weather: {read_only: true, title: Weather}}
@@ -68,6 +70,8 @@ mcp:
 		RateLimit:             RateLimit{PerSession: 2.5, Burst: 5},
 		CallTimeout:           30 * time.Second,
 		MaxBodyBytes:          1 << 20,
+		MaxBodyMemory:         512 << 20,
+		BodyTimeout:           20 * time.Second,
 		Degrade:               "http-only",
 		Catalog:               true,
 		Annotations:           map[string]Annotations{"get_weather": {ReadOnly: ptr(true), Title: "Weather"}},
@@ -111,6 +115,9 @@ func TestConfigDefaults(t *testing.T) {
 			t.Errorf("%q: limits' defaults wrong: %d sessions, %v unused, %d a batch, %d calls at once",
 				doc, m.maxSessions(), m.unusedSessionTimeout(), m.maxBatch(), m.maxConcurrentCalls())
 		}
+		if m.maxBodyMemory() != 2<<30 || m.bodyTimeout() != 60*time.Second {
+			t.Errorf("%q: body defaults wrong: %d bytes of body memory, %v to come", doc, m.maxBodyMemory(), m.bodyTimeout())
+		}
 	}
 	cfg, _ := ParseConfig([]byte("mcp: {forward_headers: []}"))
 	if got := cfg.MCP.forwardHeaders(); len(got) != 0 {
@@ -149,6 +156,12 @@ func TestConfigErrors(t *testing.T) {
 		{on + "mcp: {max_body_bytes: -1}", "mcp.max_body_bytes: -1 is negative"},
 		{on + "mcp: {rollout: {max_seed_bytes: -1}}", "mcp.rollout.max_seed_bytes: -1 is negative"},
 		{on + "mcp: {rollout: {max_verify_bytes: -1}}", "mcp.rollout.max_verify_bytes: -1 is negative"},
+		{on + "mcp: {max_body_memory: -1}", "mcp.max_body_memory: -1 is negative"},
+		{on + "mcp: {body_timeout: -1s}", "mcp.body_timeout: -1s is negative"},
+		{on + "mcp: {max_body_memory: 1073741824}", "mcp.max_body_memory: 1073741824 bytes cannot hold one body of mcp.rollout.max_verify_bytes (1073741824 bytes), " +
+			"which may take 1610616832 bytes to read; raise mcp.max_body_memory to at least 1610616832, or lower mcp.rollout.max_verify_bytes"},
+		{on + "mcp: {max_body_memory: 4194304}", "mcp.max_body_memory: 4194304 bytes cannot hold one body of mcp.max_body_bytes (4194304 bytes), " +
+			"which may take 6295552 bytes to read; raise mcp.max_body_memory to at least 6295552, or lower mcp.max_body_bytes"},
 		{"mcp:\n  rollout:\n    max_verify_bytes: 64MiB", "line 3: mcp.rollout.max_verify_bytes: "},
 		{on + "mcp: {rate_limit: {per_session: -1}}", "mcp.rate_limit.per_session: -1 is negative"},
 		{on + "mcp: {rate_limit: {per_session: .inf}}", "mcp.rate_limit.per_session: +Inf is not a number of calls per second; 0 turns the limit off"},

@@ -126,13 +126,19 @@ func (c *calls) serveWithin(ctx context.Context, t *tool, rc *dispatch.Call) *di
 // mcp.call_timeout; its Err is context.DeadlineExceeded.
 var errCallTimeout = errors.New("mcpdoor: mcp.call_timeout reached")
 
-// serve runs one dispatch and logs a handler's panic.
-func (c *calls) serve(ctx context.Context, t *tool, rc *dispatch.Call) *dispatch.Response {
-	resp := t.dispatcher.Dispatch(ctx, rc)
-	if resp.Panic != nil {
-		rollout.Logger(ctx, c.log).Error("mcpdoor: handler panicked", "tool", t.Name, "route", t.Route, "panic", resp.Panic, "stack", string(resp.Stack))
-	}
-	return resp
+// serve runs one dispatch and logs a handler's panic, or one of the
+// dispatch's own: serveWithin runs it on a goroutine of its own, which
+// nothing else recovers.
+func (c *calls) serve(ctx context.Context, t *tool, rc *dispatch.Call) (resp *dispatch.Response) {
+	defer func() {
+		if v := recover(); v != nil {
+			resp = dispatch.Panicked(v)
+		}
+		if resp.Panic != nil {
+			rollout.Logger(ctx, c.log).Error("mcpdoor: handler panicked", "tool", t.Name, "route", t.Route, "panic", resp.Panic, "stack", string(resp.Stack))
+		}
+	}()
+	return t.dispatcher.Dispatch(ctx, rc)
 }
 
 // timedOut is the isError result of a call that hit mcp.call_timeout.

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
 
@@ -31,10 +32,11 @@ type Door struct {
 	serverInfo []byte
 	calls      *calls
 	tel        *telemetry
-	handler    http.Handler // the MCP endpoint; nil for a Door that serves no MCP
-	life       *lifecycle   // nil for a Door that serves no MCP
-	slot       *slot        // the exclusive session's; nil unless mcp.exclusive
-	catalog    *catalogDoc  // without its tools; nil unless mcp.catalog
+	bodies     *bodies.Policy // how request bodies are read (see readBodies)
+	handler    http.Handler   // the MCP endpoint; nil for a Door that serves no MCP
+	life       *lifecycle     // nil for a Door that serves no MCP
+	slot       *slot          // the exclusive session's; nil unless mcp.exclusive
+	catalog    *catalogDoc    // without its tools; nil unless mcp.catalog
 	degraded   error
 	// serves is what the Door serves, and tool calls replay through:
 	// Config.Outer around the router (Install) or the wrapMux (Wrap), or

@@ -36,11 +36,12 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.h.Serve
 //     this replica does not hold gets 421 (misroute.go);
 //  3. the lifecycle (lifecycle.go): 503 once the Door is closed, and the
 //     request's context ends when it closes;
-//  4. on an exclusive door, the slot (exclusive.go): 409 while another
+//  4. the body (bodylimit.go), read whole: 413 over mcp.max_body_bytes, 503
+//     past mcp.max_body_memory, 408 past mcp.body_timeout;
+//  5. on an exclusive door, the slot (exclusive.go): 409 while another
 //     rollout's session is live, and 403 without a valid token where tool
 //     calls need one; on another stateful door, the session cap
 //     (sessionlimits.go): 503 once mcp.max_sessions are live;
-//  5. the body limit (bodylimit.go): 413 over mcp.max_body_bytes;
 //  6. inflight (inflight.go): where a tool call finds its request;
 //  7. on a stateless door, the fast path (fastpath.go), which serves a
 //     single tools/call request itself;
@@ -51,7 +52,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.h.Serve
 //     wait for one of their session's mcp.max_concurrent_calls slots
 //     (fanout.go).
 func (d *Door) endpoint(m *MCPConfig) http.Handler {
-	h := limitBody(d.calls.maxBody, d.calls.inflight.track(d.withFastPath(m, d.calls.inflight.noteID(d.tel.off, limitBatch(m.maxBatch(), d.calls.maxBody, d.transport(m))))))
+	h := d.calls.inflight.track(d.withFastPath(m, d.calls.inflight.noteID(d.tel.off, limitBatch(m.maxBatch(), d.transport(m)))))
 	if m.Exclusive {
 		tokenHeader := ""
 		if d.calls.contract != nil {
@@ -62,7 +63,6 @@ func (d *Door) endpoint(m *MCPConfig) http.Handler {
 			end:      d.end,
 			identify: d.calls.identity,
 			message:  exclusiveMessage(m.idleTimeout(), tokenHeader),
-			maxBody:  d.calls.maxBody,
 			wait:     claimWait,
 			reserve:  m.unusedSessionTimeout(),
 			cookieSID: func(h http.Header) string {
@@ -91,9 +91,10 @@ func (d *Door) endpoint(m *MCPConfig) http.Handler {
 	} else if m.stateful() {
 		h = newSessionCap(m, func() int { return len(d.calls.liveSessions()) }).wrap(h)
 	}
+	h = d.readBodies(d.calls.maxBody, h)
 	if m.stateful() {
 		d.life.unused = newUnusedSessions(m.unusedSessionTimeout())
-		d.server.AddReceivingMiddleware(d.life.unused.middleware)
+		d.server.AddReceivingMiddleware(d.recovers(d.life.unused.middleware))
 	}
 	return &endpoint{d.calls.withoutNewSession(newGuard(m).wrap(d.refuseMisrouted(d.life.wrap(m.stateful(), h))))}
 }

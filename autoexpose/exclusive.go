@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -119,7 +118,6 @@ type slot struct {
 	// tokenHeader, when set, is the header of the token that claiming the
 	// slot needs (see needsToken).
 	tokenHeader string
-	maxBody     int64
 	wait        time.Duration // how long a POST waits for a pending one
 	// reserve is how long a seed keeps the slot for its rollout's client
 	// to connect (mcp.unused_session_timeout).
@@ -274,13 +272,26 @@ const seedBusyText = "mcpdoor: this server is exclusive (mcp.exclusive) and serv
 const busyRetry = "1"
 
 // wrapSeed serves /seed_session (next, the contract's wrap) under the
-// slot: a seed for a rollout other than the one the slot serves gets 503
-// with Retry-After, which a balancer retries on another replica; a seed
-// answered 2xx keeps the slot for its session (the one its response's
-// cookie names) while its client connects, for s.reserve.
-func (s *slot) wrapSeed(next http.Handler) http.Handler {
+// slot, once its body has come whole (readBody, the contract's SeedBody): a
+// seed whose body is still coming holds nothing of the slot, however long
+// it takes. Then a seed for a rollout other than the one the slot serves
+// gets 503 with Retry-After, which a balancer retries on another replica;
+// any other holds the slot while its handler runs (a second seed then
+// waits for none: it gets the 503), and one answered 2xx keeps it for its
+// session (the one its response's cookie names) while its client
+// connects, for s.reserve, from the moment it writes its status.
+func (s *slot) wrapSeed(readBody func(http.ResponseWriter, *http.Request) (*http.Request, []byte, func(), http.HandlerFunc), next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		who := s.requestSID(r)
+		r, _, release, refuse := readBody(w, r)
+		defer release()
+		if refuse != nil {
+			if who == "" {
+				s.forget(w, r)
+			}
+			refuse(w, r)
+			return
+		}
 		s.mu.Lock()
 		lapsed := s.lapse()
 		busy := s.busy(who)
@@ -299,17 +310,58 @@ func (s *slot) wrapSeed(next http.Handler) http.Handler {
 			http.Error(w, seedBusyText, http.StatusServiceUnavailable)
 			return
 		}
-		sw := &statusWriter{ResponseWriter: w}
-		defer func() {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			s.seeding = false
-			if sid := s.cookieSID(w.Header()); sw.status/100 == 2 && sid != "" && s.owner != sid {
-				s.reserved, s.until = sid, time.Now().Add(s.reserve)
-			}
-		}()
+		sw := &seedWriter{statusWriter: statusWriter{ResponseWriter: w}, s: s}
+		defer sw.answered() // a handler that wrote nothing (or panicked)
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// A seedWriter is the response of a seed that holds the slot: once its
+// status is written, the slot is reserved for the seed's session (a 2xx)
+// or free, before any of the body goes out, which a slow client may take
+// long to read.
+type seedWriter struct {
+	statusWriter
+	s    *slot
+	done bool
+}
+
+func (w *seedWriter) WriteHeader(code int) {
+	if code >= 200 {
+		w.answer(code)
+	}
+	w.statusWriter.WriteHeader(code)
+}
+
+func (w *seedWriter) Write(b []byte) (int, error) {
+	w.answer(http.StatusOK)
+	return w.statusWriter.Write(b)
+}
+
+// answer ends the seed's hold of the slot for the status code it answers.
+func (w *seedWriter) answer(code int) {
+	if w.done {
+		return
+	}
+	if w.status != 0 {
+		code = w.status
+	}
+	w.done = true
+	s := w.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seeding = false
+	if sid := s.cookieSID(w.Header()); code/100 == 2 && sid != "" && s.owner != sid {
+		s.reserved, s.until = sid, time.Now().Add(s.reserve)
+	}
+}
+
+// answered ends the hold of a seed whose handler has returned, if writing
+// its status has not.
+func (w *seedWriter) answered() {
+	if !w.done {
+		w.answer(http.StatusInternalServerError)
+	}
 }
 
 // wrapVerify serves /verify (next) and then, when it answered 2xx, ends
@@ -429,11 +481,9 @@ func (s *slot) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		// Read the body first, so that a slow upload does not hold the
-		// slot; the go-sdk reads it again, and answers a bad or oversized
-		// one itself.
-		body, _ := io.ReadAll(io.LimitReader(r.Body, s.maxBody+1))
-		unread(r, body)
+		// The body has come whole (readBodies, in front): a slow upload
+		// does not hold the slot.
+		body := heldBody(r)
 		who, token := s.identify(r)
 		if s.tokenHeader != "" && !token {
 			writeRPCError(w, http.StatusForbidden, requestID(body), exclusiveErrorCode, needsToken(s.tokenHeader, r.Header.Get(s.tokenHeader) != ""))

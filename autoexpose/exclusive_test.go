@@ -127,7 +127,7 @@ func TestSlotWaits(t *testing.T) {
 				alive:    func(id string) bool { return id == "s1" && len(ended) == 0 },
 				end:      func(id string) { ended = append(ended, id) },
 				identify: func(r *http.Request) (string, bool) { return strings.CutSuffix(r.Header.Get("Who"), "+token") },
-				message:  "busy", maxBody: defaultMaxBodyBytes, wait: c.wait,
+				message:  "busy", wait: c.wait,
 			}
 			h := s.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Header.Get("First") != "" {
@@ -227,7 +227,7 @@ func FuzzExclusiveBody(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	s := &slot{alive: func(string) bool { return true }, identify: func(*http.Request) (string, bool) { return "someone else", false },
-		message: "busy", maxBody: defaultMaxBodyBytes, holder: "live", owner: "its rollout", confirmed: true}
+		message: "busy", holder: "live", owner: "its rollout", confirmed: true}
 	h := s.wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		panic("a request without a session reached the go-sdk while the slot was taken")
 	}))

@@ -1,10 +1,8 @@
 package autoexpose
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 
@@ -34,38 +32,18 @@ import (
 // limitBatch answers a POST whose body is a JSON-RPC batch of more than max
 // messages with HTTP 413 and a JSON-RPC error (-32600) that names
 // mcp.max_batch; any other request goes to next with its body as it came.
-// It reads the body only when it starts with '['; the body limit in front
-// of it has capped it at limit bytes.
-func limitBatch(max int, limit int64, next http.Handler) http.Handler {
+// It looks at the body readBodies has read.
+func limitBatch(max int, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
-		// Past the whitespace to the first byte of the body.
-		var head []byte
-		var buf [64]byte
-		for len(head) == skipSpace(head, 0) && int64(len(head)) <= limit {
-			k, err := r.Body.Read(buf[:])
-			head = append(head, buf[:k]...)
-			if err != nil {
-				break
-			}
-		}
-		if i := skipSpace(head, 0); i == len(head) || head[i] != '[' {
-			unread(r, head)
-			next.ServeHTTP(w, r)
-			return
-		}
-		all := bytes.NewBuffer(head)
-		all.ReadFrom(io.LimitReader(r.Body, limit+1-int64(len(head)))) // an error: the go-sdk reads what came
-		body := all.Bytes()
-		if n := batchSize(body); n > max {
+		if n := batchSize(heldBody(r)); n > max {
 			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.CodeInvalidRequest,
 				fmt.Sprintf("mcpdoor: a JSON-RPC batch of %d messages is over the limit of %d (mcp.max_batch); send at most %d messages in one request", n, max, max))
 			return
 		}
-		unread(r, body)
 		next.ServeHTTP(w, r)
 	})
 }

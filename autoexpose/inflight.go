@@ -1,7 +1,6 @@
 package autoexpose
 
 import (
-	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -46,17 +45,15 @@ func (f *inflight) lookup(h http.Header) *http.Request {
 
 // noteID notes the JSON-RPC id of the one request a POST to the go-sdk
 // carries, for its span (jsonrpc.request.id), which the go-sdk hands its
-// middleware no way to read; nothing while tracing is off. The body has been capped at the endpoint's
-// limit in front; whatever reading it met, the go-sdk meets too.
+// middleware no way to read; nothing while tracing is off. It looks at the
+// body readBodies has read.
 func (f *inflight) noteID(off func() bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil || off() {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, _ := io.ReadAll(r.Body)
-		unread(r, body)
-		if id := requestID(body); id != nil {
+		if id := requestID(heldBody(r)); id != nil {
 			ref := r.Header.Get(requestRefHeader)
 			f.ids.Store(ref, []byte(id))
 			defer f.ids.Delete(ref)

@@ -3,6 +3,8 @@ package autoexpose
 import (
 	"io"
 	"net/http"
+
+	"github.com/mcpdoor/mcpdoor/internal/bodies"
 )
 
 // A request's Content-Length is what its client declares, not what it
@@ -43,10 +45,14 @@ func growBody(b []byte, n int64) []byte {
 	return append(b, 0)[:len(b)]
 }
 
-// readBody reads the fast path's request body, Content-Length bytes. When
-// it cannot, or the body is longer, it puts back what it read in front of
-// the rest, for the go-sdk to read as it would have.
+// readBody returns the fast path's request body, Content-Length bytes: the
+// one readBodies has read, or else read here. When it cannot, or the body
+// is longer, it puts back what it read in front of the rest, for the go-sdk
+// to read as it would have.
 func readBody(r *http.Request) ([]byte, bool) {
+	if b, ok := bodies.Bytes(r.Body); ok { // read whole by readBodies
+		return b, int64(len(b)) == r.ContentLength
+	}
 	n := r.ContentLength
 	body := bodyBuffer(r.Body, n)
 	for {

@@ -47,7 +47,7 @@ func (d *Door) seed(c *rollout.Contract) func(http.Handler) http.Handler {
 	if d.slot == nil {
 		return c.Seed
 	}
-	return func(h http.Handler) http.Handler { return d.slot.wrapSeed(c.Seed(h)) }
+	return func(h http.Handler) http.Handler { return d.slot.wrapSeed(c.SeedBody, c.Seed(h)) }
 }
 
 // verify returns the contract's /verify wrap; where there is an exclusive

@@ -31,8 +31,12 @@ func (d *Door) newServer() *mcp.Server {
 	if d.catalog != nil {
 		d.addCatalog(s)
 	}
-	s.AddReceivingMiddleware(d.middleware)
-	s.AddReceivingMiddleware(d.traced) // outside the middleware: its refusals are traced too
+	// Beneath the Door's middleware, the go-sdk's handling of each method
+	// (the tools' handlers included) recovers, so that a panic there is
+	// traced as the request's error (see recover.go).
+	s.AddReceivingMiddleware(d.recovering)
+	s.AddReceivingMiddleware(d.recovers(d.middleware))
+	s.AddReceivingMiddleware(d.recovers(d.traced)) // outside the middleware: its refusals are traced too
 	return s
 }
 
@@ -92,7 +96,7 @@ func (d *Door) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				return nil, refused
 			}
 			res, err := next(ctx, method, req)
-			if list, ok := res.(*mcp.ListToolsResult); ok && err == nil && visible != nil {
+			if list, ok := res.(*mcp.ListToolsResult); ok && list != nil && err == nil && visible != nil {
 				return narrow(list, visible), nil
 			}
 			return res, err
@@ -121,7 +125,7 @@ func (d *Door) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 func discover(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
 	res, err := next(ctx, method, req)
 	found, ok := res.(*mcp.DiscoverResult)
-	if err != nil || !ok {
+	if err != nil || !ok || found == nil {
 		return res, err
 	}
 	asked, _ := req.(interface{ ProtocolVersion() string })

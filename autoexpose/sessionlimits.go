@@ -3,7 +3,6 @@ package autoexpose
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -39,7 +38,6 @@ type sessionCap struct {
 	live    func() int // the live sessions
 	message string     // the 503's
 	retry   string     // its Retry-After, in seconds
-	maxBody int64
 
 	mu      sync.Mutex
 	opening int // admitted POSTs without a session, being served
@@ -53,8 +51,7 @@ func newSessionCap(m *MCPConfig, live func() int) *sessionCap {
 		message: fmt.Sprintf("mcpdoor: this MCP server has %d live sessions, its limit (mcp.max_sessions); "+
 			"retry in %s, when sessions opened and left have ended (mcp.unused_session_timeout), or end a session with DELETE",
 			m.maxSessions(), seconds(unused)),
-		retry:   strconv.Itoa(int(math.Ceil(unused.Seconds()))),
-		maxBody: m.maxBodyBytes(),
+		retry: strconv.Itoa(int(math.Ceil(unused.Seconds()))),
 	}
 }
 
@@ -89,9 +86,8 @@ func (c *sessionCap) wrap(next http.Handler) http.Handler {
 		opened, ok := c.admit()
 		if !ok {
 			// The id of the request, for the client to match the error to.
-			body, _ := io.ReadAll(io.LimitReader(r.Body, c.maxBody+1))
 			w.Header().Set("Retry-After", c.retry)
-			writeRPCError(w, http.StatusServiceUnavailable, requestID(body), sessionCapCode, c.message)
+			writeRPCError(w, http.StatusServiceUnavailable, requestID(heldBody(r)), sessionCapCode, c.message)
 			return
 		}
 		defer opened()

@@ -67,14 +67,14 @@ func (d *Door) serveIO(ctx context.Context, in io.ReadCloser, out io.Writer) err
 	}
 	// The go-sdk waits for the calls in flight when the session closes;
 	// ending their contexts with ctx lets the handlers that honour it return.
-	d.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+	d.server.AddReceivingMiddleware(d.recovers(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(callCtx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			callCtx, cancel := context.WithCancel(callCtx)
 			defer cancel()
 			defer context.AfterFunc(ctx, cancel)()
 			return next(callCtx, method, req)
 		}
-	})
+	}))
 	err := d.server.Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{out}})
 	if ctx.Err() != nil {
 		return ctx.Err()

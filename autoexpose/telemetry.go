@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,6 +41,26 @@ import (
 // While tracing is off (see off: no provider set, no propagator) a request
 // starts no span; it costs a look at the globals and an Enabled check of
 // each histogram, and allocates nothing.
+//
+// What a request sends never chooses how much the telemetry holds: an SDK
+// keeps every attribute set of a histogram for the life of the process,
+// and takes a span's values whole (its default limits are none). So a tool
+// name is recorded only when it is one of the Door's tools, else as
+// valueOther, and a span of it is then named by its method alone; a
+// protocol version only when the go-sdk knows it, else as valueOther; a
+// method is one the go-sdk serves; and a value that is the client's own (a
+// request id) or may quote it (a failure's message) is cut to valueMax
+// bytes.
+//
+// What a request sends never chooses how much the telemetry holds: an
+// SDK keeps every attribute set of a histogram for the life of the
+// process, and takes a span's values whole unless told otherwise (its
+// default limits are none). So a tool name is recorded only when it is
+// one of the Door's tools, else as valueOther (and a span of it is named
+// by its method alone); a protocol version only when the go-sdk knows it,
+// else as valueOther; a method is one the go-sdk serves; and a value
+// that is the client's own (a request id) or that quotes it (a failure's
+// message) is cut to valueMax bytes.
 
 // instrumentation is the name the Door's tracer and meter are known by.
 const instrumentation = "github.com/mcpdoor/mcpdoor/autoexpose"
@@ -60,8 +83,38 @@ const (
 	// code of the door's own (the conventions' tool_error).
 	errorTypeTool = "tool_error"
 	// errorTypeOther is error.type of a failure with no code at all.
-	errorTypeOther = "_OTHER"
+	errorTypeOther = valueOther
+	// valueOther stands for a value outside an attribute's set: a tool
+	// that is not the Door's, a protocol version the go-sdk does not know.
+	valueOther = "_OTHER"
+	// valueMax is the most bytes of an attribute value or a span's status
+	// description that may come from a request.
+	valueMax = 256
 )
+
+// knownVersions are the protocol versions mcp.protocol.version takes.
+var knownVersions = mcp.SupportedProtocolVersions()
+
+// protocolLabel is v as mcp.protocol.version records it: a version the
+// go-sdk knows, valueOther for any other, "" for none.
+func protocolLabel(v string) string {
+	if v == "" || slices.Contains(knownVersions, v) {
+		return v
+	}
+	return valueOther
+}
+
+// clipped is s cut to at most valueMax bytes, at a character's boundary.
+func clipped(s string) string {
+	if len(s) <= valueMax {
+		return s
+	}
+	n := valueMax
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
 
 // durationBuckets are the bucket boundaries, in seconds, the conventions
 // give both duration histograms.
@@ -96,6 +149,7 @@ type telemetry struct {
 	operations metric.Float64Histogram // mcp.server.operation.duration
 	sessions   metric.Float64Histogram // mcp.server.session.duration
 	transport  string                  // network.transport: tcp, or pipe over stdio
+	log        *slog.Logger
 	// What off reads: the tracer provider is a no-op one, or the global;
 	// the propagator is the global.
 	noTracer, globalTracer, globalPropagator bool
@@ -103,7 +157,7 @@ type telemetry struct {
 
 func newTelemetry(cfg *Config, stdio bool) *telemetry {
 	tp, mp, prop := cfg.TracerProvider, cfg.MeterProvider, cfg.Propagators
-	t := &telemetry{globalTracer: tp == nil, globalPropagator: prop == nil, transport: "tcp"}
+	t := &telemetry{globalTracer: tp == nil, globalPropagator: prop == nil, transport: "tcp", log: cfg.logger()}
 	if tp == nil {
 		tp = otel.GetTracerProvider()
 	}
@@ -211,7 +265,8 @@ func (t *telemetry) start(ctx context.Context, name, method, tool string, meta, 
 }
 
 // describe adds what is known of a request once it is read: its JSON-RPC
-// id (as sent, JSON; nil for none), MCP session id and protocol version.
+// id (as sent, JSON; nil for none), MCP session id and protocol version
+// (a known one, or valueOther).
 func (op *operation) describe(id []byte, session, protocol string) {
 	op.protocol = protocol
 	if !op.span.IsRecording() {
@@ -222,10 +277,10 @@ func (op *operation) describe(id []byte, session, protocol string) {
 		if id[0] == '"' {
 			json.Unmarshal(id, &s) // valid JSON: the go-sdk or the fast path has read it
 		}
-		op.span.SetAttributes(attrRequestID.String(s))
+		op.span.SetAttributes(attrRequestID.String(clipped(s)))
 	}
 	if session != "" {
-		op.span.SetAttributes(attrSession.String(session))
+		op.span.SetAttributes(attrSession.String(clipped(session)))
 	}
 	if protocol != "" {
 		op.span.SetAttributes(attrProtocol.String(protocol))
@@ -237,7 +292,7 @@ func (op *operation) describe(id []byte, session, protocol string) {
 func (t *telemetry) end(ctx context.Context, op *operation, errType, message string) {
 	if errType != "" && op.span.IsRecording() {
 		op.span.SetAttributes(attrErrorType.String(errType))
-		op.span.SetStatus(codes.Error, message)
+		op.span.SetStatus(codes.Error, clipped(message))
 	}
 	op.span.End()
 	if op.start.IsZero() {
@@ -301,10 +356,13 @@ func toolFailure(res *mcp.CallToolResult) (errType, message string) {
 func (d *Door) traced(next mcp.MethodHandler) mcp.MethodHandler {
 	t := d.tel
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		tool := ""
+		tool, name := "", ""
 		m := metaOf(req)
 		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil && method == "tools/call" {
 			tool = p.Name
+			if _, known := d.tools[tool]; !known {
+				tool, name = valueOther, method
+			}
 		}
 		var meta propagation.TextMapCarrier
 		if m != nil {
@@ -321,7 +379,7 @@ func (d *Door) traced(next mcp.MethodHandler) mcp.MethodHandler {
 		if header != nil && !strings.HasPrefix(method, "notifications/") {
 			id = d.calls.inflight.id(header)
 		}
-		ctx, op := t.start(ctx, "", method, tool, meta, carrier, ambient)
+		ctx, op := t.start(ctx, name, method, tool, meta, carrier, ambient)
 		res, err := next(ctx, method, req)
 		ss, _ := req.GetSession().(*mcp.ServerSession)
 		op.describe(id, sessionID(ss), requestProtocol(method, m, res, ss, header))
@@ -351,6 +409,7 @@ func (t *telemetry) watchSession(ctx context.Context, ss *mcp.ServerSession, pro
 	attrs := metric.WithAttributes(attrProtocol.String(protocol), attrTransport.String(t.transport))
 	ctx = context.WithoutCancel(ctx)
 	go func() {
+		defer func() { recovered(t.log, "recording a session's duration", recover()) }()
 		ss.Wait()
 		t.sessions.Record(ctx, time.Since(start).Seconds(), attrs)
 	}()
@@ -366,21 +425,35 @@ func sessionID(ss *mcp.ServerSession) string {
 }
 
 // requestProtocol returns the protocol version a request of method was
-// served under: its own (_meta, from 2026-07-28 on), the one its initialize
-// settled, its session's, else its HTTP request's header.
+// served under, as protocolLabel records it: its own (_meta, from
+// 2026-07-28 on), the one its initialize settled, its session's, else its
+// HTTP request's header; the first of them the go-sdk knows, else
+// valueOther when any was sent.
 func requestProtocol(method string, meta map[string]any, res mcp.Result, ss *mcp.ServerSession, header http.Header) string {
+	other := ""
 	if v, ok := meta[mcp.MetaKeyProtocolVersion].(string); ok {
-		return v
+		if v = protocolLabel(v); v != valueOther {
+			return v
+		}
+		other = valueOther
 	}
-	if r, ok := res.(*mcp.InitializeResult); ok && method == "initialize" {
-		return r.ProtocolVersion
+	// A method that failed has no result, though the go-sdk hands on a
+	// typed nil for one.
+	if r, ok := res.(*mcp.InitializeResult); ok && r != nil && method == "initialize" && r.ProtocolVersion != "" {
+		return protocolLabel(r.ProtocolVersion)
 	}
 	if ss != nil {
 		if p := ss.InitializeParams(); p != nil && p.ProtocolVersion != "" {
-			return p.ProtocolVersion
+			if v := protocolLabel(p.ProtocolVersion); v != valueOther {
+				return v
+			}
+			other = valueOther
 		}
 	}
-	return header.Get("Mcp-Protocol-Version")
+	if v := protocolLabel(header.Get("Mcp-Protocol-Version")); v != "" {
+		return v
+	}
+	return other
 }
 
 // withSpan returns ctx, the context a call is dispatched in, with the

@@ -49,9 +49,11 @@ func countingVerifier(bare, prefixed *int) http.Handler {
 }
 
 // TestWrapMemory: normalizing an 80 MiB trajectory — over the 64 MiB that
-// was the default limit — allocates at most 1.5 times the body, all told:
+// was the default limit — allocates at most 1.75 times the body, all told:
 // the body is held once, and the verifier reads the normalized copy as a
-// stream from it. The verifier sees every name bare, and the client gets
+// stream from it. Reading the body takes 1.5 times it: parts until half of
+// it has come, then its own buffer (a stalled client so holds at most
+// twice what it sent; the quarter it waited for before held four times). The verifier sees every name bare, and the client gets
 // the emitted name back.
 func TestWrapMemory(t *testing.T) {
 	body := bigTrajectory(80 << 20)
@@ -83,7 +85,7 @@ func TestWrapMemory(t *testing.T) {
 	}
 	alloc := after.TotalAlloc - before.TotalAlloc
 	t.Logf("body %d bytes, %d calls: %d bytes allocated, %.2f times the body", len(body), calls, alloc, float64(alloc)/float64(len(body)))
-	if limit := uint64(len(body)) * 3 / 2; alloc > limit {
-		t.Errorf("normalizing a body of %d bytes allocated %d bytes, %.2f times the body; want at most 1.5 times", len(body), alloc, float64(alloc)/float64(len(body)))
+	if limit := uint64(len(body)) * 7 / 4; alloc > limit {
+		t.Errorf("normalizing a body of %d bytes allocated %d bytes, %.2f times the body; want at most 1.75 times", len(body), alloc, float64(alloc)/float64(len(body)))
 	}
 }

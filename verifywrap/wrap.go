@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/exposed"
 )
 
@@ -44,15 +45,16 @@ type Options struct {
 // restores the emitted names in next's JSON response. An empty server strips
 // any server's namespace; see RewriteRequest and Normalize for the rules.
 //
-// The request body is read in full first, into one buffer that grows with
-// the bytes received (a body over the limit that declares its length is
-// refused before any of it is read). next gets a request whose Body reads
-// the normalized copy, as a stream from that buffer, and whose
-// ContentLength (and Content-Length header, if any) matches it; a body that
-// needs no change, non-JSON included, reaches next byte for byte and next
-// writes straight to the client. Wrap's memory is thus about the body's
-// size: 1.25 times it for a body that declares its length, twice for one
-// that does not (see docs/limits.md).
+// The request body is read in full first, into memory that grows with the
+// bytes received, never more than twice them (a body over the limit that
+// declares its length is refused before any of it is read). next gets a
+// request whose Body reads the normalized copy, as a stream from that
+// buffer, and whose ContentLength (and Content-Length header, if any)
+// matches it; a body that needs no change, non-JSON included, reaches next
+// byte for byte and next writes straight to the client. Wrap's memory is
+// thus about the body's size: reading it allocates 1.5 times it for a body
+// that declares its length, twice for one that does not (see
+// docs/limits.md).
 //
 // When a name changed, next's response is held back until next returns, then
 // sent with the first status next wrote (200 if none), the headers next set,
@@ -88,12 +90,17 @@ func Wrap(next http.Handler, server string, opts *Options) http.Handler {
 			http.Error(w, tooLargeText, http.StatusRequestEntityTooLarge)
 			return
 		}
-		body, err := readBody(http.MaxBytesReader(w, r.Body, limit), r.ContentLength)
+		policy := bodies.PolicyFrom(r.Context()) // the door's budget and deadline, under a door
+		body, release, err := bodies.Read(w, r, limit, policy)
+		defer release()
 		var tooLarge *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooLarge):
 			fail(fmt.Errorf("request body over %d bytes", limit))
 			http.Error(w, tooLargeText, http.StatusRequestEntityTooLarge)
+			return
+		case bodies.Refuse(w, err, policy):
+			fail(err)
 			return
 		case err != nil:
 			fail(fmt.Errorf("reading request body: %w", err))

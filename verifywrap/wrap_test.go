@@ -381,39 +381,3 @@ func TestWrapChunkedBody(t *testing.T) {
 		t.Errorf("at the limit: %d %s, %d calls", resp.StatusCode, got, calls.Load())
 	}
 }
-
-// TestReadBody: a body is read whole, declared or not, across the sizes
-// of the parts it is read into; one shorter than it declared is an error.
-func TestReadBody(t *testing.T) {
-	for _, n := range []int{0, 1, 3, 4, 5, firstPart - 1, firstPart, firstPart + 1, 4 * firstPart, 3*lastPart + 7} {
-		body := make([]byte, n)
-		for i := range body {
-			body[i] = byte(i % 251)
-		}
-		for _, declared := range []int64{int64(n), -1} {
-			// iotest.OneByteReader would take long on megabytes: a reader
-			// that gives a few KiB at a time is what a socket does.
-			got, err := readBody(&trickle{data: body}, declared)
-			if err != nil || !bytes.Equal(got, body) {
-				t.Errorf("%d bytes, declared %d: %d bytes, %v", n, declared, len(got), err)
-			}
-		}
-		if n > 0 {
-			if _, err := readBody(&trickle{data: body[:n-1]}, int64(n)); err != errShort {
-				t.Errorf("%d bytes of %d declared: %v, want errShort", n-1, n, err)
-			}
-		}
-	}
-}
-
-// trickle reads data at most 3 KiB at a time.
-type trickle struct{ data []byte }
-
-func (r *trickle) Read(p []byte) (int, error) {
-	if len(r.data) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p[:min(len(p), 3<<10)], r.data)
-	r.data = r.data[n:]
-	return n, nil
-}

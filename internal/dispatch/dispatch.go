@@ -169,20 +169,27 @@ type Response struct {
 func serve(h http.Handler, req *http.Request, e *exchange) (resp *Response) {
 	defer func() {
 		if v := recover(); v != nil {
-			resp = &Response{
-				Status: http.StatusInternalServerError,
-				Header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}},
-				Body:   []byte(http.StatusText(http.StatusInternalServerError)),
-				Panic:  v,
-			}
-			if v != http.ErrAbortHandler {
-				resp.Stack = debug.Stack()
-			}
+			resp = Panicked(v)
 		}
 	}()
 	h.ServeHTTP(&e.rec, req)
 	e.resp = e.rec.response()
 	return &e.resp
+}
+
+// Panicked is the Response of a handler that panicked with v, called from
+// the defer that recovered it: a 500 with a generic body.
+func Panicked(v any) *Response {
+	resp := &Response{
+		Status: http.StatusInternalServerError,
+		Header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}},
+		Body:   []byte(http.StatusText(http.StatusInternalServerError)),
+		Panic:  v,
+	}
+	if v != http.ErrAbortHandler {
+		resp.Stack = debug.Stack()
+	}
+	return resp
 }
 
 // failed is the Response for a call that could not be turned into a request.

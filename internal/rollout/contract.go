@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/token"
 )
@@ -34,6 +35,9 @@ type Params struct {
 	// handler wrote it, without a token. Default 4 MiB. The request body
 	// has its own cap, Config.MaxSeedBytes.
 	MaxHeldBytes int64
+	// Bodies is how the request bodies of /seed_session and /verify are
+	// read: within the server's budget and deadline. Nil: with neither.
+	Bodies *bodies.Policy
 	// Logger receives what goes wrong: a failed AllowedTools hook, a seed
 	// response that gets no token, a /verify body that cannot be rewritten.
 	// Default slog.Default().
@@ -56,6 +60,7 @@ type Contract struct {
 	maxSeed      int64 // the request body
 	maxHeld      int64 // the response held back
 	maxVerify    int64
+	bodies       *bodies.Policy
 	log          *slog.Logger
 	tools        func(name string) bool // the server's tools, once Expose has named them
 }
@@ -83,6 +88,7 @@ func New(cfg Config, p Params) *Contract {
 		maxSeed:      cfg.maxSeedBytes(),
 		maxHeld:      p.MaxHeldBytes,
 		maxVerify:    cfg.MaxVerifyBytes, // 0: verifywrap's default
+		bodies:       p.Bodies,
 		log:          p.Logger,
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/sessionkey"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/token"
@@ -52,19 +53,10 @@ func (c *Contract) Seed(next http.Handler) http.Handler {
 			return
 		}
 		w.Header().Set(sessionkey.Header, s.ID)
-		tooLarge := fmt.Sprintf("request body exceeds the %d-byte limit (mcp.rollout.max_seed_bytes)", c.maxSeed)
-		if r.ContentLength > c.maxSeed { // refused unread: none of it would be used
-			http.Error(w, tooLarge, http.StatusRequestEntityTooLarge)
-			return
-		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, c.maxSeed))
-		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				http.Error(w, tooLarge, http.StatusRequestEntityTooLarge)
-				return
-			}
-			http.Error(w, "reading request body: "+err.Error(), http.StatusBadRequest)
+		r, body, release, refuse := c.SeedBody(w, r)
+		defer release()
+		if refuse != nil {
+			refuse(w, r)
 			return
 		}
 		var tools []string
@@ -75,8 +67,6 @@ func (c *Contract) Seed(next http.Handler) http.Handler {
 				return
 			}
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
 		// The seed holds its session, whoever made it (an outer middleware
 		// may have).
 		s, r, created, err := c.sessions.Seed(w, r, s)
@@ -124,6 +114,41 @@ func (c *Contract) Seed(next http.Handler) http.Handler {
 		w.WriteHeader(resp.status)
 		w.Write(out)
 	})
+}
+
+// SeedBody reads the body of a /seed_session request whole, as Seed does
+// (bodies.Read, within Config.MaxSeedBytes and Params.Bodies): it returns
+// a copy of r whose Body reads it from memory, the body, and the func that
+// gives its memory back once the request is served (never nil); or the
+// refusal to answer r with instead, nil when there is none: 413 naming
+// mcp.rollout.max_seed_bytes (a body that declares more is refused unread),
+// 503 or 408 (see bodies.Refuse), 400. A request whose body is read already
+// is handed on as it is.
+func (c *Contract) SeedBody(w http.ResponseWriter, r *http.Request) (_ *http.Request, body []byte, release func(), refuse http.HandlerFunc) {
+	tooLarge := func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, fmt.Sprintf("request body exceeds the %d-byte limit (mcp.rollout.max_seed_bytes)", c.maxSeed), http.StatusRequestEntityTooLarge)
+	}
+	if r.ContentLength > c.maxSeed { // refused unread: none of it would be used
+		return r, nil, func() {}, tooLarge
+	}
+	body, release, err := bodies.Read(w, r, c.maxSeed, c.bodies)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.As(err, &mbe):
+			return r, nil, release, tooLarge
+		case errors.Is(err, bodies.ErrBusy), errors.Is(err, bodies.ErrTimeout):
+			return r, nil, release, func(w http.ResponseWriter, _ *http.Request) { bodies.Refuse(w, err, c.bodies) }
+		case errors.Is(err, bodies.ErrShort):
+			err = io.ErrUnexpectedEOF // as net/http says it
+		}
+		return r, nil, release, func(w http.ResponseWriter, _ *http.Request) {
+			http.Error(w, "reading request body: "+err.Error(), http.StatusBadRequest)
+		}
+	}
+	r = r.WithContext(r.Context())
+	r.Body, r.ContentLength = bodies.Held(body), int64(len(body))
+	return r, body, release, nil
 }
 
 // mcpPath is where the door serves MCP (at path) for a request that came

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/exposed"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/verifywrap"
@@ -31,6 +32,9 @@ func (c *Contract) Verify(next http.Handler) http.Handler {
 		}
 		if c.tools != nil {
 			r = r.WithContext(exposed.With(r.Context(), c.tools))
+		}
+		if c.bodies != nil {
+			r = r.WithContext(bodies.WithPolicy(r.Context(), c.bodies))
 		}
 		sw := &statusWriter{ResponseWriter: w}
 		verifywrap.Wrap(next, c.server, opts).ServeHTTP(sw, r)
