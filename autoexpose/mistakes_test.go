@@ -593,7 +593,7 @@ func TestSeedWithoutToken(t *testing.T) {
 			door.Close() // its handlers have returned, and logged
 			bare.Close()
 
-			if !slices.ContainsFunc(got.Cookies(), func(c *http.Cookie) bool { return c.Name == session.DefaultCookieName }) {
+			if !slices.ContainsFunc(got.Cookies(), func(c *http.Cookie) bool { return c.Name == "mcpdoor_session" }) {
 				t.Errorf("no session cookie: Set-Cookie %q", got.Header.Values("Set-Cookie"))
 			}
 			if tc.warn == "" {

@@ -8,13 +8,9 @@ import (
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
-// DefaultCookieName is the cookie that carries the session id unless
-// Options.CookieName says otherwise.
-const DefaultCookieName = sessions.DefaultCookieName
-
 // Options configures a Manager. A nil *Options means the defaults.
 type Options struct {
-	// CookieName is the name of the session cookie. Default DefaultCookieName.
+	// CookieName is the name of the session cookie. Default "mcpdoor_session".
 	CookieName string
 	// Secure marks the cookie Secure (sent over HTTPS only). Default false, so
 	// that a server on 127.0.0.1 works without TLS.
@@ -68,9 +64,6 @@ func (m *Manager) Middleware(next http.Handler) http.Handler { return m.m.Middle
 func NewContext(ctx context.Context, id string) context.Context {
 	return sessions.NewContext(ctx, id)
 }
-
-// FromContext returns the session id ctx carries.
-func FromContext(ctx context.Context) (string, bool) { return sessions.FromContext(ctx) }
 
 // ID returns the session id of r, or "" when no session middleware ran for it.
 func ID(r *http.Request) string { return sessions.ID(r) }

@@ -491,7 +491,7 @@ func TestSeedSessionCookie(t *testing.T) {
 				var names []string
 				for _, c := range g.cookies {
 					names = append(names, c.Name)
-					if c.Name == session.DefaultCookieName {
+					if c.Name == "mcpdoor_session" {
 						if sid, err := cookieSID(t, c.Name+"="+c.Value); sid != body.SID || err != nil {
 							t.Errorf("seed %d: the cookie names session %q (%v), the handler ran in %q", i+1, sid, err, body.SID)
 						}

@@ -45,7 +45,4 @@
 //     reaches the handler.
 //   - The request body is held in memory once, about its size: the handler
 //     reads the normalized copy as a stream from it, never a second copy.
-//
-// RewriteRequest and RestoreResponse do the same work on byte slices, for
-// callers that are not net/http handlers.
 package verifywrap

@@ -18,44 +18,44 @@ import (
 func FuzzRewriteRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, server string) {
 		orig := bytes.Clone(body)
-		out, emitted, changed, err := RewriteRequest(body, server)
+		out, emitted, changed, err := rewriteRequest(body, server)
 		if !bytes.Equal(body, orig) {
-			t.Fatal("RewriteRequest modified its input")
+			t.Fatal("rewriteRequest modified its input")
 		}
 		if !json.Valid(body) {
 			if !errors.Is(err, ErrInvalidJSON) || changed || emitted != nil || !sameBytes(out, body) {
-				t.Fatalf("invalid JSON: RewriteRequest = %q, %v, %v, %v; want the input itself, nil, false, ErrInvalidJSON", out, emitted, changed, err)
+				t.Fatalf("invalid JSON: rewriteRequest = %q, %v, %v, %v; want the input itself, nil, false, ErrInvalidJSON", out, emitted, changed, err)
 			}
 			return
 		}
 		if err != nil {
-			t.Fatalf("RewriteRequest: %v", err)
+			t.Fatalf("rewriteRequest: %v", err)
 		}
 		if !changed && (!sameBytes(out, body) || emitted != nil) {
-			t.Fatalf("unchanged: RewriteRequest = %q, %v; want the input itself, nil", out, emitted)
+			t.Fatalf("unchanged: rewriteRequest = %q, %v; want the input itself, nil", out, emitted)
 		}
 		if changed && (bytes.Equal(out, body) || len(emitted) == 0) {
-			t.Fatalf("changed: RewriteRequest = %q, %v; want a different body and emitted names", out, emitted)
+			t.Fatalf("changed: rewriteRequest = %q, %v; want a different body and emitted names", out, emitted)
 		}
 		if !json.Valid(out) {
-			t.Fatalf("RewriteRequest produced invalid JSON: %q", out)
+			t.Fatalf("rewriteRequest produced invalid JSON: %q", out)
 		}
-		// What Wrap streams to the verifier is what RewriteRequest returns.
+		// What Wrap streams to the verifier is what rewriteRequest returns.
 		edits, _, _ := rewriteEdits(body, server, nil)
 		if streamed := readSpliced(t, body, edits); !bytes.Equal(streamed, out) {
-			t.Fatalf("streamed %q, RewriteRequest %q", streamed, out)
+			t.Fatalf("streamed %q, rewriteRequest %q", streamed, out)
 		}
 
 		want := decodeAny(t, body)
 		wantRewrite(want, server)
 		if diff := cmp.Diff(want, decodeAny(t, out)); diff != "" {
-			t.Fatalf("RewriteRequest(%q, %q) =\n%q\ndecoded (-want +got):\n%s", body, server, out, diff)
+			t.Fatalf("rewriteRequest(%q, %q) =\n%q\ndecoded (-want +got):\n%s", body, server, out, diff)
 		}
 
 		// An echoing verifier's response restores to the very input.
-		back, err := RestoreResponse(out, emitted)
+		back, err := restoreResponse(out, emitted)
 		if err != nil || !bytes.Equal(back, body) {
-			t.Fatalf("RestoreResponse(RewriteRequest(x)) = %q, %v; want %q", back, err, body)
+			t.Fatalf("restoreResponse(rewriteRequest(x)) = %q, %v; want %q", back, err, body)
 		}
 	})
 }
@@ -70,38 +70,38 @@ func FuzzRestoreResponse(f *testing.F) {
 			}
 			names = append(names, string(lit))
 		}
-		emitted := Emitted{callID: names}
+		emitted := emittedNames{callID: names}
 
 		orig := bytes.Clone(body)
-		out, err := RestoreResponse(body, emitted)
+		out, err := restoreResponse(body, emitted)
 		if !bytes.Equal(body, orig) {
-			t.Fatal("RestoreResponse modified its input")
+			t.Fatal("restoreResponse modified its input")
 		}
 		if !json.Valid(body) {
 			if !errors.Is(err, ErrInvalidJSON) || !sameBytes(out, body) {
-				t.Fatalf("invalid JSON: RestoreResponse = %q, %v; want the input itself, ErrInvalidJSON", out, err)
+				t.Fatalf("invalid JSON: restoreResponse = %q, %v; want the input itself, ErrInvalidJSON", out, err)
 			}
 			return
 		}
 		if err != nil {
-			t.Fatalf("RestoreResponse: %v", err)
+			t.Fatalf("restoreResponse: %v", err)
 		}
 		if bytes.Equal(out, body) && !sameBytes(out, body) {
-			t.Fatal("RestoreResponse copied a body it did not change")
+			t.Fatal("restoreResponse copied a body it did not change")
 		}
 		if !json.Valid(out) {
-			t.Fatalf("RestoreResponse produced invalid JSON: %q", out)
+			t.Fatalf("restoreResponse produced invalid JSON: %q", out)
 		}
-		// What Wrap writes to the client is what RestoreResponse returns.
+		// What Wrap writes to the client is what restoreResponse returns.
 		edits, _ := restoreEdits(body, emitted)
 		if streamed := readSpliced(t, body, edits); !bytes.Equal(streamed, out) {
-			t.Fatalf("streamed %q, RestoreResponse %q", streamed, out)
+			t.Fatalf("streamed %q, restoreResponse %q", streamed, out)
 		}
 
 		want := decodeAny(t, body)
 		wantRestore(t, want, emitted)
 		if diff := cmp.Diff(want, decodeAny(t, out)); diff != "" {
-			t.Fatalf("RestoreResponse(%q, %q) =\n%q\ndecoded (-want +got):\n%s", body, emitted, out, diff)
+			t.Fatalf("restoreResponse(%q, %q) =\n%q\ndecoded (-want +got):\n%s", body, emitted, out, diff)
 		}
 	})
 }
@@ -157,7 +157,7 @@ func functionCalls(doc any) []map[string]any {
 	return calls
 }
 
-// wantRewrite applies RewriteRequest's documented rules to a decoded body.
+// wantRewrite applies rewriteRequest's documented rules to a decoded body.
 func wantRewrite(doc any, server string) {
 	root, _ := doc.(map[string]any)
 	provenance, _ := root["mcp_tool_call_provenance"].(map[string]any)
@@ -176,8 +176,8 @@ func wantRewrite(doc any, server string) {
 	}
 }
 
-// wantRestore applies RestoreResponse's documented rules to a decoded body.
-func wantRestore(t *testing.T, doc any, emitted Emitted) {
+// wantRestore applies restoreResponse's documented rules to a decoded body.
+func wantRestore(t *testing.T, doc any, emitted emittedNames) {
 	used := make(map[string]int)
 	for _, item := range functionCalls(doc) {
 		id, _ := item["call_id"].(string)

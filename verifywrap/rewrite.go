@@ -7,21 +7,21 @@ import (
 	"strings"
 )
 
-// ErrInvalidJSON is wrapped by the errors RewriteRequest and RestoreResponse
+// ErrInvalidJSON is wrapped by the errors rewriteRequest and restoreResponse
 // return for a body that is not valid JSON. The body comes back unchanged.
 var ErrInvalidJSON = errors.New("invalid JSON")
 
-// Emitted records the names a model emitted, per call_id, in order.
+// emittedNames records the names a model emitted, per call_id, in order.
 //
 // Each name is kept as the JSON string literal the model wrote, quotes and
-// escapes included (`"mcp__weather__get_weather"`), so that RestoreResponse
+// escapes included (`"mcp__weather__get_weather"`), so that restoreResponse
 // puts back the very bytes the model emitted. Once one function_call item with
 // a call_id is renamed, every function_call item with that call_id is
 // recorded, renamed or not, so that duplicates line up by position. Items
 // without a string call_id are recorded under "".
-type Emitted map[string][]string
+type emittedNames map[string][]string
 
-// RewriteRequest returns body with the function_call names normalized for
+// rewriteRequest returns body with the function_call names normalized for
 // server, and the emitted names it replaced, keyed by call_id in order.
 // changed reports whether any name changed; when false, out is body itself.
 //
@@ -37,7 +37,7 @@ type Emitted map[string][]string
 // A body that is not valid JSON is returned unchanged with an error wrapping
 // ErrInvalidJSON. Valid JSON without names to change, including JSON that is
 // not an object, is returned unchanged with a nil error.
-func RewriteRequest(body []byte, server string) (out []byte, emitted Emitted, changed bool, err error) {
+func rewriteRequest(body []byte, server string) (out []byte, emitted emittedNames, changed bool, err error) {
 	edits, emitted, err := rewriteEdits(body, server, nil)
 	if err != nil || len(edits) == 0 {
 		return body, nil, false, err
@@ -45,11 +45,11 @@ func RewriteRequest(body []byte, server string) (out []byte, emitted Emitted, ch
 	return splice(body, edits), emitted, true, nil
 }
 
-// rewriteEdits returns the edits RewriteRequest makes to body, and the
-// emitted names they replace; none, and a nil Emitted, when it changes
+// rewriteEdits returns the edits rewriteRequest makes to body, and the
+// emitted names they replace; none, and a nil emittedNames, when it changes
 // nothing. exposed, when not nil, reports the server's tools, and lets
 // the single-underscore form through (see singleUnderscore).
-func rewriteEdits(body []byte, server string, exposed func(string) bool) ([]edit, Emitted, error) {
+func rewriteEdits(body []byte, server string, exposed func(string) bool) ([]edit, emittedNames, error) {
 	if !json.Valid(body) {
 		return nil, nil, fmt.Errorf("mcpdoor: request body: %w", ErrInvalidJSON)
 	}
@@ -80,7 +80,7 @@ func rewriteEdits(body []byte, server string, exposed func(string) bool) ([]edit
 		return nil, nil, nil
 	}
 	// Every item of a call_id renamed is recorded, renamed or not.
-	emitted := make(Emitted, len(edits))
+	emitted := make(emittedNames, len(edits))
 	for i, c := range doc.calls {
 		if renamed[i] {
 			emitted[c.id] = nil
@@ -103,7 +103,7 @@ func rewriteEdits(body []byte, server string, exposed func(string) bool) ([]edit
 	return edits, emitted, nil
 }
 
-// RestoreResponse puts the emitted names back into the response.output
+// restoreResponse puts the emitted names back into the response.output
 // function_call items of body, matched by call_id (duplicates in order): the
 // first item with call_id X gets the first name recorded for X, the second
 // the second, and so on. Items whose call_id has no name left are untouched,
@@ -113,7 +113,7 @@ func rewriteEdits(body []byte, server string, exposed func(string) bool) ([]edit
 // ErrInvalidJSON; valid JSON that is not an object is returned unchanged with
 // a nil error. An emitted name that is not a JSON string literal is an error,
 // and body is returned unchanged.
-func RestoreResponse(body []byte, emitted Emitted) ([]byte, error) {
+func restoreResponse(body []byte, emitted emittedNames) ([]byte, error) {
 	edits, err := restoreEdits(body, emitted)
 	if err != nil {
 		return body, err
@@ -121,8 +121,8 @@ func RestoreResponse(body []byte, emitted Emitted) ([]byte, error) {
 	return splice(body, edits), nil
 }
 
-// restoreEdits returns the edits RestoreResponse makes to body.
-func restoreEdits(body []byte, emitted Emitted) ([]edit, error) {
+// restoreEdits returns the edits restoreResponse makes to body.
+func restoreEdits(body []byte, emitted emittedNames) ([]edit, error) {
 	if !json.Valid(body) {
 		return nil, fmt.Errorf("mcpdoor: response body: %w", ErrInvalidJSON)
 	}
@@ -186,7 +186,7 @@ func singleUnderscore(name, server string, exposed func(string) bool) string {
 	return name
 }
 
-// document is what RewriteRequest and RestoreResponse need to know of a body.
+// document is what rewriteRequest and restoreResponse need to know of a body.
 type document struct {
 	calls      []call // in document order
 	provenance span   // the top-level mcp_tool_call_provenance value

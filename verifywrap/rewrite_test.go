@@ -18,13 +18,13 @@ func TestRewriteRequest(t *testing.T) {
 		anyServer bool // rewrite for the empty server instead of "weather"
 		in        string
 		want      string // "" means unchanged
-		emitted   Emitted
+		emitted   emittedNames
 	}{
 		{
 			name:    "rename",
 			in:      `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__get_weather","arguments":"{\"city\":\"Paris\"}"}]}}`,
 			want:    `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"get_weather","arguments":"{\"city\":\"Paris\"}"}]}}`,
-			emitted: Emitted{"c1": {`"mcp__weather__get_weather"`}},
+			emitted: emittedNames{"c1": {`"mcp__weather__get_weather"`}},
 		},
 		{
 			name: "other server kept",
@@ -38,19 +38,19 @@ func TestRewriteRequest(t *testing.T) {
 			name:    "mixed names",
 			in:      `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"get_weather"},{"type":"function_call","call_id":"c2","name":"mcp__other__x"},{"type":"function_call","call_id":"c3","name":"mcp__weather__y"}]}}`,
 			want:    `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"get_weather"},{"type":"function_call","call_id":"c2","name":"mcp__other__x"},{"type":"function_call","call_id":"c3","name":"y"}]}}`,
-			emitted: Emitted{"c3": {`"mcp__weather__y"`}},
+			emitted: emittedNames{"c3": {`"mcp__weather__y"`}},
 		},
 		{
 			name:    "duplicate call_ids recorded in order",
 			in:      `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"a"},{"type":"function_call","call_id":"c1","name":"mcp__weather__b"},{"type":"function_call","call_id":"c2","name":"d"},{"type":"function_call","call_id":"c1","name":"mcp__weather__c"}]}}`,
 			want:    `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"a"},{"type":"function_call","call_id":"c1","name":"b"},{"type":"function_call","call_id":"c2","name":"d"},{"type":"function_call","call_id":"c1","name":"c"}]}}`,
-			emitted: Emitted{"c1": {`"a"`, `"mcp__weather__b"`, `"mcp__weather__c"`}},
+			emitted: emittedNames{"c1": {`"a"`, `"mcp__weather__b"`, `"mcp__weather__c"`}},
 		},
 		{
 			name:    "provenance wins",
 			in:      `{"mcp_tool_call_provenance":{"c1":{"server_name":"weather","tool_name":"forecast"}},"response":{"output":[{"type":"function_call","call_id":"c1","name":"weather_forecast"}]}}`,
 			want:    `{"mcp_tool_call_provenance":{"c1":{"server_name":"weather","tool_name":"forecast"}},"response":{"output":[{"type":"function_call","call_id":"c1","name":"forecast"}]}}`,
-			emitted: Emitted{"c1": {`"weather_forecast"`}},
+			emitted: emittedNames{"c1": {`"weather_forecast"`}},
 		},
 		{
 			name: "provenance for another server keeps the name",
@@ -60,31 +60,31 @@ func TestRewriteRequest(t *testing.T) {
 			name:    "malformed provenance entries fall back to the string rule",
 			in:      `{"mcp_tool_call_provenance":{"c1":"weather","c2":{"server_name":7,"tool_name":"x"},"c3":{"server_name":"weather"},"c4":{"server_name":"weather","tool_name":""}},"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__a"},{"type":"function_call","call_id":"c2","name":"mcp__weather__b"},{"type":"function_call","call_id":"c3","name":"mcp__weather__c"},{"type":"function_call","call_id":"c4","name":"mcp__weather__d"}]}}`,
 			want:    `{"mcp_tool_call_provenance":{"c1":"weather","c2":{"server_name":7,"tool_name":"x"},"c3":{"server_name":"weather"},"c4":{"server_name":"weather","tool_name":""}},"response":{"output":[{"type":"function_call","call_id":"c1","name":"a"},{"type":"function_call","call_id":"c2","name":"b"},{"type":"function_call","call_id":"c3","name":"c"},{"type":"function_call","call_id":"c4","name":"d"}]}}`,
-			emitted: Emitted{"c1": {`"mcp__weather__a"`}, "c2": {`"mcp__weather__b"`}, "c3": {`"mcp__weather__c"`}, "c4": {`"mcp__weather__d"`}},
+			emitted: emittedNames{"c1": {`"mcp__weather__a"`}, "c2": {`"mcp__weather__b"`}, "c3": {`"mcp__weather__c"`}, "c4": {`"mcp__weather__d"`}},
 		},
 		{
 			name:    "provenance that is not an object is ignored",
 			in:      `{"mcp_tool_call_provenance":["c1"],"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__a"}]}}`,
 			want:    `{"mcp_tool_call_provenance":["c1"],"response":{"output":[{"type":"function_call","call_id":"c1","name":"a"}]}}`,
-			emitted: Emitted{"c1": {`"mcp__weather__a"`}},
+			emitted: emittedNames{"c1": {`"mcp__weather__a"`}},
 		},
 		{
 			name:    "provenance does not cover items without call_id",
 			in:      `{"mcp_tool_call_provenance":{"":{"server_name":"weather","tool_name":"z"}},"response":{"output":[{"type":"function_call","name":"mcp__weather__a"}]}}`,
 			want:    `{"mcp_tool_call_provenance":{"":{"server_name":"weather","tool_name":"z"}},"response":{"output":[{"type":"function_call","name":"a"}]}}`,
-			emitted: Emitted{"": {`"mcp__weather__a"`}},
+			emitted: emittedNames{"": {`"mcp__weather__a"`}},
 		},
 		{
 			name:    "arguments untouched",
 			in:      `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__a","arguments":"{\"name\":\"mcp__x__y\",\"q\":\"mcp__weather__y\"}"},{"type":"function_call","call_id":"c2","arguments":{"name":"mcp__weather__y","type":"function_call"},"name":"mcp__x__y"}]}}`,
 			want:    `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"a","arguments":"{\"name\":\"mcp__x__y\",\"q\":\"mcp__weather__y\"}"},{"type":"function_call","call_id":"c2","arguments":{"name":"mcp__weather__y","type":"function_call"},"name":"mcp__x__y"}]}}`,
-			emitted: Emitted{"c1": {`"mcp__weather__a"`}},
+			emitted: emittedNames{"c1": {`"mcp__weather__a"`}},
 		},
 		{
 			name:    "other item types untouched",
 			in:      `{"response":{"output":[{"type":"message","name":"mcp__weather__a","content":[{"type":"function_call","name":"mcp__weather__b"}]},{"type":"function_call_output","call_id":"c1","name":"mcp__weather__c","output":"sunny"},{"name":"mcp__weather__d"},{"type":["function_call"],"name":"mcp__weather__e"},"function_call",{"type":"function_call","call_id":"c2","name":"mcp__weather__f"}]}}`,
 			want:    `{"response":{"output":[{"type":"message","name":"mcp__weather__a","content":[{"type":"function_call","name":"mcp__weather__b"}]},{"type":"function_call_output","call_id":"c1","name":"mcp__weather__c","output":"sunny"},{"name":"mcp__weather__d"},{"type":["function_call"],"name":"mcp__weather__e"},"function_call",{"type":"function_call","call_id":"c2","name":"f"}]}}`,
-			emitted: Emitted{"c2": {`"mcp__weather__f"`}},
+			emitted: emittedNames{"c2": {`"mcp__weather__f"`}},
 		},
 		{
 			name: "function_call without a string name untouched",
@@ -94,39 +94,39 @@ func TestRewriteRequest(t *testing.T) {
 			name:    "responses_create_params.tools untouched",
 			in:      `{"responses_create_params":{"tools":[{"type":"function","name":"mcp__weather__get_weather"}],"input":[{"type":"function_call","call_id":"c0","name":"mcp__weather__get_weather"}]},"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__get_weather"}]}}`,
 			want:    `{"responses_create_params":{"tools":[{"type":"function","name":"mcp__weather__get_weather"}],"input":[{"type":"function_call","call_id":"c0","name":"mcp__weather__get_weather"}]},"response":{"output":[{"type":"function_call","call_id":"c1","name":"get_weather"}]}}`,
-			emitted: Emitted{"c1": {`"mcp__weather__get_weather"`}},
+			emitted: emittedNames{"c1": {`"mcp__weather__get_weather"`}},
 		},
 		{
 			name:    "formatting preserved",
 			in:      "{\n  \"reward\" : 1.0,\n\t\"response\": {\"id\": \"r\\u00e9\", \"output\": [ {\n    \"name\" :  \"mcp__weather__get_weather\" ,\n    \"call_id\": \"c1\",\r\n    \"type\": \"function_call\", \"arguments\": \"{\\\"t\\\": 1e-7}\", \"n\": [1.50, -0, 1E+2, 12345678901234567890]\n  } ] },\n  \"note\": \"café \\ud83d\\ude00 <&>\"\n}\n",
 			want:    "{\n  \"reward\" : 1.0,\n\t\"response\": {\"id\": \"r\\u00e9\", \"output\": [ {\n    \"name\" :  \"get_weather\" ,\n    \"call_id\": \"c1\",\r\n    \"type\": \"function_call\", \"arguments\": \"{\\\"t\\\": 1e-7}\", \"n\": [1.50, -0, 1E+2, 12345678901234567890]\n  } ] },\n  \"note\": \"café \\ud83d\\ude00 <&>\"\n}\n",
-			emitted: Emitted{"c1": {`"mcp__weather__get_weather"`}},
+			emitted: emittedNames{"c1": {`"mcp__weather__get_weather"`}},
 		},
 		{
 			name:    "escaped names and keys are decoded, emitted kept verbatim",
 			in:      `{"response":{"output":[{"typ\u0065":"function\u005fcall","call_id":"c\u0031","n\u0061me":"mcp__weather__caf\u00e9"}]}}`,
 			want:    `{"response":{"output":[{"typ\u0065":"function\u005fcall","call_id":"c\u0031","n\u0061me":"café"}]}}`,
-			emitted: Emitted{"c1": {`"mcp__weather__caf\u00e9"`}},
+			emitted: emittedNames{"c1": {`"mcp__weather__caf\u00e9"`}},
 		},
 		{
 			name:    "last duplicate key counts",
 			in:      `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__a"}]},"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__b","name":"mcp__weather__c"}]}}`,
 			want:    `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__a"}]},"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__b","name":"c"}]}}`,
-			emitted: Emitted{"c1": {`"mcp__weather__c"`}},
+			emitted: emittedNames{"c1": {`"mcp__weather__c"`}},
 		},
 		{
 			name:      "empty server strips any namespace",
 			anyServer: true,
 			in:        `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__store__ns__tool"},{"type":"function_call","call_id":"c2","name":"mcp__dangling"},{"type":"function_call","call_id":"c3","name":"mcp__x__"}]}}`,
 			want:      `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"ns__tool"},{"type":"function_call","call_id":"c2","name":"mcp__dangling"},{"type":"function_call","call_id":"c3","name":"mcp__x__"}]}}`,
-			emitted:   Emitted{"c1": {`"mcp__store__ns__tool"`}},
+			emitted:   emittedNames{"c1": {`"mcp__store__ns__tool"`}},
 		},
 		{
 			name:      "empty server takes any provenance",
 			anyServer: true,
 			in:        `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__maps__x"}]},"mcp_tool_call_provenance":{"c1":{"server_name":"maps","tool_name":"route"}}}`,
 			want:      `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"route"}]},"mcp_tool_call_provenance":{"c1":{"server_name":"maps","tool_name":"route"}}}`,
-			emitted:   Emitted{"c1": {`"mcp__maps__x"`}},
+			emitted:   emittedNames{"c1": {`"mcp__maps__x"`}},
 		},
 		{name: "not an object", in: `[{"type":"function_call","call_id":"c1","name":"mcp__weather__a"}]`},
 		{name: "string", in: `"mcp__weather__a"`},
@@ -143,26 +143,26 @@ func TestRewriteRequest(t *testing.T) {
 				server = ""
 			}
 			in := []byte(tt.in)
-			out, emitted, changed, err := RewriteRequest(in, server)
+			out, emitted, changed, err := rewriteRequest(in, server)
 			if err != nil {
-				t.Fatalf("RewriteRequest: %v", err)
+				t.Fatalf("rewriteRequest: %v", err)
 			}
 			if tt.want == "" {
 				if changed || !sameBytes(out, in) || emitted != nil {
-					t.Fatalf("RewriteRequest = %#q, %v, %v; want the input itself, nil, false", out, emitted, changed)
+					t.Fatalf("rewriteRequest = %#q, %v, %v; want the input itself, nil, false", out, emitted, changed)
 				}
 				return
 			}
 			if !changed || string(out) != tt.want {
-				t.Errorf("RewriteRequest = %v,\n%#q\nwant true,\n%#q", changed, out, tt.want)
+				t.Errorf("rewriteRequest = %v,\n%#q\nwant true,\n%#q", changed, out, tt.want)
 			}
 			if diff := cmp.Diff(tt.emitted, emitted); diff != "" {
 				t.Errorf("emitted (-want +got):\n%s", diff)
 			}
 			// The echo of the rewritten body comes back as the input.
-			back, err := RestoreResponse(out, emitted)
+			back, err := restoreResponse(out, emitted)
 			if err != nil || string(back) != tt.in {
-				t.Errorf("RestoreResponse(out) = %#q, %v; want the input", back, err)
+				t.Errorf("restoreResponse(out) = %#q, %v; want the input", back, err)
 			}
 		})
 	}
@@ -172,7 +172,7 @@ func TestRewriteRequestInvalidJSON(t *testing.T) {
 	for _, in := range []string{``, `not json`, `{"response":`, `{"a":1}{}`, "\xef\xbb\xbf{}"} {
 		t.Run(in, func(t *testing.T) {
 			body := []byte(in)
-			out, emitted, changed, err := RewriteRequest(body, "weather")
+			out, emitted, changed, err := rewriteRequest(body, "weather")
 			if !errors.Is(err, ErrInvalidJSON) {
 				t.Errorf("err = %v, want ErrInvalidJSON", err)
 			}
@@ -180,7 +180,7 @@ func TestRewriteRequestInvalidJSON(t *testing.T) {
 				t.Errorf("err = %q, want %q", got, want)
 			}
 			if changed || emitted != nil || !sameBytes(out, body) {
-				t.Errorf("RewriteRequest = %#q, %v, %v; want the input itself, nil, false", out, emitted, changed)
+				t.Errorf("rewriteRequest = %#q, %v, %v; want the input itself, nil, false", out, emitted, changed)
 			}
 		})
 	}
@@ -190,57 +190,57 @@ func TestRestoreResponse(t *testing.T) {
 	tests := []struct {
 		name    string
 		in      string
-		emitted Emitted
+		emitted emittedNames
 		want    string // "" means unchanged
 	}{
 		{
 			name:    "restores by call_id, keeps every other byte",
 			in:      "{\"reward\": 1.0, \"response\": {\"output\": [\n {\"name\": \"get_weather\", \"type\": \"function_call\", \"call_id\": \"c1\"},\n {\"type\": \"message\", \"content\": \"\\u00e9t\\u00e9\"}\n]}, \"n\": 1E3}",
-			emitted: Emitted{"c1": {`"mcp__weather__get_weather"`}},
+			emitted: emittedNames{"c1": {`"mcp__weather__get_weather"`}},
 			want:    "{\"reward\": 1.0, \"response\": {\"output\": [\n {\"name\": \"mcp__weather__get_weather\", \"type\": \"function_call\", \"call_id\": \"c1\"},\n {\"type\": \"message\", \"content\": \"\\u00e9t\\u00e9\"}\n]}, \"n\": 1E3}",
 		},
 		{
 			name:    "duplicates in order",
 			in:      `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"a"},{"type":"function_call","call_id":"c2","name":"x"},{"type":"function_call","call_id":"c1","name":"b"}]}}`,
-			emitted: Emitted{"c1": {`"mcp__weather__a"`, `"mcp__weather__b"`}},
+			emitted: emittedNames{"c1": {`"mcp__weather__a"`, `"mcp__weather__b"`}},
 			want:    `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__a"},{"type":"function_call","call_id":"c2","name":"x"},{"type":"function_call","call_id":"c1","name":"mcp__weather__b"}]}}`,
 		},
 		{
 			name:    "items beyond the recorded names untouched",
 			in:      `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"a"},{"type":"function_call","call_id":"c1","name":"b"}]}}`,
-			emitted: Emitted{"c1": {`"mcp__weather__a"`}},
+			emitted: emittedNames{"c1": {`"mcp__weather__a"`}},
 			want:    `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__a"},{"type":"function_call","call_id":"c1","name":"b"}]}}`,
 		},
 		{
 			name:    "escaped name restored verbatim",
 			in:      `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"café"}]}}`,
-			emitted: Emitted{"c1": {`"mcp__weather__caf\u00e9"`}},
+			emitted: emittedNames{"c1": {`"mcp__weather__caf\u00e9"`}},
 			want:    `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__caf\u00e9"}]}}`,
 		},
 		{
 			name:    "call_id never rewritten left alone",
 			in:      `{"response":{"output":[{"type":"function_call","call_id":"c9","name":"a"}]}}`,
-			emitted: Emitted{"c1": {`"mcp__weather__a"`}},
+			emitted: emittedNames{"c1": {`"mcp__weather__a"`}},
 		},
 		{
 			name:    "name already as emitted",
 			in:      `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__a"}]}}`,
-			emitted: Emitted{"c1": {`"mcp__weather__a"`}},
+			emitted: emittedNames{"c1": {`"mcp__weather__a"`}},
 		},
 		{
 			name:    "other item types untouched",
 			in:      `{"response":{"output":[{"type":"function_call_output","call_id":"c1","name":"a"}]}}`,
-			emitted: Emitted{"c1": {`"mcp__weather__a"`}},
+			emitted: emittedNames{"c1": {`"mcp__weather__a"`}},
 		},
 		{
 			name:    "no output",
 			in:      `{"reward":0.5}`,
-			emitted: Emitted{"c1": {`"mcp__weather__a"`}},
+			emitted: emittedNames{"c1": {`"mcp__weather__a"`}},
 		},
 		{
 			name:    "not an object",
 			in:      `[{"type":"function_call","call_id":"c1","name":"a"}]`,
-			emitted: Emitted{"c1": {`"mcp__weather__a"`}},
+			emitted: emittedNames{"c1": {`"mcp__weather__a"`}},
 		},
 		{
 			name: "nothing emitted",
@@ -250,18 +250,18 @@ func TestRestoreResponse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := []byte(tt.in)
-			out, err := RestoreResponse(in, tt.emitted)
+			out, err := restoreResponse(in, tt.emitted)
 			if err != nil {
-				t.Fatalf("RestoreResponse: %v", err)
+				t.Fatalf("restoreResponse: %v", err)
 			}
 			if tt.want == "" {
 				if !sameBytes(out, in) {
-					t.Errorf("RestoreResponse = %#q, want the input itself", out)
+					t.Errorf("restoreResponse = %#q, want the input itself", out)
 				}
 				return
 			}
 			if string(out) != tt.want {
-				t.Errorf("RestoreResponse =\n%#q\nwant\n%#q", out, tt.want)
+				t.Errorf("restoreResponse =\n%#q\nwant\n%#q", out, tt.want)
 			}
 		})
 	}
@@ -271,20 +271,20 @@ func TestRestoreResponseErrors(t *testing.T) {
 	valid := `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"a"}]}}`
 	tests := []struct {
 		name, in string
-		emitted  Emitted
+		emitted  emittedNames
 		is       error
 		msg      string
 	}{
-		{"not JSON", "Internal Server Error\n", Emitted{"c1": {`"x"`}}, ErrInvalidJSON, "mcpdoor: response body: invalid JSON"},
-		{"truncated", valid[:40], Emitted{"c1": {`"x"`}}, ErrInvalidJSON, "mcpdoor: response body: invalid JSON"},
-		{"emitted name unquoted", valid, Emitted{"c1": {`x`}}, nil, "mcpdoor: an emitted name is not a JSON string literal"},
-		{"emitted name not a string", valid, Emitted{"c1": {`["x"]`}}, nil, "mcpdoor: an emitted name is not a JSON string literal"},
-		{"emitted names run together", valid, Emitted{"c1": {`"x""y"`}}, nil, "mcpdoor: an emitted name is not a JSON string literal"},
+		{"not JSON", "Internal Server Error\n", emittedNames{"c1": {`"x"`}}, ErrInvalidJSON, "mcpdoor: response body: invalid JSON"},
+		{"truncated", valid[:40], emittedNames{"c1": {`"x"`}}, ErrInvalidJSON, "mcpdoor: response body: invalid JSON"},
+		{"emitted name unquoted", valid, emittedNames{"c1": {`x`}}, nil, "mcpdoor: an emitted name is not a JSON string literal"},
+		{"emitted name not a string", valid, emittedNames{"c1": {`["x"]`}}, nil, "mcpdoor: an emitted name is not a JSON string literal"},
+		{"emitted names run together", valid, emittedNames{"c1": {`"x""y"`}}, nil, "mcpdoor: an emitted name is not a JSON string literal"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := []byte(tt.in)
-			out, err := RestoreResponse(in, tt.emitted)
+			out, err := restoreResponse(in, tt.emitted)
 			if err == nil || err.Error() != tt.msg {
 				t.Fatalf("err = %v, want %q", err, tt.msg)
 			}
@@ -292,7 +292,7 @@ func TestRestoreResponseErrors(t *testing.T) {
 				t.Errorf("errors.Is(%v, %v) = false", err, tt.is)
 			}
 			if !sameBytes(out, in) {
-				t.Errorf("RestoreResponse = %#q, want the input itself", out)
+				t.Errorf("restoreResponse = %#q, want the input itself", out)
 			}
 		})
 	}

@@ -43,7 +43,7 @@ type Options struct {
 // Wrap returns a handler that normalizes the function_call names in a
 // /verify request for server, calls next with the normalized copy, and
 // restores the emitted names in next's JSON response. An empty server strips
-// any server's namespace; see RewriteRequest and Normalize for the rules.
+// any server's namespace; see rewriteRequest and Normalize for the rules.
 //
 // The request body is read in full first, into memory that grows with the
 // bytes received, never more than twice them (a body over the limit that
@@ -59,7 +59,7 @@ type Options struct {
 // When a name changed, next's response is held back until next returns, then
 // sent with the first status next wrote (200 if none), the headers next set,
 // and its body with the emitted names restored whatever the status, as
-// RestoreResponse does, written out from the held body. Flush is then a no-op; informational 1xx statuses are
+// restoreResponse does, written out from the held body. Flush is then a no-op; informational 1xx statuses are
 // dropped; a Content-Length header is corrected when the body's length
 // changes.
 func Wrap(next http.Handler, server string, opts *Options) http.Handler {

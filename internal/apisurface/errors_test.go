@@ -16,7 +16,6 @@ import (
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/session"
 	"github.com/mcpdoor/mcpdoor/token"
-	"github.com/mcpdoor/mcpdoor/verifywrap"
 )
 
 // prefix is how every error text and setup panic of mcpdoor starts, so
@@ -74,11 +73,6 @@ func TestErrorPrefix(t *testing.T) {
 		{"token.NewCodec ttl panic", func() string { return panicText(func() { token.NewCodec("weather", keys, -1) }) }},
 		{"token.Codec.Mint", func() string { _, err := codec.Mint(token.Payload{}); return errText(err) }},
 		{"token.Codec.Verify", func() string { _, err := codec.Verify("garbage"); return errText(err) }},
-		{"verifywrap.RewriteRequest", func() string { _, _, _, err := verifywrap.RewriteRequest([]byte("{"), "weather"); return errText(err) }},
-		{"verifywrap.RestoreResponse", func() string {
-			_, err := verifywrap.RestoreResponse([]byte("{"), verifywrap.Emitted{"c1": {"mcp__weather__x"}})
-			return errText(err)
-		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			text := c.text()
