@@ -89,6 +89,40 @@ func TestLayers(t *testing.T) {
 	}
 }
 
+// TestDesignPicture: docs/design.md's picture of the layers (the first
+// code block of its section "The layers", drawn from the highest layer
+// down) names every package of the table, each layer's below those of
+// the layer above it.
+func TestDesignPicture(t *testing.T) {
+	b, err := os.ReadFile("../../docs/design.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(b), "## The layers\n")
+	_, picture, _ := strings.Cut(section, "```\n")
+	picture, _, ok := strings.Cut(picture, "```")
+	if !ok {
+		t.Fatal("docs/design.md has no picture in a section \"The layers\"")
+	}
+	words := strings.Fields(picture)
+	above := -1 // where the layer above ends in the picture
+	for i := len(layers) - 1; i >= 0; i-- {
+		lo, hi := len(words), -1
+		for _, p := range layers[i].pkgs {
+			at := slices.Index(words, p)
+			if at < 0 {
+				t.Errorf("docs/design.md's picture of the layers does not name %s", p)
+				continue
+			}
+			lo, hi = min(lo, at), max(hi, at)
+		}
+		if lo < above {
+			t.Errorf("docs/design.md's picture has a package of the layer %q above one of a higher layer", layers[i].name)
+		}
+		above = max(above, hi)
+	}
+}
+
 // TestNoInit: no package of the library declares an init function.
 func TestNoInit(t *testing.T) {
 	walk(t, func(dir string, f *ast.File, fset *token.FileSet) {
