@@ -37,6 +37,10 @@
 // a session may change at once; [Load] and [Save] for one that is read, or
 // replaced whole.
 //
+// The store is the server's Config.Store: in memory by default, in Redis
+// with package session/redisstore (a module of its own), or any other
+// that implements [Store], which package session/storetest checks.
+//
 // New makes a Manager of its own, with its own memory store, for a server
 // without a Door.
 package session
