@@ -33,8 +33,8 @@ func (c *clock) advance(d time.Duration) {
 
 func newClock() *clock { return &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)} }
 
-// TestMemoryContract: the memory store keeps the Backend's contracts, its
-// clock forged: nothing waits.
+// TestMemoryContract: the memory store keeps session.Store's contract
+// (storetest), its clock forged: nothing waits.
 func TestMemoryContract(t *testing.T) {
 	clocks := map[session.Store]*clock{}
 	storetest.Run(t, func(t *testing.T) session.Store {
