@@ -46,7 +46,7 @@ func newBuilder(cfg *Config) (*builder, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	sessions, err := sessionManager(cfg)
+	sessions, err := cfg.sessionManager()
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/header"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/session"
 	"github.com/mcpdoor/mcpdoor/verifywrap"
 )
@@ -106,7 +107,7 @@ type Config struct {
 	// sessions it made, and refuses every call of another's rollouts as
 	// misrouted (HTTP 421). Give every replica the same store
 	// (session/redisstore) and any replica serves any call.
-	Store *session.Store `yaml:"-"`
+	Store session.Store `yaml:"-"`
 	// OnSessionEnd, when set, is called with a session's id when it ends,
 	// once per session: once /verify has answered 2xx in it (however many
 	// /verify posts of the rollout answer at once), at session.End, or
@@ -130,12 +131,13 @@ type Config struct {
 	// Propagators: see TracerProvider.
 	Propagators propagation.TextMapPropagator `yaml:"-"`
 
-	// sessions is what UseSessions made: the manager whose middleware the
-	// router uses, which the door makes and reads sessions with. A tool
-	// call runs in the session its token names, the way that middleware
-	// would have put it there. Nil: the door makes its own, for a server
-	// without sessions.
-	sessions *session.Manager
+	// sessions is the one owner of the server's sessions, made once
+	// (Config.sessionManager): the manager whose middleware the router
+	// uses (UseSessions hands out its handle), which the door makes and
+	// reads sessions with. A tool call runs in the session its token
+	// names, the way that middleware would have put it there. Nil until
+	// UseSessions or Install makes it.
+	sessions *sessions.Manager
 }
 
 // MCPConfig is the mcp block of a server's config. Every field is optional,

@@ -17,7 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
-	"github.com/mcpdoor/mcpdoor/internal/store"
 )
 
 // seedAt posts {} to the server's /seed_session with cookies, and returns
@@ -276,7 +275,7 @@ func TestExclusiveRefusedSeedHoldsNoSession(t *testing.T) {
 		}
 		t.Errorf("the 503 sets the session cookie %q", c.Value)
 		if sid, err := door.calls.sessions.Decode(c.Value); err == nil {
-			if f, _ := door.calls.sessions.Store().Open(context.Background(), sid, nil, 0); f.State != store.Absent {
+			if _, held, err := door.calls.sessions.Store().Open(context.Background(), sid, nil, 0, false); held || err != nil {
 				t.Errorf("the refused seed's session %s is held", sid)
 			}
 		}

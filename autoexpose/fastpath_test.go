@@ -162,7 +162,7 @@ func newGoldenPairOn(t *testing.T, mcpBlock string, router func() chi.Router, st
 	p := &goldenPair{}
 	// One store for both doors, so that a session one holds the other does
 	// too, as two replicas sharing a store.
-	shared := store.New(store.NewMemory(0, nil))
+	shared := store.NewMemory(0, nil)
 	for _, fast := range []bool{true, false} {
 		block := "mcp:\n  session_secret: \"" + goldenSecret + "\"\n" + mcpBlock
 		if !fast && !strings.Contains(mcpBlock, "stateful: true") && !strings.Contains(mcpBlock, "exclusive: true") {

@@ -260,7 +260,7 @@ func mint(tb testing.TB, d *Door, sid string, tools []string) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := d.calls.sessions.Store().Create(context.Background(), sid, 0); err != nil {
+	if _, _, err := d.calls.sessions.Store().Open(context.Background(), sid, nil, 0, true); err != nil {
 		tb.Fatal(err)
 	}
 	return tok

@@ -26,26 +26,28 @@ import (
 // again on c, or on a copy of c made after the first call. Install refuses
 // a router whose session middleware is of another manager.
 func (c *Config) UseSessions() (*session.Manager, error) {
-	if c.sessions == nil {
-		m, err := c.newSessions()
-		if err != nil {
-			return nil, err
-		}
-		c.sessions = m
+	m, err := c.sessionManager()
+	if err != nil {
+		return nil, err
 	}
-	return c.sessions, nil
+	return (*session.Manager)(m.Handle()), nil
 }
 
-// newSessions makes the config's session manager, warning of a random
-// secret: its sessions in Config.Store (a memory store of
-// mcp.max_stored_sessions by default), idle for at most
-// mcp.session_idle_ttl, ending as Config.OnSessionEnd is told.
-func (c *Config) newSessions() (*session.Manager, error) {
+// sessionManager returns the config's session manager, made on the first
+// call (UseSessions', or Install's for a server without sessions, so that
+// tokens still name a session), warning of a random secret: its sessions
+// in Config.Store (a memory store of mcp.max_stored_sessions by default),
+// idle for at most mcp.session_idle_ttl, ending as Config.OnSessionEnd is
+// told.
+func (c *Config) sessionManager() (*sessions.Manager, error) {
+	if c.sessions != nil {
+		return c.sessions, nil
+	}
 	keys, random, err := c.MCP.keys()
 	if err != nil {
 		return nil, err
 	}
-	b := store.BackendOf(c.Store)
+	var b store.Backend = c.Store
 	if b != nil && c.MCP.MaxStoredSessions != 0 {
 		return nil, fmt.Errorf("mcpdoor: config: mcp.max_stored_sessions caps the in-memory session store, and Config.Store is set: " +
 			"fix: remove mcp.max_stored_sessions (bound a Redis store with its maxmemory and a volatile-* eviction policy, docs/replicas.md)")
@@ -61,9 +63,8 @@ func (c *Config) newSessions() (*session.Manager, error) {
 		}
 		b = store.NewMemory(c.MCP.MaxStoredSessions, onIdle)
 	}
-	m := session.New(keys, nil)
-	sessions.Of(m).Setup(b, c.MCP.SessionIdleTTL, end, c.logger())
-	return m, nil
+	c.sessions = sessions.New(keys, &sessions.Options{Store: b, Idle: c.MCP.SessionIdleTTL, OnEnd: end, Logger: c.logger()})
+	return c.sessions, nil
 }
 
 // keys returns the key ring from session_secret or session_secret_env, or a
@@ -91,17 +92,4 @@ func (m *MCPConfig) keys() (keys token.Keys, random bool, err error) {
 		return token.Keys{}, false, fmt.Errorf("mcpdoor: config: %s: %w", key, err)
 	}
 	return keys, false, nil
-}
-
-// sessionManager is the Door's session manager: the config's, or one of its
-// own for a server without sessions, so that tokens still name a session.
-func sessionManager(cfg *Config) (*sessions.Manager, error) {
-	if cfg.sessions == nil {
-		m, err := cfg.newSessions()
-		if err != nil {
-			return nil, err
-		}
-		cfg.sessions = m
-	}
-	return sessions.Of(cfg.sessions), nil
 }

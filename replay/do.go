@@ -6,10 +6,6 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 )
 
-// ErrResponseTooLarge is what a handler's Write returns once the handler
-// has written more than Do's limit: the rest of the body is not captured.
-var ErrResponseTooLarge = dispatch.ErrResponseTooLarge
-
 // A Response is what the handler answered.
 type Response struct {
 	// Status is the status the handler wrote (200 when it wrote a body

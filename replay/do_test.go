@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/replay"
 )
 
@@ -58,7 +59,7 @@ func TestDo(t *testing.T) {
 	}
 
 	resp = replay.Do(r, post("/big"), 4)
-	if resp.Status != 200 || string(resp.Body) != "0123" || !resp.Truncated || !errors.Is(writeErr, replay.ErrResponseTooLarge) {
+	if resp.Status != 200 || string(resp.Body) != "0123" || !resp.Truncated || !errors.Is(writeErr, dispatch.ErrResponseTooLarge) {
 		t.Errorf("over the limit: %d %q truncated %v, Write's error %v", resp.Status, resp.Body, resp.Truncated, writeErr)
 	}
 	resp = replay.Do(r, post("/big"), -1) // the default limit, as 0

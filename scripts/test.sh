@@ -6,9 +6,10 @@
 #   1. installs the Node test dependencies (tests/node: the MCP TypeScript SDK,
 #      @ai-sdk/mcp, the MCP conformance suite and Node 22) when missing or out
 #      of date;
-#   2. go vet ./... and staticcheck ./..., in each module of the
-#      repository: the library (.), its end-to-end tests (tests/), the
-#      examples (examples/) and the benchmark (bench/);
+#   2. go vet ./... and staticcheck ./..., in each module of go.work:
+#      the library (.), its end-to-end tests (tests/), the examples
+#      (examples/), the benchmark (bench/) and the Redis session store
+#      (session/redisstore/);
 #   3. go test -race ./...   in each, with MCPDOOR_REQUIRE_NODE=1, so the
 #      tests that drive the server with the Node client fail instead of
 #      skipping, and
@@ -88,9 +89,10 @@ run "$node_dir/node_modules/node/bin/node" --version
 
 export MCPDOOR_REQUIRE_NODE=1 MCPDOOR_LONG=1
 
-# The repository's modules (go.work uses each): the library, its
-# end-to-end tests, the examples, the benchmark.
-modules=(. tests examples bench)
+# The repository's modules, as go.work lists them: the library, its
+# end-to-end tests, the examples, the benchmark, the Redis session store.
+mapfile -t modules < <(go list -m -f '{{.Dir}}')
+((${#modules[@]} > 1)) || { echo "test.sh: go list -m lists no module of go.work" >&2; exit 1; }
 
 # 2, 3. Vet, lint and test, module by module.
 for m in "${modules[@]}"; do

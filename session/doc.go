@@ -23,8 +23,8 @@
 // Every response of a request that went through the middleware sets the
 // session's cookie, as NeMo Gym's servers do, so a client that keeps only
 // the last response's cookies stays in its session. A request whose context
-// already carries a session id ([NewContext]) keeps that session and gets no
-// cookie from the middleware. mcpdoor runs each MCP tool call with the
+// already carries a session id keeps that session and gets no cookie from
+// the middleware. mcpdoor runs each MCP tool call with the
 // caller's session in the request's context, so a handler sees the same
 // session over the HTTP door and over the MCP door.
 //
@@ -36,6 +36,10 @@
 // nothing ([ErrEnded]). Use [Update] for a value that more than one call of
 // a session may change at once; [Load] and [Save] for one that is read, or
 // replaced whole.
+//
+// The store is the server's Config.Store: in memory by default, in Redis
+// with package session/redisstore (a module of its own), or any other
+// that implements [Store], which package session/storetest checks.
 //
 // New makes a Manager of its own, with its own memory store, for a server
 // without a Door.

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
@@ -26,11 +25,7 @@ type Options struct {
 // from autoexpose's Config.UseSessions, the one its Door makes and reads
 // sessions with; a Manager made with New is for a server without a Door,
 // and Install refuses a router whose middleware is of one.
-type Manager struct {
-	m *sessions.Manager
-}
-
-func init() { sessions.Of = func(m any) *sessions.Manager { return m.(*Manager).m } }
+type Manager sessions.Handle
 
 // New returns a Manager that signs cookies with keys (the first key signs,
 // every key verifies), its sessions in a fresh in-memory store of its own,
@@ -42,7 +37,7 @@ func New(keys token.Keys, opts *Options) *Manager {
 	if opts != nil {
 		o = &sessions.Options{CookieName: opts.CookieName, Secure: opts.Secure, NewID: opts.NewID}
 	}
-	return &Manager{m: sessions.New(keys, o)}
+	return (*Manager)(sessions.New(keys, o).Handle())
 }
 
 // Middleware puts the request's session in its context: the session of
@@ -51,18 +46,14 @@ func New(keys token.Keys, opts *Options) *Manager {
 // response it got stays in its session. A new session is an id alone until
 // a handler saves in it (Save): the store registers nothing for a request
 // that saves nothing. A request whose context already carries a session id
-// (NewContext: an outer middleware, or mcpdoor dispatching a tool call
-// into the session its token names) keeps it, whatever cookie it carries,
-// and gets no cookie from the middleware.
+// (mcpdoor dispatching a tool call into the session its token names) keeps
+// it, whatever cookie it carries, and gets no cookie from the middleware.
 //
 // A cookie of a session that has ended (or of a rollout's that the store
 // does not hold) gets a new session in its place; on a rollout server
 // (NeMo Gym's contract on) it gets 421 instead, as its Door answers it.
-func (m *Manager) Middleware(next http.Handler) http.Handler { return m.m.Middleware(next) }
-
-// NewContext returns a context that carries session id.
-func NewContext(ctx context.Context, id string) context.Context {
-	return sessions.NewContext(ctx, id)
+func (m *Manager) Middleware(next http.Handler) http.Handler {
+	return (*sessions.Handle)(m).Manager().Middleware(next)
 }
 
 // ID returns the session id of r, or "" when no session middleware ran for it.

@@ -1,36 +1,82 @@
 package session
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/internal/store"
 )
 
-// A Store holds a server's sessions and their state (Load, Save, Update).
-// The nil *Store is the default: a store in the process's memory, which
-// another replica does not share and a restart empties. A store in Redis
-// (package session/redisstore), shared by every replica, lets any replica
-// serve any call of a session, and lose nothing when one dies.
+// A Store holds a server's sessions and their state. A server's store is
+// autoexpose's Config.Store, which its Door and the Manager of
+// Config.UseSessions share; nil means a store in the process's memory,
+// which another replica does not share and a restart empties. A store
+// that every replica shares (package session/redisstore, in a module of
+// its own, keeps one in Redis) lets any replica serve any call of a
+// session, and lose nothing when one dies. Another store (a database, a
+// cache) implements Store, and checks itself with package
+// session/storetest.
 //
-// A server's store is autoexpose's Config.Store, which the Door and the
-// Manager of Config.UseSessions share (a Manager made with New has a
-// memory store of its own). A session is registered in it when
-// /seed_session starts a rollout in it, or when a handler first saves in
-// it, and not before: a request that saves nothing costs the store
-// nothing. Every session ends: once it has gone unused for
-// mcp.session_idle_ttl (default 1h), once /verify has answered 2xx in it,
-// or at End.
-type Store = store.Store
+// A session is registered in the store when /seed_session starts a
+// rollout in it, or when a handler first saves in it, and not before: a
+// request that saves nothing costs the store nothing. Every session ends:
+// once it has gone unused for mcp.session_idle_ttl (default 1h), once
+// /verify has answered 2xx in it, or at End.
+//
+// What a Store keeps of a session sid is its state, one of three: absent
+// (never created, or dropped: idle for its idle TTL, evicted, lost, or
+// ended long enough ago), live (held, with its values: opaque bytes under
+// string keys, never empty, an empty value being the same as none), or
+// ended (End ended it, and the store remembers so for the keep End gave:
+// no write brings it back). Every method is safe for concurrent use, and
+// atomic: a concurrent reader sees a write whole or not at all. A store
+// holds no session it was not asked to create, and every session it
+// holds has an end.
+type Store interface {
+	// Open reads sid: held reports whether it was live, and values are
+	// the values of those of keys it has (nil when none). With create, an
+	// absent sid is made live and empty first, with the idle TTL idle
+	// (held reports false: it was not held). Open fails with ErrEnded
+	// when sid has ended, and a store may refuse to create a session
+	// (it is full) with an error of its own. Opening a live session is a
+	// use: a session ends once it has gone unused for idle, no sooner
+	// than 7/8 idle and no later than idle after its last use.
+	Open(ctx context.Context, sid string, keys []string, idle time.Duration, create bool) (values map[string][]byte, held bool, err error)
+	// Save sets key in sid to value, whatever its value was. It fails,
+	// saving nothing, with ErrEnded when sid has ended, or when it is
+	// absent and create is not set; with create, an absent sid is created
+	// first, as Open creates it.
+	Save(ctx context.Context, sid, key string, value []byte, idle time.Duration, create bool) error
+	// Swap sets key in sid to value if its value is still old (nil:
+	// none), and reports whether it did; when it did not, it returns the
+	// value key has instead (nil: none). It fails as Save does, and an
+	// absent sid it creates has no value yet.
+	Swap(ctx context.Context, sid, key string, old, value []byte, idle time.Duration, create bool) (swapped bool, current []byte, err error)
+	// End ends sid for good, with all its state: from then on Open, Save
+	// and Swap fail with ErrEnded, until keep has passed (then sid may be
+	// absent; keep 0: forget it at once). It reports whether this call
+	// ended a live session: of concurrent Ends of one sid, at most one
+	// reports true, and an End of an absent or ended sid reports false
+	// (an absent sid is ended all the same).
+	End(ctx context.Context, sid string, keep time.Duration) (ended bool, err error)
+}
+
+// Store's method set is the one mcpdoor's sessions use.
+var (
+	_ store.Backend = Store(nil)
+	_ Store         = store.Backend(nil)
+)
 
 // ErrEnded is why a session's state can be neither read nor written any
 // more: the session has ended (its rollout was verified, it was idle for
 // mcp.session_idle_ttl, or End ended it), or it is a rollout's that this
 // replica's store does not hold. Load, Save, Update and End return errors
-// that wrap it; a handler made with autoexpose.Handler answers such an
+// that wrap it, and a Store returns it (or an error that wraps it); a handler made with autoexpose.Handler answers such an
 // error with 421, the answer to every later request of the session.
 var ErrEnded = sessions.ErrEnded
 

@@ -8,6 +8,7 @@ require (
 	github.com/google/jsonschema-go v0.4.3
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/mcpdoor/mcpdoor v0.0.0
+	github.com/mcpdoor/mcpdoor/session/redisstore v0.0.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/redis/go-redis/v9 v9.22.0
 	go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp v0.72.0
@@ -50,5 +51,7 @@ require (
 )
 
 replace github.com/mcpdoor/mcpdoor => ../
+
+replace github.com/mcpdoor/mcpdoor/session/redisstore => ../session/redisstore
 
 ignore ./node/node_modules

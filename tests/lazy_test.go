@@ -35,7 +35,7 @@ func useStore(t testing.TB, kind string, cfg *autoexpose.Config) *countedStore {
 	t.Helper()
 	if kind == "memory" {
 		mem := store.NewMemory(0, nil)
-		cfg.Store = store.New(mem)
+		cfg.Store = mem
 		return &countedStore{name: kind, count: mem.Len}
 	}
 	rs := startRedis(t)

@@ -15,8 +15,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
-	"github.com/mcpdoor/mcpdoor/internal/store"
-	"github.com/mcpdoor/mcpdoor/internal/store/storetest"
 	"github.com/mcpdoor/mcpdoor/session/redisstore"
 )
 
@@ -284,31 +282,6 @@ func TestMemoryStoreCap(t *testing.T) {
 	}
 	if r, meta := s.newClient().seedSession(`{}`); meta.Headers[tokenHeader] == "" {
 		t.Errorf("a seed once a rollout has ended: %d %s", r.Status, r.Body)
-	}
-}
-
-// TestRedisStoreContract: the Redis store keeps the Backend's contracts
-// (storetest), against a real redis-server; its idle TTLs run on Redis's
-// clock, so the suite waits for them.
-func TestRedisStoreContract(t *testing.T) {
-	rs := startRedis(t)
-	n := 0
-	storetest.Run(t, storetest.Harness{
-		New: func(t *testing.T) store.Backend {
-			n++
-			client := redis.NewClient(&redis.Options{Addr: rs.Addr})
-			t.Cleanup(func() { client.Close() })
-			return store.BackendOf(redisstore.New(client, fmt.Sprint("contract", n)))
-		},
-		Advance: func(_ *testing.T, _ store.Backend, d time.Duration) { time.Sleep(d) },
-		Idle:    time.Second,
-	})
-	ctx := context.Background()
-	keys, _ := rs.Client.Keys(ctx, "*").Result()
-	for _, k := range keys {
-		if ttl, _ := rs.Client.PTTL(ctx, k).Result(); ttl == -1 {
-			t.Errorf("key %s has no expiry", k)
-		}
 	}
 }
 

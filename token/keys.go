@@ -6,14 +6,6 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/keyring"
 )
 
-// MinSecretLen is the shortest secret NewKeys accepts: 32 bytes, the size of
-// an HMAC-SHA256 key. Shorter secrets can be guessed offline from one token.
-const MinSecretLen = keyring.MinSecretLen
-
-// ErrShortSecret is wrapped by NewKeys's error for a secret under
-// MinSecretLen bytes.
-var ErrShortSecret = keyring.ErrShortSecret
-
 // Keys is a key ring derived from one or more secrets: the first secret
 // signs, every secret verifies, so a new secret can be rolled out in front
 // of the old one without invalidating what the old one signed. One Keys
@@ -25,7 +17,9 @@ var ErrShortSecret = keyring.ErrShortSecret
 type Keys = keyring.Keys
 
 // NewKeys returns a key ring over secrets, the signing one first. Each
-// secret must be at least MinSecretLen bytes; there must be one at least.
+// secret must be at least 32 bytes, the size of an HMAC-SHA256 key
+// (shorter secrets can be guessed offline from one token); there must be
+// one at least.
 func NewKeys(secrets ...[]byte) (Keys, error) {
 	k, err := keyring.New(secrets...)
 	if err != nil {

@@ -140,7 +140,7 @@ func TestSeedCookies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr.Store().Create(t.Context(), "rollout-7", 0) // a session this replica holds
+	mgr.Store().Open(t.Context(), "rollout-7", nil, 0, true) // a session this replica holds
 	withCookies := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{Name: "theme", Value: "dark"})
 		http.SetCookie(w, &http.Cookie{Name: "lang", Value: "en"})

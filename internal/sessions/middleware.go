@@ -54,9 +54,9 @@ func (e *Misrouted) Error() string {
 // Ensure returns the request's session and a request whose context
 // carries it.
 //
-// A request whose context already has a session id (NewContext: an outer
-// middleware, or mcpdoor dispatching a tool call into the session its
-// token names) keeps it, whatever cookie it carries, and nothing is set on
+// A request whose context already has a session id (NewContext: mcpdoor
+// dispatching a tool call into the session its token names, or a session
+// middleware in front of this one) keeps it, whatever cookie it carries, and nothing is set on
 // w. Otherwise the session is that of the request's valid session cookie,
 // or a new one, and either way its cookie is set on w, on every response:
 // that keeps in its session a client that replaces its cookies with those

@@ -89,13 +89,26 @@ func (s *Session) open(ctx context.Context) error {
 	s.opened = true
 	s.epoch = s.m.writesOf(s.ID).Load()
 	s.asked = s.m.hot.list()
-	f, err := s.m.store.Open(ctx, s.ID, s.asked, s.m.idle)
-	if err != nil {
+	values, held, err := s.m.store.Open(ctx, s.ID, s.asked, s.m.idle, false)
+	switch {
+	case errors.Is(err, store.ErrEnded):
+		s.state = store.Ended
+	case err != nil:
 		s.openErr = failed("reading the session", err)
 		return s.openErr
+	case held:
+		s.state, s.values = store.Live, values
+	default:
+		s.state = store.Absent
 	}
-	s.state, s.values = f.State, f.Values
 	return nil
+}
+
+// read returns the value of key as the store holds it now, nil when it
+// has none.
+func (s *Session) read(ctx context.Context, key string) ([]byte, error) {
+	values, _, err := s.m.store.Open(ctx, s.ID, []string{key}, s.m.idle, false)
+	return values[key], err
 }
 
 // IsRollout reports whether the session is a rollout's.
@@ -113,14 +126,15 @@ func (s *Session) Stale() bool {
 	return s.opened && s.openErr == nil && (s.state == store.Ended || s.state == store.Absent && s.rollout)
 }
 
-// writable returns how a write of the session goes to the store, or
-// ErrEnded when it may not; the caller holds s.mu and has opened s.
-func (s *Session) writable() (store.Write, error) {
+// writable reports whether a write of the session creates it in the
+// store, or returns ErrEnded when it may not write; the caller holds s.mu
+// and has opened s.
+func (s *Session) writable() (create bool, err error) {
 	switch {
 	case s.state == store.Ended, s.state == store.Absent && s.rollout:
-		return store.Write{}, store.ErrEnded
+		return false, store.ErrEnded
 	}
-	return store.Write{Create: s.state == store.Absent, Idle: s.m.idle}, nil
+	return s.state == store.Absent, nil
 }
 
 // cached returns key's value as the session held it when Open read it,
@@ -175,7 +189,7 @@ func (s *Session) Load(ctx context.Context, key string) ([]byte, error) {
 		return v, nil
 	}
 	s.mu.Unlock()
-	v, err := s.m.store.Load(ctx, s.ID, key)
+	v, err := s.read(ctx, key)
 	if err != nil {
 		return nil, failed(fmt.Sprintf("loading %q", key), err)
 	}
@@ -186,12 +200,12 @@ func (s *Session) Load(ctx context.Context, key string) ([]byte, error) {
 // it is not a rollout's and holds nothing yet.
 func (s *Session) Save(ctx context.Context, key string, value []byte) error {
 	s.mu.Lock()
-	w, err := s.begin(ctx, fmt.Sprintf("saving %q", key))
+	create, err := s.begin(ctx, fmt.Sprintf("saving %q", key))
 	s.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	if err := s.m.store.Save(ctx, s.ID, key, value, w); err != nil {
+	if err := s.m.store.Save(ctx, s.ID, key, value, s.m.idle, create); err != nil {
 		return failed(fmt.Sprintf("saving %q", key), err)
 	}
 	s.mu.Lock()
@@ -200,16 +214,16 @@ func (s *Session) Save(ctx context.Context, key string, value []byte) error {
 	return nil
 }
 
-// begin opens the session for a write, what; the caller holds s.mu.
-func (s *Session) begin(ctx context.Context, what string) (store.Write, error) {
+// begin opens the session for a write, what, and reports whether the
+// write creates it in the store; the caller holds s.mu.
+func (s *Session) begin(ctx context.Context, what string) (create bool, err error) {
 	if err := s.open(ctx); err != nil {
-		return store.Write{}, err
+		return false, err
 	}
-	w, err := s.writable()
-	if err != nil {
-		return w, failed(what, err)
+	if create, err = s.writable(); err != nil {
+		return false, failed(what, err)
 	}
-	return w, nil
+	return create, nil
 }
 
 // maxTries bounds how often Update tries again when other calls of the
@@ -224,14 +238,14 @@ func (s *Session) Update(ctx context.Context, key string, change func(old []byte
 	s.m.hot.note(key)
 	what := fmt.Sprintf("updating %q", key)
 	s.mu.Lock()
-	w, err := s.begin(ctx, what)
+	create, err := s.begin(ctx, what)
 	old, ok := s.cached(key)
 	s.mu.Unlock()
 	if err != nil {
 		return err
 	}
 	if !ok {
-		if old, err = s.m.store.Load(ctx, s.ID, key); err != nil {
+		if old, err = s.read(ctx, key); err != nil {
 			return failed(what, err)
 		}
 	}
@@ -243,7 +257,7 @@ func (s *Session) Update(ctx context.Context, key string, change func(old []byte
 		if bytes.Equal(v, old) {
 			return nil
 		}
-		swapped, cur, err := s.m.store.Swap(ctx, s.ID, key, old, v, w)
+		swapped, cur, err := s.m.store.Swap(ctx, s.ID, key, old, v, s.m.idle, create)
 		if err != nil {
 			return failed(what, err)
 		}
@@ -258,7 +272,7 @@ func (s *Session) Update(ctx context.Context, key string, change func(old []byte
 	return fmt.Errorf("mcpdoor: session store: %s: gave up after %d tries, other calls of the session changing it each time", what, maxTries)
 }
 
-// End ends the session for good (store.Backend.End), and tells the
+// End ends the session for good (session.Store's End), and tells the
 // Manager's OnEnd, when this call ended it.
 func (s *Session) End(ctx context.Context) error {
 	s.mu.Lock()
@@ -286,14 +300,14 @@ func (m *Manager) End(ctx context.Context, sid string) error {
 // it was not), and its cookie says it is a rollout's from now on. It
 // reports whether it registered it.
 func (s *Session) Seed(ctx context.Context) (created bool, err error) {
-	created, err = s.m.store.Create(ctx, s.ID, s.m.idle)
+	_, held, err := s.m.store.Open(ctx, s.ID, nil, s.m.idle, true)
 	if err != nil {
 		return false, failed("holding the seed's session", err)
 	}
 	s.mu.Lock()
 	s.rollout, s.opened, s.openErr, s.state = true, true, nil, store.Live
 	s.mu.Unlock()
-	return created, nil
+	return !held, nil
 }
 
 // Discard forgets a session a seed registered and whose seed failed: it

@@ -15,15 +15,15 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/store"
 )
 
-// counting is a Backend that counts the Loads that reach it.
+// counting is a Backend that counts the reads (Opens) that reach it.
 type counting struct {
 	store.Backend
 	loads atomic.Int64
 }
 
-func (c *counting) Load(ctx context.Context, sid, key string) ([]byte, error) {
+func (c *counting) Open(ctx context.Context, sid string, keys []string, idle time.Duration, create bool) (map[string][]byte, bool, error) {
 	c.loads.Add(1)
-	return c.Backend.Load(ctx, sid, key)
+	return c.Backend.Open(ctx, sid, keys, idle, create)
 }
 
 func newManager(t *testing.T) (*sessions.Manager, *counting) {
@@ -38,7 +38,7 @@ func newManager(t *testing.T) (*sessions.Manager, *counting) {
 func TestLoadReadsOpen(t *testing.T) {
 	ctx := context.Background()
 	m, b := newManager(t)
-	m.Store().Create(ctx, "s", 0)
+	m.Store().Open(ctx, "s", nil, 0, true)
 	warm := m.Named("s", false)
 	if err := warm.Save(ctx, "k", []byte(`1`)); err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestLoadReadsOpen(t *testing.T) {
 func TestUpdateNoLostUpdate(t *testing.T) {
 	ctx := context.Background()
 	m, _ := newManager(t)
-	m.Store().Create(ctx, "s", 0)
+	m.Store().Open(ctx, "s", nil, 0, true)
 	const requests, each = 16, 20
 	var wg sync.WaitGroup
 	for range requests {
@@ -107,8 +107,8 @@ func TestUpdateUnchanged(t *testing.T) {
 	if err := s.Update(ctx, "k", func(old []byte) ([]byte, error) { return old, nil }); err != nil {
 		t.Fatal(err)
 	}
-	if f, _ := m.Store().Open(ctx, "lazy", nil, 0); f.State != store.Absent {
-		t.Errorf("an update that changed nothing registered the session: %v", f.State)
+	if _, held, err := m.Store().Open(ctx, "lazy", nil, 0, false); held || err != nil {
+		t.Errorf("an update that changed nothing registered the session: held %v, %v", held, err)
 	}
 	boom := errors.New("boom")
 	if err := s.Update(ctx, "k", func([]byte) ([]byte, error) { return []byte(`1`), boom }); err != boom {
@@ -129,7 +129,7 @@ func TestWriteAfterEnd(t *testing.T) {
 	ctx := context.Background()
 	var ends atomic.Int64
 	m := sessions.New(keys(t, secretOld), &sessions.Options{OnEnd: func(context.Context, string) { ends.Add(1) }})
-	m.Store().Create(ctx, "s", 0)
+	m.Store().Open(ctx, "s", nil, 0, true)
 	running := m.Named("s", true)
 	if err := running.Open(ctx); err != nil {
 		t.Fatal(err)
@@ -149,8 +149,8 @@ func TestWriteAfterEnd(t *testing.T) {
 	if !errors.Is(err, sessions.ErrEnded) {
 		t.Errorf("an update after the end: %v, want ErrEnded", err)
 	}
-	if f, _ := m.Store().Open(ctx, "s", nil, 0); f.State != store.Ended {
-		t.Errorf("after the late writes: %v, want ended", f.State)
+	if _, _, err := m.Store().Open(ctx, "s", nil, 0, false); !errors.Is(err, store.ErrEnded) {
+		t.Errorf("after the late writes: %v, want ErrEnded", err)
 	}
 }
 
@@ -203,7 +203,7 @@ func TestAdoption(t *testing.T) {
 	if err := saw.Save(context.Background(), "k", []byte(`1`)); err != nil {
 		t.Fatal(err)
 	}
-	if f, _ := door.Store().Open(context.Background(), saw.ID, nil, time.Minute); f.State != store.Live {
-		t.Errorf("the session is not in the door's store: %v", f.State)
+	if _, held, _ := door.Store().Open(context.Background(), saw.ID, nil, time.Minute, false); !held {
+		t.Errorf("the session is not in the door's store")
 	}
 }

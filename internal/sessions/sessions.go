@@ -89,6 +89,7 @@ type Manager struct {
 	keep   time.Duration // how long an ended session is remembered
 	onEnd  func(ctx context.Context, sid string)
 	log    *slog.Logger
+	handle *Handle
 
 	// door is what the Door serving the Manager's sessions tells of
 	// itself (ServeDoor); the zero doorInfo for a Manager served without
@@ -157,21 +158,8 @@ func New(keys keyring.Keys, opts *Options) *Manager {
 		m.store = store.NewMemory(0, nil)
 	}
 	m.keep = min(m.idle, MaxKeep)
+	m.handle = &Handle{m: m}
 	return m
-}
-
-// Setup configures m's store: b holds its sessions, idle is their idle TTL
-// (0: store.DefaultIdle), onEnd is told once of each that ends (nil: no
-// one), and log receives what the store's failures were (nil:
-// slog.Default()). Call it before m serves.
-func (m *Manager) Setup(b store.Backend, idle time.Duration, onEnd func(ctx context.Context, sid string), log *slog.Logger) {
-	if idle <= 0 {
-		idle = store.DefaultIdle
-	}
-	if log == nil {
-		log = slog.Default()
-	}
-	m.store, m.idle, m.keep, m.onEnd, m.log = b, idle, min(idle, MaxKeep), onEnd, log
 }
 
 // ServeDoor tells m of the Door that serves its sessions: its MCP
@@ -181,9 +169,18 @@ func (m *Manager) ServeDoor(mcpPath, seedPath string, rollout bool) {
 	m.door = doorInfo{mcpPath: mcpPath, seedPath: seedPath, rollout: rollout}
 }
 
-// Of returns the Manager behind a *session.Manager; package session sets
-// it, so that mcpdoor's own packages reach what session does not export.
-var Of func(manager any) *Manager
+// A Handle is a Manager as a server holds it: package session's Manager
+// is a Handle (type Manager sessions.Handle), so that mcpdoor's packages
+// convert a *session.Manager to its *Handle, and back, and reach the
+// Manager with Handle.Manager: the Manager is the one owner of its
+// sessions, and the handle the one way to it.
+type Handle struct{ m *Manager }
+
+// Handle returns m's handle: the same one on every call.
+func (m *Manager) Handle() *Handle { return m.handle }
+
+// Manager returns the Manager h is the handle of.
+func (h *Handle) Manager() *Manager { return h.m }
 
 // Store returns the store that holds the Manager's sessions.
 func (m *Manager) Store() store.Backend { return m.store }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/keyring"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
-	"github.com/mcpdoor/mcpdoor/internal/store"
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
@@ -183,7 +182,7 @@ func TestMiddlewareRefusesCookie(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Store().Create(t.Context(), id, 0)
+	m.Store().Open(t.Context(), id, nil, 0, true)
 	if got, _ := visit(m, good); got != id {
 		t.Fatalf("the untampered cookie gives session %q, want %q", got, id)
 	}
@@ -237,7 +236,7 @@ func TestEnsure(t *testing.T) {
 	m := sessions.New(keys(t, secretOld), nil)
 	m.ServeDoor("/mcp", "/seed_session", true) // a rollout server's
 	cookie, _ := m.Cookie("from-the-cookie")
-	m.Store().Create(t.Context(), "from-the-cookie", 0)
+	m.Store().Open(t.Context(), "from-the-cookie", nil, 0, true)
 
 	t.Run("id in the context", func(t *testing.T) {
 		req := httptest.NewRequest(http.MethodPost, "/t", nil)
@@ -274,8 +273,8 @@ func TestEnsure(t *testing.T) {
 		if got, err := m.Decode(set[0].Value); got != s.ID || err != nil {
 			t.Errorf("the cookie decodes to %q, %v; want %q", got, err, s.ID)
 		}
-		if f, err := m.Store().Open(t.Context(), s.ID, nil, 0); f.State != store.Absent || err != nil {
-			t.Errorf("the new session is in the store before anything is saved in it: %v, %v", f.State, err)
+		if _, held, err := m.Store().Open(t.Context(), s.ID, nil, 0, false); held || err != nil {
+			t.Errorf("the new session is in the store before anything is saved in it: held %v, %v", held, err)
 		}
 	})
 	// A valid cookie a seed set, of a session the store does not hold
@@ -341,7 +340,7 @@ func TestKeyRotation(t *testing.T) {
 	newOnly := sessions.New(keys(t, secretNew), nil)
 
 	oldCookie, _ := old.Cookie("s-old")
-	rotated.Store().Create(t.Context(), "s-old", 0)
+	rotated.Store().Open(t.Context(), "s-old", nil, 0, true)
 	if id, _ := visit(rotated, oldCookie); id != "s-old" {
 		t.Errorf("a cookie signed by the old key gives session %q after rotation, want s-old", id)
 	}

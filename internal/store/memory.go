@@ -109,49 +109,44 @@ func (m *Memory) dropIdle(sid string) {
 	m.expired = append(m.expired, sid)
 }
 
-func (m *Memory) Open(_ context.Context, sid string, keys []string, idle time.Duration) (Found, error) {
+// Open reads sid, as session.Store's Open does.
+func (m *Memory) Open(_ context.Context, sid string, keys []string, idle time.Duration, create bool) (map[string][]byte, bool, error) {
 	m.mu.Lock()
 	defer m.unlock()
-	st, s := m.state(sid)
-	if s == nil {
-		return Found{State: st}, nil
+	var s *memSession
+	held := true
+	if create {
+		var created bool
+		var err error
+		if s, created, err = m.create(sid, idle); err != nil {
+			return nil, false, err
+		}
+		held = !created
+	} else {
+		var st State
+		switch st, s = m.state(sid); st {
+		case Ended:
+			return nil, false, ErrEnded
+		case Absent:
+			return nil, false, nil
+		}
 	}
 	s.idle = orDefault(idle)
 	s.expires = m.now().Add(s.idle)
-	f := Found{State: Live}
+	var values map[string][]byte
 	for _, k := range keys {
 		if v, ok := s.values[k]; ok {
-			if f.Values == nil {
-				f.Values = make(map[string][]byte, len(keys))
+			if values == nil {
+				values = make(map[string][]byte, len(keys))
 			}
-			f.Values[k] = slices.Clone(v)
+			values[k] = slices.Clone(v)
 		}
 	}
-	return f, nil
+	return values, held, nil
 }
 
-func (m *Memory) Load(_ context.Context, sid, key string) ([]byte, error) {
-	m.mu.Lock()
-	defer m.unlock()
-	st, s := m.state(sid)
-	switch {
-	case st == Ended:
-		return nil, ErrEnded
-	case s == nil:
-		return nil, nil
-	}
-	return slices.Clone(s.values[key]), nil
-}
-
-func (m *Memory) Create(_ context.Context, sid string, idle time.Duration) (bool, error) {
-	m.mu.Lock()
-	defer m.unlock()
-	_, created, err := m.create(sid, idle)
-	return created, err
-}
-
-// create returns sid's entry, made Live when it was Absent; the caller
-// holds m.mu.
+// create returns sid's entry, made Live when it was Absent, and whether
+// it made it; the caller holds m.mu.
 func (m *Memory) create(sid string, idle time.Duration) (*memSession, bool, error) {
 	switch st, s := m.state(sid); st {
 	case Ended:
@@ -172,11 +167,11 @@ func (m *Memory) create(sid string, idle time.Duration) (*memSession, bool, erro
 	return s, true, nil
 }
 
-// writable returns sid's entry for a write that w governs; the caller
-// holds m.mu.
-func (m *Memory) writable(sid string, w Write) (*memSession, error) {
-	if w.Create {
-		s, _, err := m.create(sid, w.Idle)
+// writable returns sid's entry for a write, created first when create is
+// set and it is absent; the caller holds m.mu.
+func (m *Memory) writable(sid string, idle time.Duration, create bool) (*memSession, error) {
+	if create {
+		s, _, err := m.create(sid, idle)
 		return s, err
 	}
 	if _, s := m.state(sid); s != nil {
@@ -185,10 +180,11 @@ func (m *Memory) writable(sid string, w Write) (*memSession, error) {
 	return nil, ErrEnded
 }
 
-func (m *Memory) Save(_ context.Context, sid, key string, value []byte, w Write) error {
+// Save sets key in sid, as session.Store's Save does.
+func (m *Memory) Save(_ context.Context, sid, key string, value []byte, idle time.Duration, create bool) error {
 	m.mu.Lock()
 	defer m.unlock()
-	s, err := m.writable(sid, w)
+	s, err := m.writable(sid, idle, create)
 	if err != nil {
 		return err
 	}
@@ -204,10 +200,11 @@ func set(s *memSession, key string, value []byte) {
 	s.values[key] = slices.Clone(value)
 }
 
-func (m *Memory) Swap(_ context.Context, sid, key string, old, value []byte, w Write) (bool, []byte, error) {
+// Swap sets key in sid over old, as session.Store's Swap does.
+func (m *Memory) Swap(_ context.Context, sid, key string, old, value []byte, idle time.Duration, create bool) (bool, []byte, error) {
 	m.mu.Lock()
 	defer m.unlock()
-	s, err := m.writable(sid, w)
+	s, err := m.writable(sid, idle, create)
 	if err != nil {
 		return false, nil, err
 	}
@@ -218,6 +215,7 @@ func (m *Memory) Swap(_ context.Context, sid, key string, old, value []byte, w W
 	return true, nil, nil
 }
 
+// End ends sid, as session.Store's End does.
 func (m *Memory) End(_ context.Context, sid string, keep time.Duration) (bool, error) {
 	m.mu.Lock()
 	defer m.unlock()

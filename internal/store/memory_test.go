@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/mcpdoor/mcpdoor/internal/store"
-	"github.com/mcpdoor/mcpdoor/internal/store/storetest"
+	"github.com/mcpdoor/mcpdoor/session"
+	"github.com/mcpdoor/mcpdoor/session/storetest"
 )
 
 // clock is a forged clock a test moves.
@@ -32,21 +33,17 @@ func (c *clock) advance(d time.Duration) {
 
 func newClock() *clock { return &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)} }
 
-// TestMemoryContract: the memory store keeps the Backend's contracts, its
-// clock forged: nothing waits.
+// TestMemoryContract: the memory store keeps session.Store's contract
+// (storetest), its clock forged: nothing waits.
 func TestMemoryContract(t *testing.T) {
-	clocks := map[store.Backend]*clock{}
-	storetest.Run(t, storetest.Harness{
-		New: func(t *testing.T) store.Backend {
-			c := newClock()
-			m := store.NewMemory(0, nil)
-			m.SetClock(c.Now)
-			clocks[m] = c
-			return m
-		},
-		Advance: func(_ *testing.T, b store.Backend, d time.Duration) { clocks[b].advance(d) },
-		Idle:    time.Minute,
-	})
+	clocks := map[session.Store]*clock{}
+	storetest.Run(t, func(t *testing.T) session.Store {
+		c := newClock()
+		m := store.NewMemory(0, nil)
+		m.SetClock(c.Now)
+		clocks[m] = c
+		return m
+	}, func(_ *testing.T, s session.Store, d time.Duration) { clocks[s].advance(d) })
 }
 
 // TestMemoryIdleTold: the memory store tells onIdle of each session it
@@ -65,20 +62,20 @@ func TestMemoryIdleTold(t *testing.T) {
 	})
 	m.SetClock(c.Now)
 	for _, sid := range []string{"used", "named", "swept", "ended"} {
-		m.Create(ctx, sid, time.Minute)
+		m.Open(ctx, sid, nil, time.Minute, true)
 	}
 	m.End(ctx, "ended", time.Hour)
 	c.advance(40 * time.Second)
-	m.Open(ctx, "used", nil, time.Minute)
+	m.Open(ctx, "used", nil, time.Minute, false)
 	c.advance(40 * time.Second) // "used" was used 40 s ago, the others 80 s ago
-	if f, _ := m.Open(ctx, "named", nil, time.Minute); f.State != store.Absent || !slices.Equal(told, []string{"named"}) {
-		t.Fatalf("an idle session: %v, told %v", f.State, told)
+	if _, held, _ := m.Open(ctx, "named", nil, time.Minute, false); held || !slices.Equal(told, []string{"named"}) {
+		t.Fatalf("an idle session: held %v, told %v", held, told)
 	}
-	m.Create(ctx, "new", time.Minute) // sweeps
+	m.Open(ctx, "new", nil, time.Minute, true) // sweeps
 	if !slices.Equal(told, []string{"named", "swept"}) || m.Len() != 2 {
 		t.Errorf("after the sweep: told %v, %d held; want named, swept and 2", told, m.Len())
 	}
-	if f, _ := m.Open(ctx, "used", nil, time.Minute); f.State != store.Live {
+	if _, held, _ := m.Open(ctx, "used", nil, time.Minute, false); !held {
 		t.Error("a session in use was dropped")
 	}
 }
@@ -91,34 +88,38 @@ func TestMemoryCap(t *testing.T) {
 	c := newClock()
 	m := store.NewMemory(2, nil)
 	m.SetClock(c.Now)
-	m.Create(ctx, "a", time.Minute)
-	m.Create(ctx, "b", 2*time.Minute)
+	create := func(sid string, idle time.Duration) (bool, error) {
+		_, held, err := m.Open(ctx, sid, nil, idle, true)
+		return !held && err == nil, err
+	}
+	create("a", time.Minute)
+	create("b", 2*time.Minute)
 	const full = "session store full: 2 sessions are live, the most mcp.max_stored_sessions allows"
-	_, err := m.Create(ctx, "c", time.Minute)
+	_, err := create("c", time.Minute)
 	if !errors.Is(err, store.ErrFull) || err.Error() != full {
-		t.Fatalf("Create past the cap: %v, want %q", err, full)
+		t.Fatalf("creating past the cap: %v, want %q", err, full)
 	}
-	if err := m.Save(ctx, "c", "k", []byte(`1`), store.Write{Create: true, Idle: time.Minute}); !errors.Is(err, store.ErrFull) {
-		t.Errorf("a creating Save past the cap: %v", err)
+	if _, _, err := m.Swap(ctx, "c", "k", nil, []byte(`1`), time.Minute, true); !errors.Is(err, store.ErrFull) {
+		t.Errorf("a creating Swap past the cap: %v", err)
 	}
-	if err := m.Save(ctx, "a", "k", []byte(`1`), store.Write{Create: true}); err != nil {
-		t.Errorf("a Save of a live session, the store full: %v", err)
+	if _, _, err := m.Swap(ctx, "a", "k", nil, []byte(`1`), time.Minute, true); err != nil {
+		t.Errorf("a Swap of a live session, the store full: %v", err)
 	}
 	m.End(ctx, "a", time.Hour)
-	if created, err := m.Create(ctx, "c", time.Minute); !created || err != nil {
+	if created, err := create("c", time.Minute); !created || err != nil {
 		t.Errorf("Create once a session ended: %v, %v", created, err)
 	}
 	c.advance(90 * time.Second) // "c" idles out, "b" does not
-	if created, err := m.Create(ctx, "d", time.Minute); !created || err != nil {
+	if created, err := create("d", time.Minute); !created || err != nil {
 		t.Errorf("Create once a session idled out: %v, %v", created, err)
 	}
 	m.End(ctx, "b", time.Hour)
 	m.End(ctx, "c", time.Hour)
-	if f, _ := m.Open(ctx, "a", nil, time.Minute); f.State != store.Absent {
-		t.Errorf("the oldest of 3 ended sessions, past the cap of 2: %v, want forgotten", f.State)
+	if _, held, err := m.Open(ctx, "a", nil, time.Minute, false); held || err != nil {
+		t.Errorf("the oldest of 3 ended sessions, past the cap of 2: held %v, %v; want forgotten", held, err)
 	}
-	if f, _ := m.Open(ctx, "b", nil, time.Minute); f.State != store.Ended {
-		t.Errorf("an ended session within the cap: %v, want ended", f.State)
+	if _, _, err := m.Open(ctx, "b", nil, time.Minute, false); !errors.Is(err, store.ErrEnded) {
+		t.Errorf("an ended session within the cap: %v, want ErrEnded", err)
 	}
 }
 
@@ -129,13 +130,13 @@ func TestMemoryDefaultIdle(t *testing.T) {
 	c := newClock()
 	m := store.NewMemory(0, nil)
 	m.SetClock(c.Now)
-	m.Create(ctx, "s", 0)
+	m.Open(ctx, "s", nil, 0, true)
 	c.advance(store.DefaultIdle - time.Second)
-	if f, _ := m.Open(ctx, "s", nil, 0); f.State != store.Live {
-		t.Fatalf("within DefaultIdle: %v", f.State)
+	if _, held, _ := m.Open(ctx, "s", nil, 0, false); !held {
+		t.Fatalf("within DefaultIdle: not held")
 	}
 	c.advance(store.DefaultIdle + time.Second)
-	if f, _ := m.Open(ctx, "s", nil, 0); f.State != store.Absent {
-		t.Errorf("past DefaultIdle: %v, want absent", f.State)
+	if _, held, _ := m.Open(ctx, "s", nil, 0, false); held {
+		t.Errorf("past DefaultIdle: held, want absent")
 	}
 }

@@ -14,15 +14,15 @@
 // An ended session's hash is replaced by a short string key, which no
 // write can turn back into a session, for as long as a call that was
 // running may still try. Run Redis with a volatile-* eviction policy
-// (docs/replicas.md). The package is apart from package session so that
-// a server without Redis does not build go-redis in.
+// (docs/replicas.md). The package is a module of its own,
+// github.com/mcpdoor/mcpdoor/session/redisstore, so that a server
+// without Redis has no go-redis in its build.
 package redisstore
 
 import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -30,7 +30,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/mcpdoor/mcpdoor/internal/store"
 	"github.com/mcpdoor/mcpdoor/session"
 )
 
@@ -38,22 +37,23 @@ import (
 // prefix (say, the server's name; "" is "mcpdoor"), so that servers can
 // share one Redis without sharing sessions. Every replica of a server must
 // use the same Redis and prefix. The store does not close client.
-func New(client redis.UniversalClient, prefix string) *session.Store {
-	return store.New(newBackend(client, prefix))
-}
-
-func newBackend(client redis.UniversalClient, prefix string) *backend {
+func New(client redis.UniversalClient, prefix string) session.Store {
 	if prefix == "" {
 		prefix = "mcpdoor"
 	}
 	return &backend{client: client, prefix: prefix + ":session:", now: time.Now}
 }
 
-// backend is the store.Backend in Redis. Each method is one round trip:
-// one command, or one script where a method must read before it writes.
-// In steady state a request's Open is one HMGET, a Load one HGET and a
-// Save one HSET; the scripts run once per session (Create, End) or for a
-// Swap.
+// defaultIdle is the idle TTL of a session when a call gives none (0), as
+// in the memory store: mcp.session_idle_ttl's default.
+const defaultIdle = time.Hour
+
+// backend is the session.Store in Redis. Each method is one round trip
+// (an Open that creates, two): one command, or one script where a method
+// must read before it writes. In steady state a request's Open is one
+// HMGET; the scripts run once per session (a creating Open, End), for a
+// Swap, and to push a session's expiry out (at most once per eighth of
+// its idle TTL).
 type backend struct {
 	client redis.UniversalClient
 	prefix string
@@ -75,7 +75,7 @@ func ms(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
 
 func idleOf(d time.Duration) time.Duration {
 	if d <= 0 {
-		return store.DefaultIdle
+		return defaultIdle
 	}
 	return d
 }
@@ -84,9 +84,22 @@ func idleOf(d time.Duration) time.Duration {
 // another type: the session's key is an ended session's string.
 func wrongType(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE") }
 
-func (b *backend) Open(ctx context.Context, sid string, keys []string, idle time.Duration) (store.Found, error) {
+func (b *backend) Open(ctx context.Context, sid string, keys []string, idle time.Duration, create bool) (map[string][]byte, bool, error) {
 	idle = idleOf(idle)
 	key := b.key(sid)
+	held := true
+	if create {
+		n, err := createScript.Run(ctx, b.client, []string{key}, ms(idle), b.now().UnixMilli()).Int()
+		switch {
+		case err != nil:
+			return nil, false, err
+		case n < 0:
+			return nil, false, session.ErrEnded
+		case len(keys) == 0:
+			return nil, n == 0, nil
+		}
+		held = n == 0
+	}
 	fields := make([]string, 0, 2+len(keys))
 	fields = append(fields, heldField, touchedField)
 	for _, k := range keys {
@@ -95,58 +108,36 @@ func (b *backend) Open(ctx context.Context, sid string, keys []string, idle time
 	got, err := b.client.HMGet(ctx, key, fields...).Result()
 	switch {
 	case wrongType(err):
-		return store.Found{State: store.Ended}, nil
+		return nil, false, session.ErrEnded
 	case err != nil:
-		return store.Found{}, err
+		return nil, false, err
 	case got[0] == nil:
-		return store.Found{State: store.Absent}, nil
+		return nil, false, nil
 	}
-	f := store.Found{State: store.Live}
+	var values map[string][]byte
 	for i, k := range keys {
 		if v, ok := got[2+i].(string); ok {
-			if f.Values == nil {
-				f.Values = make(map[string][]byte, len(keys))
+			if values == nil {
+				values = make(map[string][]byte, len(keys))
 			}
-			f.Values[k] = []byte(v)
+			values[k] = []byte(v)
 		}
 	}
 	touched, _ := got[1].(string)
 	if last, err := strconv.ParseInt(touched, 10, 64); err != nil || b.now().Sub(time.UnixMilli(last)) > idle/8 {
 		if err := touchScript.Run(ctx, b.client, []string{key}, ms(idle), b.now().UnixMilli()).Err(); err != nil {
-			return store.Found{}, err
+			return nil, false, err
 		}
 	}
-	return f, nil
+	return values, held, nil
 }
 
-func (b *backend) Load(ctx context.Context, sid, k string) ([]byte, error) {
-	v, err := b.client.HGet(ctx, b.key(sid), valuePrefix+k).Bytes()
-	switch {
-	case errors.Is(err, redis.Nil):
-		return nil, nil
-	case wrongType(err):
-		return nil, store.ErrEnded
-	}
-	return v, err
-}
-
-func (b *backend) Create(ctx context.Context, sid string, idle time.Duration) (bool, error) {
-	n, err := createScript.Run(ctx, b.client, []string{b.key(sid)}, ms(idleOf(idle)), b.now().UnixMilli()).Int()
-	switch {
-	case err != nil:
-		return false, err
-	case n < 0:
-		return false, store.ErrEnded
-	}
-	return n == 1, nil
-}
-
-func (b *backend) Save(ctx context.Context, sid, k string, value []byte, w store.Write) error {
+func (b *backend) Save(ctx context.Context, sid, k string, value []byte, idle time.Duration, create bool) error {
 	key := b.key(sid)
-	if w.Create {
-		n, err := saveScript.Run(ctx, b.client, []string{key}, valuePrefix+k, value, ms(idleOf(w.Idle)), b.now().UnixMilli()).Int()
+	if create {
+		n, err := saveScript.Run(ctx, b.client, []string{key}, valuePrefix+k, value, ms(idleOf(idle)), b.now().UnixMilli()).Int()
 		if err == nil && n < 0 {
-			err = store.ErrEnded
+			err = session.ErrEnded
 		}
 		return err
 	}
@@ -157,29 +148,29 @@ func (b *backend) Save(ctx context.Context, sid, k string, value []byte, w store
 	n, err := b.client.HSet(ctx, key, heldField, "1", valuePrefix+k, value).Result()
 	switch {
 	case wrongType(err):
-		return store.ErrEnded
+		return session.ErrEnded
 	case err != nil:
 		return err
 	case n == 2:
 		if err := unmadeScript.Run(ctx, b.client, []string{key}).Err(); err != nil {
 			return err
 		}
-		return store.ErrEnded
+		return session.ErrEnded
 	}
 	return nil
 }
 
-func (b *backend) Swap(ctx context.Context, sid, k string, old, value []byte, w store.Write) (bool, []byte, error) {
+func (b *backend) Swap(ctx context.Context, sid, k string, old, value []byte, idle time.Duration, create bool) (bool, []byte, error) {
 	expect := ""
 	if old != nil {
 		sum := sha1.Sum(old)
 		expect = hex.EncodeToString(sum[:])
 	}
-	create := "0"
-	if w.Create {
-		create = "1"
+	mayCreate := "0"
+	if create {
+		mayCreate = "1"
 	}
-	res, err := swapScript.Run(ctx, b.client, []string{b.key(sid)}, valuePrefix+k, expect, value, create, ms(idleOf(w.Idle)), b.now().UnixMilli()).Slice()
+	res, err := swapScript.Run(ctx, b.client, []string{b.key(sid)}, valuePrefix+k, expect, value, mayCreate, ms(idleOf(idle)), b.now().UnixMilli()).Slice()
 	if err != nil {
 		return false, nil, err
 	}
@@ -196,9 +187,9 @@ func (b *backend) Swap(ctx context.Context, sid, k string, old, value []byte, w 
 		}
 		return false, cur, nil
 	case -1, -2:
-		return false, nil, store.ErrEnded
+		return false, nil, session.ErrEnded
 	}
-	return false, nil, fmt.Errorf("redisstore: unexpected answer %v to a swap", res)
+	return false, nil, fmt.Errorf("mcpdoor: redisstore: unexpected answer %v to a swap", res)
 }
 
 func (b *backend) End(ctx context.Context, sid string, keep time.Duration) (bool, error) {
