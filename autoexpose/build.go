@@ -138,14 +138,15 @@ func (b *builder) door(tools []toolSpec, target http.Handler, routes chi.Routes)
 		b.log.Warn("mcpdoor: no tools to serve: " + b.noTools(routes))
 	}
 	d := &Door{
-		name:   b.cfg.Name,
-		path:   m.path(),
-		log:    b.log,
-		tools:  make(map[string]*tool),
-		life:   newLifecycle(),
-		serves: target,
-		tel:    newTelemetry(b.cfg, b.stdio),
-		bodies: b.bodies,
+		name:     b.cfg.Name,
+		path:     m.path(),
+		log:      b.log,
+		tools:    make(map[string]*tool),
+		life:     newLifecycle(),
+		serves:   target,
+		tel:      newTelemetry(b.cfg, b.stdio),
+		bodies:   b.bodies,
+		extended: b.cfg.ExtendServer != nil,
 		calls: &calls{
 			log:          b.log,
 			contract:     b.contract,

@@ -96,6 +96,16 @@ type Config struct {
 	// returned. Without Outer, mcpdoor sees the router only: its routes and
 	// their middlewares.
 	Outer func(http.Handler) http.Handler `yaml:"-"`
+	// ExtendServer, when set, is called once with the go-sdk server behind
+	// the endpoint, at the end of Install, Wrap or ServeStdio and before
+	// the Door serves: to add prompts, resources or a middleware beside the
+	// door's tools, or to keep the server (its Sessions, an in-memory
+	// Connect). What it adds sees every request, for the endpoint hands
+	// every request to the server: a Door with ExtendServer has no fast
+	// path (see MCPConfig.DisableFastPath). A middleware it adds runs
+	// outside the door's own. Not called for a disabled or degraded Door,
+	// which has no server.
+	ExtendServer func(*mcp.Server) `yaml:"-"`
 	// Logger receives the startup report, warnings and runtime errors
 	// (handler panics). Default slog.Default().
 	Logger *slog.Logger `yaml:"-"`

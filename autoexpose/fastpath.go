@@ -48,12 +48,13 @@ type fastPath struct {
 var fastVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25", protocolVersion2026}
 
 // withFastPath serves next behind the fast path, when the endpoint has one:
-// a stateless endpoint, unless mcp.disable_fast_path. The go-sdk's
+// a stateless endpoint, unless mcp.disable_fast_path or Config.ExtendServer
+// (what that adds must see every call). The go-sdk's
 // MCPGODEBUG settings change its answers; with any set, every request goes
 // to the go-sdk. So it does in a binary built with a go-sdk the fast path
 // was not verified against (see fence.go), which the Door logs.
 func (d *Door) withFastPath(m *MCPConfig, next http.Handler) http.Handler {
-	if m.stateful() || m.DisableFastPath || os.Getenv("MCPGODEBUG") != "" || d.fenced() {
+	if m.stateful() || m.DisableFastPath || d.extended || os.Getenv("MCPGODEBUG") != "" || d.fenced() {
 		return next
 	}
 	return &fastPath{d: d, next: next}
@@ -83,7 +84,7 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // takes returns the protocol version of a request the fast path may serve,
 // judging by its method and headers; ok is false for any other.
 func (f *fastPath) takes(r *http.Request) (version string, ok bool) {
-	if r.Method != http.MethodPost || r.ContentLength <= 0 || f.d.serverTaken.Load() {
+	if r.Method != http.MethodPost || r.ContentLength <= 0 {
 		return "", false
 	}
 	version = r.Header.Get("Mcp-Protocol-Version")
