@@ -171,8 +171,16 @@ func (a *answerWriter) finish() {
 		return
 	}
 	a.passing = true
-	h := a.w.Header()
+	jsonAnswerHeader(a.w.Header())
+	a.w.Write(a.held[len(eventPrefix) : len(a.held)-len(eventSuffix)])
+}
+
+// jsonAnswerHeader sets the headers of an answer that streams nothing, written
+// as its JSON body: those the go-sdk's JSON mode sets. The door's answers
+// through the go-sdk (finish) and the fast path's (fastStream.answer) both
+// take them from here.
+func jsonAnswerHeader(h http.Header) {
+	h.Set("Cache-Control", "no-cache, no-transform")
 	h.Set("Content-Type", "application/json")
 	h.Del("Connection")
-	a.w.Write(a.held[len(eventPrefix) : len(a.held)-len(eventSuffix)])
 }
