@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -106,6 +107,45 @@ func TestFastPathWriteError(t *testing.T) {
 				if err := <-handlerDone; err != nil {
 					t.Error(err)
 				}
+			}
+		})
+	}
+}
+
+// TestJSONAnswersWriteError: on the go-sdk path, the go-sdk's write of an
+// event the door held and then passed on gets that write's error, not a
+// success; and a JSON body that fails to go out after the go-sdk returned
+// is logged.
+func TestJSONAnswersWriteError(t *testing.T) {
+	const (
+		notification = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n"
+		response     = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
+	)
+	for _, c := range []struct {
+		name, event string
+		wantErr     bool   // the go-sdk's Write gets an error
+		logged      string // the log line, "" for none
+	}{
+		{"a notification first", notification, true, ""},
+		{"a response alone", response, false, `level=WARN msg="mcpdoor: writing the answer failed" err="connection reset by peer"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var writeErr error
+			sdk := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(http.StatusOK)
+				_, writeErr = io.WriteString(w, c.event)
+			})
+			var log syncBuffer
+			h := jsonAnswers(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{ReplaceAttr: dropTime})), sdk)
+			req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+			req.Header = callHeader("2025-11-25", "")
+			h.ServeHTTP(&brokenWriter{header: http.Header{}}, req)
+			if (writeErr != nil) != c.wantErr {
+				t.Errorf("the go-sdk's write returned %v, want an error: %v", writeErr, c.wantErr)
+			}
+			if got := log.String(); c.logged == "" && got != "" || !strings.Contains(got, c.logged) {
+				t.Errorf("the log:\n%s\nwant %q", got, c.logged)
 			}
 		})
 	}
