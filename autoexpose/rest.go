@@ -167,7 +167,26 @@ func newRESTHarvest(rt *detect.Route, declared map[string]Declaration, doc *open
 // readBody decides the body: its schema, where it comes from, and whether
 // the route is sent one.
 func (h *restHarvest) readBody() {
-	t, op, rest, gen := &h.t, h.op, h.rest, h.gen
+	h.chooseBody()
+	op, rest := h.op, h.rest
+	if op != nil && op.HasBody && op.Input == nil && op.Body == nil && h.typed == nil {
+		h.t.note = "openapi: " + op.NoInput
+	}
+	if h.body != nil && !objectBody(h.body) {
+		h.body, rest.bodyArg = bodyInput(h.body), bodyArgument
+	}
+	// A route whose facts say its handler reads no body is sent none: its
+	// arguments that are not path parameters are query parameters.
+	rest.body = h.typed != nil || rest.bodyArg != "" || (op != nil && op.HasBody) ||
+		(op == nil && (h.genBody != nil || sendsBody(h.rt.Method) && (h.isDeclared && h.decl.Input != nil || !h.gen.readsNoBody())))
+	h.bodyProps = properties(h.body)
+}
+
+// chooseBody takes the body's schema from the first source that gives
+// one: the typed handler, a declaration of a body that is not an object,
+// the document, the generated facts.
+func (h *restHarvest) chooseBody() {
+	t, op := &h.t, h.op
 	switch {
 	case h.typed != nil:
 		h.body, h.bodyFrom, t.SchemaSource = h.typed.input, "the typed handler's input", sourceTyped
@@ -184,22 +203,11 @@ func (h *restHarvest) readBody() {
 		t.SchemaSource = sourceOpenAPI
 	case h.genBody != nil:
 		h.body, h.bodyFrom, t.SchemaSource, t.note = h.genBody, "the handler's body, as mcpdoor gen read it", sourceGenerated, h.genNote
-	case gen != nil:
+	case h.gen != nil:
 		t.SchemaSource, t.note = sourceGenerated, h.genNote
 	default:
 		t.SchemaSource = sourcePermissive
 	}
-	if op != nil && op.HasBody && op.Input == nil && op.Body == nil && h.typed == nil {
-		t.note = "openapi: " + op.NoInput
-	}
-	if h.body != nil && !objectBody(h.body) {
-		h.body, rest.bodyArg = bodyInput(h.body), bodyArgument
-	}
-	// A route whose facts say its handler reads no body is sent none: its
-	// arguments that are not path parameters are query parameters.
-	rest.body = h.typed != nil || rest.bodyArg != "" || (op != nil && op.HasBody) ||
-		(op == nil && (h.genBody != nil || sendsBody(h.rt.Method) && (h.isDeclared && h.decl.Input != nil || !gen.readsNoBody())))
-	h.bodyProps = properties(h.body)
 }
 
 // readParams reads the path and query parameters, and the path parameters
