@@ -59,9 +59,7 @@ func (c *calls) admit(t *tool, req *mcp.CallToolRequest) (caller, *mcp.CallToolR
 	if c.contract != nil {
 		p, err := c.contract.Admit(header, t.Name, who.rollout)
 		if err != nil {
-			var r *rollout.Refusal
-			errors.As(err, &r)
-			return caller{}, t.fail(r.Text, errorInfo{Code: r.Code, Message: r.Message, Status: r.Status, Effect: effectNotApplied})
+			return caller{}, c.refused(t, err)
 		}
 		who.sid, who.token = p.SID, p.SID != ""
 		if p.Rollout != "" {
@@ -72,6 +70,20 @@ func (c *calls) admit(t *tool, req *mcp.CallToolRequest) (caller, *mcp.CallToolR
 		who.sid = c.tokenlessSession(req.Session, httpReq)
 	}
 	return who, nil
+}
+
+// refused is the isError result of a call the rollout contract refuses
+// with err: the text and code of its *rollout.Refusal. Any other error (the
+// contract returns none today) is a 500 whose details go to the log only:
+// the call was not run.
+func (c *calls) refused(t *tool, err error) *mcp.CallToolResult {
+	var r *rollout.Refusal
+	if !errors.As(err, &r) {
+		c.log.Error("mcpdoor: tool call not run: checking its session token failed", "tool", t.Name, "err", err)
+		return t.fail("The tool call's session token could not be checked, so the call was not run.",
+			errorInfo{Code: statusCode(http.StatusInternalServerError), Message: "checking the session token failed", Status: http.StatusInternalServerError, Effect: effectNotApplied})
+	}
+	return t.fail(r.Text, errorInfo{Code: r.Code, Message: r.Message, Status: r.Status, Effect: effectNotApplied})
 }
 
 // requestEnded is the isError result of a call whose HTTP request ended

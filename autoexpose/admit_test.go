@@ -3,6 +3,7 @@ package autoexpose
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -213,4 +214,38 @@ func BenchmarkAdmit(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestRefused: a call the rollout contract refuses gets its Refusal's text
+// and code, a wrapped one too; an error that is no Refusal gets a 500 whose
+// details go to the log only, where it dereferenced a nil Refusal.
+func TestRefused(t *testing.T) {
+	var log bytes.Buffer
+	c := &calls{log: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{ReplaceAttr: dropTime}))}
+	tl := &tool{}
+	tl.Name = "count"
+	refusal := &rollout.Refusal{Code: rollout.CodeToolNotAllowed, Text: "Tool 'count' is not allowed for this session.", Message: "the session token does not list this tool", Status: http.StatusForbidden}
+	for _, c2 := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"a refusal", refusal, `{"content":[{"type":"text","text":"Tool 'count' is not allowed for this session."}],` +
+			`"structuredContent":{"error":{"code":"tool_not_allowed","message":"the session token does not list this tool","status":403,"effect":"not_applied"}},"isError":true}`},
+		{"a wrapped refusal", fmt.Errorf("admitting: %w", refusal), `{"content":[{"type":"text","text":"Tool 'count' is not allowed for this session."}],` +
+			`"structuredContent":{"error":{"code":"tool_not_allowed","message":"the session token does not list this tool","status":403,"effect":"not_applied"}},"isError":true}`},
+		{"another error", errors.New("the key ring is empty"), `{"content":[{"type":"text","text":"The tool call's session token could not be checked, so the call was not run."}],` +
+			`"structuredContent":{"error":{"code":"internal_server_error","message":"checking the session token failed","status":500,"effect":"not_applied"}},"isError":true}`},
+	} {
+		t.Run(c2.name, func(t *testing.T) {
+			b, _ := json.Marshal(c.refused(tl, c2.err))
+			if string(b) != c2.want {
+				t.Errorf("result\n  %s\nwant\n  %s", b, c2.want)
+			}
+		})
+	}
+	const logged = `level=ERROR msg="mcpdoor: tool call not run: checking its session token failed" tool=count err="the key ring is empty"`
+	if !strings.Contains(log.String(), logged) {
+		t.Errorf("log:\n%s\nwant a line with\n%s", log.String(), logged)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 )
 
@@ -25,8 +26,10 @@ import (
 // need not be its last. The fast path (fastpath.go) decides the same way.
 
 // jsonAnswers serves next, the go-sdk's Streamable HTTP handler, writing
-// its answer to a POST that streams nothing as JSON (see above).
-func jsonAnswers(next http.Handler) http.Handler {
+// its answer to a POST that streams nothing as JSON (see above). A write
+// of the JSON body that fails, after the go-sdk has returned, is logged to
+// log: the go-sdk sees the errors of the writes it makes.
+func jsonAnswers(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || !accepts(r.Header.Values("Accept")) {
 			next.ServeHTTP(w, r)
@@ -36,7 +39,9 @@ func jsonAnswers(next http.Handler) http.Handler {
 		r.Body = body
 		a := &answerWriter{w: w, body: body}
 		next.ServeHTTP(a, r)
-		a.finish()
+		if err := a.finish(); err != nil {
+			log.Warn("mcpdoor: writing the answer failed", "err", err)
+		}
 	})
 }
 
@@ -83,7 +88,7 @@ func (a *answerWriter) Header() http.Header { return a.w.Header() }
 
 func (a *answerWriter) WriteHeader(status int) {
 	if a.passing || status != http.StatusOK {
-		a.pass()
+		a.pass() // holds no event yet: an event is held only after a 200
 		a.w.WriteHeader(status)
 		return
 	}
@@ -96,16 +101,20 @@ func (a *answerWriter) Write(p []byte) (int, error) {
 	}
 	if a.held != nil {
 		// A second write: the first event was not the whole answer.
-		a.pass()
+		if err := a.pass(); err != nil {
+			return 0, err
+		}
 		return a.w.Write(p)
 	}
 	if !a.sse() {
-		a.pass()
+		a.pass() // holds nothing to write
 		return a.w.Write(p)
 	}
 	a.held = append([]byte(nil), p...)
 	if !a.response() {
-		a.pass()
+		if err := a.pass(); err != nil {
+			return 0, err
+		}
 	}
 	return len(p), nil
 }
@@ -143,36 +152,47 @@ func (a *answerWriter) response() bool {
 	return json.Unmarshal(data, &msg) == nil && msg.Method == nil && len(msg.ID) > 0
 }
 
-// pass writes what is held and passes everything on from now on.
-func (a *answerWriter) pass() {
+// pass writes what is held and passes everything on from now on. It
+// returns the error of writing the held event, which is the go-sdk's
+// write's: the go-sdk flushes after each event it writes, this one too, as
+// it is written from within its Write.
+func (a *answerWriter) pass() error {
 	if a.passing {
-		return
+		return nil
 	}
 	a.passing = true
 	if a.status != 0 {
 		a.w.WriteHeader(a.status)
 	}
 	if a.held != nil {
-		// The go-sdk flushes after each event it writes, this one too: it
-		// is written from within its Write.
-		a.w.Write(a.held) // an error shows in the go-sdk's next write
+		_, err := a.w.Write(a.held)
+		return err
 	}
+	return nil
 }
 
 // finish ends the answer once the go-sdk has written all of it: a held
 // response goes out as the JSON body, with the headers the go-sdk's JSON
-// mode sets.
-func (a *answerWriter) finish() {
+// mode sets. It returns the error of that write.
+func (a *answerWriter) finish() error {
 	if a.passing {
-		return
+		return nil
 	}
 	if a.held == nil {
-		a.pass()
-		return
+		return a.pass()
 	}
 	a.passing = true
-	h := a.w.Header()
+	jsonAnswerHeader(a.w.Header())
+	_, err := a.w.Write(a.held[len(eventPrefix) : len(a.held)-len(eventSuffix)])
+	return err
+}
+
+// jsonAnswerHeader sets the headers of an answer that streams nothing, written
+// as its JSON body: those the go-sdk's JSON mode sets. The door's answers
+// through the go-sdk (finish) and the fast path's (fastStream.answer) both
+// take them from here.
+func jsonAnswerHeader(h http.Header) {
+	h.Set("Cache-Control", "no-cache, no-transform")
 	h.Set("Content-Type", "application/json")
 	h.Del("Connection")
-	a.w.Write(a.held[len(eventPrefix) : len(a.held)-len(eventSuffix)])
 }

@@ -16,9 +16,9 @@ import (
 // the same server; the golden tests hold the fast path to the door's.
 func TestJSONAnswerIsGoSDKs(t *testing.T) {
 	p := newGoldenPair(t, "", false)
-	// The go-sdk's JSON mode, serving the fast door's server (which takes
-	// the fast path off that door: p.sdk is the door's go-sdk path).
-	own := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.fastDoor.Server() },
+	// The go-sdk's JSON mode, serving the fast door's server; p.sdk is the
+	// door's go-sdk path.
+	own := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.fastDoor.server },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true}))
 	t.Cleanup(own.Close)
 	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`

@@ -137,91 +137,27 @@ func (b *builder) door(tools []toolSpec, target http.Handler, routes chi.Routes)
 	if len(tools) == 0 && len(b.errs) == 0 {
 		b.log.Warn("mcpdoor: no tools to serve: " + b.noTools(routes))
 	}
-	d := &Door{
-		name:   b.cfg.Name,
-		path:   m.path(),
-		log:    b.log,
-		tools:  make(map[string]*tool),
-		life:   newLifecycle(),
-		serves: target,
-		tel:    newTelemetry(b.cfg, b.stdio),
-		bodies: b.bodies,
-		calls: &calls{
-			log:          b.log,
-			contract:     b.contract,
-			sessions:     b.sessions,
-			localSID:     rand.Text(),
-			byMCPSession: newMCPSessionSIDs(m),
-			forward:      m.forwardHeaders(),
-			maxBody:      m.maxBodyBytes(),
-			limiter:      newRateLimiter(m.RateLimit),
-			timeout:      m.CallTimeout,
-			stateless:    !m.stateful() && !b.stdio,
-			slots:        newCallSlots(m.maxConcurrentCalls()),
-			states:       newInputStates(b.sessions.Keys()),
-		},
+	d := b.newDoor(target)
+	tb := &toolBuilder{
+		maxBody:  m.maxBodyBytes(),
+		log:      b.log,
+		compiled: newResolver(),
+		replayer: dispatch.NewReplay(target, m.maxBodyBytes()),
+		paths:    routes, // what a REST tool's path is checked against
+		routes:   routes,
 	}
-	d.catalog = b.catalog(d.calls.limiter)
-	replayer := dispatch.NewReplay(target, m.maxBodyBytes())
-	var paths dispatch.Router = routes // what a REST tool's path is checked against
 	if b.paths != nil {
-		paths = b.paths
+		tb.paths = b.paths
 	}
-	compiled := newResolver()
 	for _, tl := range tools {
-		rt := tl.route
-		t := &tool{toolSpec: tl, path: "/" + tl.Name, fast: !bindsHeaders(tl.InputSchema), imageBudget: imageBudget(m.maxBodyBytes())}
-		t.request, t.spanName = "POST "+t.path, "tools/call "+t.Name
-		if rest := tl.rest; rest != nil {
-			t.path, t.request = rt.Pattern, rt.Method+" "+rt.Pattern
-			if len(rest.params) > 0 {
-				var err error
-				if rest.template, err = dispatch.NewTemplate(rt.Method, rt.Pattern, paths); err != nil {
-					b.errs = append(b.errs, fmt.Errorf("mcpdoor: %s: tool %s: %w", t.Route, t.Name, err))
-					continue
-				}
-			}
-		}
-		tt, typed := rt.Endpoint.(typedTool)
-		if typed {
-			info := tt.typedInfo()
-			info.configure(m.maxBodyBytes(), b.log)
-			compiled.know(info.input, info.resolved)
-		}
-		var err error
-		if t.resolved, err = compiled.of(t.InputSchema); err != nil {
-			b.errs = append(b.errs, fmt.Errorf("mcpdoor: %s: tool %s: input schema: %w", t.Route, t.Name, err))
-			continue
-		}
-		if t.input, err = advertised(t.InputSchema); err == nil {
-			t.output, err = advertised(t.OutputSchema)
-		}
+		t, err := tb.tool(tl)
 		if err != nil {
-			b.errs = append(b.errs, fmt.Errorf("mcpdoor: %s: tool %s: schema: %w", t.Route, t.Name, err))
+			b.errs = append(b.errs, err)
 			continue
-		}
-		switch {
-		case tl.rest != nil && tl.rest.split:
-			t.checked = tl.rest.bodySchema
-		case typed && tt.typedInfo().resolved == t.resolved:
-			t.checked = t.resolved
-		}
-		if rt.Verdict == detect.Direct {
-			t.dispatcher = dispatch.NewDirect(rt.Endpoint, rt.Pattern, routes, m.maxBodyBytes())
-		} else {
-			t.dispatcher = replayer
 		}
 		d.tools[t.Name] = t
 		d.names = append(d.names, t.Name)
-		reasons := t.Reasons
-		if t.note != "" {
-			reasons = append(slices.Clip(reasons), t.note)
-		}
-		row := detector.Row{Tool: t.Name, Route: t.Route, Verdict: t.Verdict.String(), Reason: strings.Join(reasons, "; "), Schema: t.SchemaSource}
-		if t.rest != nil {
-			row.Arguments = t.rest.arguments
-		}
-		b.report = append(b.report, row)
+		b.report = append(b.report, reportRow(t))
 	}
 	if len(b.errs) > 0 {
 		return nil, errors.Join(b.errs...)
@@ -240,6 +176,107 @@ func (b *builder) door(tools []toolSpec, target http.Handler, routes chi.Routes)
 	}
 	b.sessions.ServeDoor(d.path, seedPath, b.contract != nil)
 	return d, nil
+}
+
+// newDoor makes the Door of the config, serving target, before its tools.
+func (b *builder) newDoor(target http.Handler) *Door {
+	m := &b.cfg.MCP
+	d := &Door{
+		name:     b.cfg.Name,
+		path:     m.path(),
+		log:      b.log,
+		tools:    make(map[string]*tool),
+		life:     newLifecycle(),
+		serves:   target,
+		tel:      newTelemetry(b.cfg, b.stdio),
+		bodies:   b.bodies,
+		extended: b.cfg.ExtendServer != nil,
+		calls: &calls{
+			log:          b.log,
+			contract:     b.contract,
+			sessions:     b.sessions,
+			localSID:     rand.Text(),
+			byMCPSession: newMCPSessionSIDs(m),
+			forward:      m.forwardHeaders(),
+			maxBody:      m.maxBodyBytes(),
+			limiter:      newRateLimiter(m.RateLimit),
+			timeout:      m.CallTimeout,
+			stateless:    !m.stateful() && !b.stdio,
+			slots:        newCallSlots(m.maxConcurrentCalls()),
+			states:       newInputStates(b.sessions.Keys()),
+		},
+	}
+	d.catalog = b.catalog(d.calls.limiter)
+	return d
+}
+
+// A toolBuilder makes the tools of one Door from their specs.
+type toolBuilder struct {
+	maxBody  int64 // mcp.max_body_bytes
+	log      *slog.Logger
+	compiled *resolver           // the input schemas, each resolved once
+	replayer dispatch.Dispatcher // what a replayed tool dispatches through
+	paths    dispatch.Router     // what a REST tool's path is checked against
+	routes   chi.Routes          // where a direct tool's endpoint is found
+}
+
+// tool makes the tool of spec tl: its path and request line, its schemas
+// resolved and advertised, and its dispatcher; or the refusal that keeps
+// it from being served.
+func (tb *toolBuilder) tool(tl toolSpec) (*tool, error) {
+	rt := tl.route
+	t := &tool{toolSpec: tl, path: "/" + tl.Name, fast: !bindsHeaders(tl.InputSchema), imageBudget: imageBudget(tb.maxBody)}
+	t.request, t.spanName = "POST "+t.path, "tools/call "+t.Name
+	if rest := tl.rest; rest != nil {
+		t.path, t.request = rt.Pattern, rt.Method+" "+rt.Pattern
+		if len(rest.params) > 0 {
+			var err error
+			if rest.template, err = dispatch.NewTemplate(rt.Method, rt.Pattern, tb.paths); err != nil {
+				return nil, fmt.Errorf("mcpdoor: %s: tool %s: %w", t.Route, t.Name, err)
+			}
+		}
+	}
+	tt, typed := rt.Endpoint.(typedTool)
+	if typed {
+		info := tt.typedInfo()
+		info.configure(tb.maxBody, tb.log)
+		tb.compiled.know(info.input, info.resolved)
+	}
+	var err error
+	if t.resolved, err = tb.compiled.of(t.InputSchema); err != nil {
+		return nil, fmt.Errorf("mcpdoor: %s: tool %s: input schema: %w", t.Route, t.Name, err)
+	}
+	if t.input, err = advertised(t.InputSchema); err == nil {
+		t.output, err = advertised(t.OutputSchema)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mcpdoor: %s: tool %s: schema: %w", t.Route, t.Name, err)
+	}
+	switch {
+	case tl.rest != nil && tl.rest.split:
+		t.checked = tl.rest.bodySchema
+	case typed && tt.typedInfo().resolved == t.resolved:
+		t.checked = t.resolved
+	}
+	if rt.Verdict == detect.Direct {
+		t.dispatcher = dispatch.NewDirect(rt.Endpoint, rt.Pattern, tb.routes, tb.maxBody)
+	} else {
+		t.dispatcher = tb.replayer
+	}
+	return t, nil
+}
+
+// reportRow is the startup report's row of tool t.
+func reportRow(t *tool) detector.Row {
+	reasons := t.Reasons
+	if t.note != "" {
+		reasons = append(slices.Clip(reasons), t.note)
+	}
+	row := detector.Row{Tool: t.Name, Route: t.Route, Verdict: t.Verdict.String(), Reason: strings.Join(reasons, "; "), Schema: t.SchemaSource}
+	if t.rest != nil {
+		row.Arguments = t.rest.arguments
+	}
+	return row
 }
 
 // noTools says why a Door has no tool to serve, and what to do about it.

@@ -52,8 +52,8 @@ func capabilityOf(method string) string {
 
 // undeclared returns the method-not-found error for a request of a
 // capability the server does not declare, or nil. next is the go-sdk's
-// handler, which the check asks when the server was handed out by
-// Door.Server: the go-sdk declares prompts and resources once there are
+// handler, which the check asks when Config.ExtendServer was given the
+// server: the go-sdk declares prompts and resources once there are
 // any, and so the door knows whether there are only by listing them.
 func (d *Door) undeclared(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) error {
 	capability := capabilityOf(method)
@@ -65,7 +65,7 @@ func (d *Door) undeclared(ctx context.Context, next mcp.MethodHandler, method st
 		// it one: its options are the door's.
 	case capability == "resources" && d.catalog != nil:
 		return nil
-	case d.serverTaken.Load() && d.serverHas(ctx, next, req, capability):
+	case d.extended && d.serverHas(ctx, next, req, capability):
 		return nil
 	}
 	// The go-sdk writes its own text for the code: method not found:

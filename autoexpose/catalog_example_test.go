@@ -22,11 +22,13 @@ func ExampleDoor_catalog() {
 	r.Method(http.MethodPost, "/get_weather", autoexpose.Handler(getWeather,
 		autoexpose.Describe("Get the current weather in a city."),
 		autoexpose.Annotate(mcp.ToolAnnotations{ReadOnlyHint: true})))
+	var server *mcp.Server // the door's go-sdk server, for a client in memory
 	door, err := autoexpose.Install(r, autoexpose.Config{
 		Name:               "weather",
 		ExposeToolsOverMCP: true,
 		MCP:                autoexpose.MCPConfig{Stateful: true, Catalog: true},
 		Logger:             slog.New(slog.DiscardHandler),
+		ExtendServer:       func(s *mcp.Server) { server = s },
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -36,7 +38,7 @@ func ExampleDoor_catalog() {
 	// A client of the door's MCP server, in memory.
 	ctx := context.Background()
 	clientEnd, serverEnd := mcp.NewInMemoryTransports()
-	if _, err := door.Server().Connect(ctx, serverEnd, nil); err != nil {
+	if _, err := server.Connect(ctx, serverEnd, nil); err != nil {
 		log.Fatal(err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "1"}, nil).Connect(ctx, clientEnd, nil)

@@ -18,11 +18,12 @@ import (
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 )
 
-// connect returns an MCP client session to door's server, in memory.
-func connect(door *autoexpose.Door, opts *mcp.ClientOptions) *mcp.ClientSession {
+// connect returns an MCP client session to a door's go-sdk server (kept
+// by Config.ExtendServer), in memory.
+func connect(server *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
-	if _, err := door.Server().Connect(ctx, st, nil); err != nil {
+	if _, err := server.Connect(ctx, st, nil); err != nil {
 		log.Fatal(err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "1"}, opts).Connect(ctx, ct, nil)
@@ -47,11 +48,12 @@ func ExampleContentMediaType() {
 			"structuredContent": map[string]int{"up_percent": 12},
 		})
 	})
-	door, err := autoexpose.Install(r, autoexpose.Config{Name: "sales", ExposeToolsOverMCP: true, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
+	var server *mcp.Server // the door's go-sdk server, for a client in memory
+	if _, err := autoexpose.Install(r, autoexpose.Config{Name: "sales", ExposeToolsOverMCP: true, Logger: slog.New(slog.DiscardHandler),
+		ExtendServer: func(s *mcp.Server) { server = s }}); err != nil {
 		log.Fatal(err)
 	}
-	cs := connect(door, nil)
+	cs := connect(server, nil)
 	defer cs.Close()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "sales_report", Arguments: map[string]any{}})
 	if err != nil {
@@ -99,11 +101,12 @@ func ExampleElicit() {
 		}
 		fmt.Fprintf(w, "Deleted every file (reason: %v).", res.Content["reason"])
 	})
-	door, err := autoexpose.Install(r, autoexpose.Config{Name: "files", ExposeToolsOverMCP: true, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
+	var server *mcp.Server // the door's go-sdk server, for a client in memory
+	if _, err := autoexpose.Install(r, autoexpose.Config{Name: "files", ExposeToolsOverMCP: true, Logger: slog.New(slog.DiscardHandler),
+		ExtendServer: func(s *mcp.Server) { server = s }}); err != nil {
 		log.Fatal(err)
 	}
-	cs := connect(door, &mcp.ClientOptions{
+	cs := connect(server, &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			fmt.Println("asked:", req.Params.Message)
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"reason": "cleanup"}}, nil
@@ -138,11 +141,12 @@ func ExampleSample() {
 			fmt.Fprint(w, text.Text)
 		}
 	})
-	door, err := autoexpose.Install(r, autoexpose.Config{Name: "notes", ExposeToolsOverMCP: true, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
+	var server *mcp.Server // the door's go-sdk server, for a client in memory
+	if _, err := autoexpose.Install(r, autoexpose.Config{Name: "notes", ExposeToolsOverMCP: true, Logger: slog.New(slog.DiscardHandler),
+		ExtendServer: func(s *mcp.Server) { server = s }}); err != nil {
 		log.Fatal(err)
 	}
-	cs := connect(door, &mcp.ClientOptions{
+	cs := connect(server, &mcp.ClientOptions{
 		//lint:ignore SA1019 see above
 		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			//lint:ignore SA1019 see above
@@ -170,13 +174,14 @@ func ExampleRoots() {
 		}
 		fmt.Fprintf(w, "Working in %s.", res.Roots[0].URI)
 	})
-	door, err := autoexpose.Install(r, autoexpose.Config{Name: "project", ExposeToolsOverMCP: true, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
+	var server *mcp.Server // the door's go-sdk server, for a client in memory
+	if _, err := autoexpose.Install(r, autoexpose.Config{Name: "project", ExposeToolsOverMCP: true, Logger: slog.New(slog.DiscardHandler),
+		ExtendServer: func(s *mcp.Server) { server = s }}); err != nil {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
-	if _, err := door.Server().Connect(ctx, st, nil); err != nil {
+	if _, err := server.Connect(ctx, st, nil); err != nil {
 		log.Fatal(err)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "1"}, nil)

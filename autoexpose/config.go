@@ -97,6 +97,16 @@ type Config struct {
 	// returned. Without Outer, mcpdoor sees the router only: its routes and
 	// their middlewares.
 	Outer func(http.Handler) http.Handler `yaml:"-"`
+	// ExtendServer, when set, is called once with the go-sdk server behind
+	// the endpoint, at the end of Install, Wrap or ServeStdio and before
+	// the Door serves: to add prompts, resources or a middleware beside the
+	// door's tools, or to keep the server (its Sessions, an in-memory
+	// Connect). What it adds sees every request, for the endpoint hands
+	// every request to the server: a Door with ExtendServer has no fast
+	// path (see MCPConfig.DisableFastPath). A middleware it adds runs
+	// outside the door's own. Not called for a disabled or degraded Door,
+	// which has no server.
+	ExtendServer func(*mcp.Server) `yaml:"-"`
 	// Logger receives the startup report, warnings and runtime errors
 	// (handler panics). Default slog.Default().
 	Logger *slog.Logger `yaml:"-"`
@@ -439,18 +449,47 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("mcpdoor: config: %s: "+format, append([]any{key}, args...)...))
 	}
 	m := &c.MCP
+	c.validateName(bad)
+	m.validateEndpoint(c.Outer != nil, bad)
+	m.validateLimits(bad)
+	m.validateSessions(bad)
+	m.RateLimit.validate(bad)
+	m.validateServing(bad)
+	m.validateGuard(bad)
+	c.validateDeclarations(bad)
+	if m.REST != nil {
+		m.REST.validate(bad)
+	}
+	rc := m.Rollout.contract()
+	if err := rc.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// A badFunc reports a config key's mistake: its text is format and args.
+type badFunc = func(key, format string, args ...any)
+
+// validateName checks the server name.
+func (c *Config) validateName(bad badFunc) {
 	switch {
 	case c.Name == "":
 		bad("name", "is required when expose_tools_over_mcp is true (it names the MCP server and the mcp__<name>__ prefix)")
 	case !serverNameRule.MatchString(c.Name):
 		bad("name", "%q does not match %s", c.Name, serverNameRule)
 	}
+}
+
+// validateEndpoint checks what the endpoint is and how it calls routes:
+// its path, dispatch (outer: Config.Outer is set), the forwarded headers
+// and the session secret.
+func (m *MCPConfig) validateEndpoint(outer bool, bad badFunc) {
 	if m.Path != "" && (!strings.HasPrefix(m.Path, "/") || m.Path == "/" || strings.HasSuffix(m.Path, "/")) {
 		bad("mcp.path", "%q must start with / and not end with /", m.Path)
 	}
 	if mode, err := detect.ParseMode(string(m.Dispatch)); err != nil {
 		bad("mcp.dispatch", "%v", err)
-	} else if c.Outer != nil && (mode == detect.ForceDirect || mode == detect.Strict) {
+	} else if outer && (mode == detect.ForceDirect || mode == detect.Strict) {
 		bad("mcp.dispatch", "%s cannot go with Config.Outer, through which every call replays; use auto or replay", mode)
 	}
 	for _, h := range m.ForwardHeaders {
@@ -461,11 +500,25 @@ func (c *Config) Validate() error {
 	if len(m.SessionSecret) > 0 && m.SessionSecretEnv != "" {
 		bad("mcp.session_secret", "set session_secret or session_secret_env, not both")
 	}
-	for key, d := range map[string]time.Duration{"mcp.idle_timeout": m.IdleTimeout, "mcp.call_timeout": m.CallTimeout, "mcp.unused_session_timeout": m.UnusedSessionTimeout, "mcp.session_idle_ttl": m.SessionIdleTTL, "mcp.body_timeout": m.BodyTimeout} {
-		if d < 0 {
-			bad(key, "%v is negative", d)
-		} else if d > 0 && d < time.Millisecond {
-			bad(key, "%v is under a millisecond; write a unit, such as 600s", d)
+}
+
+// validateLimits checks the durations, sizes and counts, in the order of
+// the config's keys.
+func (m *MCPConfig) validateLimits(bad badFunc) {
+	for _, d := range []struct {
+		key string
+		d   time.Duration
+	}{
+		{"mcp.idle_timeout", m.IdleTimeout},
+		{"mcp.call_timeout", m.CallTimeout},
+		{"mcp.unused_session_timeout", m.UnusedSessionTimeout},
+		{"mcp.session_idle_ttl", m.SessionIdleTTL},
+		{"mcp.body_timeout", m.BodyTimeout},
+	} {
+		if d.d < 0 {
+			bad(d.key, "%v is negative", d.d)
+		} else if d.d > 0 && d.d < time.Millisecond {
+			bad(d.key, "%v is under a millisecond; write a unit, such as 600s", d.d)
 		}
 	}
 	if m.MaxBodyBytes < 0 {
@@ -476,11 +529,23 @@ func (c *Config) Validate() error {
 	} else {
 		m.validateBodyMemory(bad)
 	}
-	for key, n := range map[string]int{"mcp.max_sessions": m.MaxSessions, "mcp.max_batch": m.MaxBatch, "mcp.max_concurrent_calls": m.MaxConcurrentCalls, "mcp.max_stored_sessions": m.MaxStoredSessions} {
-		if n < 0 {
-			bad(key, "%d is negative; leave it out for the default", n)
+	for _, n := range []struct {
+		key string
+		n   int
+	}{
+		{"mcp.max_sessions", m.MaxSessions},
+		{"mcp.max_batch", m.MaxBatch},
+		{"mcp.max_concurrent_calls", m.MaxConcurrentCalls},
+		{"mcp.max_stored_sessions", m.MaxStoredSessions},
+	} {
+		if n.n < 0 {
+			bad(n.key, "%d is negative; leave it out for the default", n.n)
 		}
 	}
+}
+
+// validateSessions checks the keys that hold for one session policy only.
+func (m *MCPConfig) validateSessions(bad badFunc) {
 	if m.Exclusive && m.MaxSessions != 0 {
 		bad("mcp.max_sessions", "does nothing on an exclusive endpoint, which admits one session; remove it")
 	}
@@ -492,23 +557,11 @@ func (c *Config) Validate() error {
 			bad("mcp.unused_session_timeout", "does nothing on a stateless endpoint, which keeps no session; remove it, or set mcp.stateful")
 		}
 	}
-	switch rl := m.RateLimit; {
-	case rl.PerSession < 0:
-		bad("mcp.rate_limit.per_session", "%v is negative", rl.PerSession)
-	case math.IsInf(rl.PerSession, 0) || math.IsNaN(rl.PerSession):
-		bad("mcp.rate_limit.per_session", "%v is not a number of calls per second; 0 turns the limit off", rl.PerSession)
-	case rl.PerSession == 0 && rl.Burst != 0:
-		bad("mcp.rate_limit.burst", "is set but per_session is not; set per_session (calls per second) to limit calls")
-	}
-	if m.RateLimit.Burst < 0 {
-		bad("mcp.rate_limit.burst", "%d is negative", m.RateLimit.Burst)
-	}
-	switch by := m.RateLimit.By; {
-	case by != "" && by != RateBySession && by != RateByClient && by != RateByServer:
-		bad("mcp.rate_limit.by", "%q is not session, client or server", by)
-	case by != "" && m.RateLimit.PerSession == 0:
-		bad("mcp.rate_limit.by", "is set but per_session is not; set per_session (calls per second) to limit calls")
-	}
+}
+
+// validateServing checks how the endpoint serves: mcp.degrade and
+// mcp.disable_fast_path.
+func (m *MCPConfig) validateServing(bad badFunc) {
 	switch m.Degrade {
 	case "", DegradeFail, DegradeHTTPOnly:
 	default:
@@ -517,25 +570,42 @@ func (c *Config) Validate() error {
 	if m.DisableFastPath && m.stateful() {
 		bad("mcp.disable_fast_path", "does nothing on a stateful endpoint (mcp.stateful or mcp.exclusive), which has no fast path; remove it")
 	}
-	m.validateGuard(bad)
-	for name, d := range c.Declared {
-		if d.Input != nil && d.Input.Type != "object" && d.Input.Type != "array" {
-			bad("Config.Declared["+name+"].Input", "type is %q; a tool's input schema must have type \"object\", or \"array\" for a route whose body is a JSON array", d.Input.Type)
+}
+
+// validate checks mcp.rate_limit.
+func (rl *RateLimit) validate(bad badFunc) {
+	switch {
+	case rl.PerSession < 0:
+		bad("mcp.rate_limit.per_session", "%v is negative", rl.PerSession)
+	case math.IsInf(rl.PerSession, 0) || math.IsNaN(rl.PerSession):
+		bad("mcp.rate_limit.per_session", "%v is not a number of calls per second; 0 turns the limit off", rl.PerSession)
+	case rl.PerSession == 0 && rl.Burst != 0:
+		bad("mcp.rate_limit.burst", "is set but per_session is not; set per_session (calls per second) to limit calls")
+	}
+	if rl.Burst < 0 {
+		bad("mcp.rate_limit.burst", "%d is negative", rl.Burst)
+	}
+	switch by := rl.By; {
+	case by != "" && by != RateBySession && by != RateByClient && by != RateByServer:
+		bad("mcp.rate_limit.by", "%q is not session, client or server", by)
+	case by != "" && rl.PerSession == 0:
+		bad("mcp.rate_limit.by", "is set but per_session is not; set per_session (calls per second) to limit calls")
+	}
+}
+
+// validateDeclarations checks the input schemas of Config.Declared and
+// Config.CatchAll, by sorted name.
+func (c *Config) validateDeclarations(bad badFunc) {
+	for _, name := range slices.Sorted(maps.Keys(c.Declared)) {
+		if in := c.Declared[name].Input; in != nil && in.Type != "object" && in.Type != "array" {
+			bad("Config.Declared["+name+"].Input", "type is %q; a tool's input schema must have type \"object\", or \"array\" for a route whose body is a JSON array", in.Type)
 		}
 	}
-	for name, d := range c.CatchAll {
-		if d.Input != nil && d.Input.Type != "object" {
-			bad("Config.CatchAll["+name+"].Input", "type is %q; a tool's input schema must have type \"object\"", d.Input.Type)
+	for _, name := range slices.Sorted(maps.Keys(c.CatchAll)) {
+		if in := c.CatchAll[name].Input; in != nil && in.Type != "object" {
+			bad("Config.CatchAll["+name+"].Input", "type is %q; a tool's input schema must have type \"object\"", in.Type)
 		}
 	}
-	if m.REST != nil {
-		m.REST.validate(bad)
-	}
-	rc := m.Rollout.contract()
-	if err := rc.Validate(); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
 }
 
 // validateBodyMemory reports, through bad, a body limit that the body

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -291,5 +292,43 @@ func TestSessionSecretEnv(t *testing.T) {
 	cfg = Config{MCP: MCPConfig{SessionSecretEnv: "MCPDOOR_TEST_UNSET"}}
 	if _, err := cfg.UseSessions(); err == nil || err.Error() != "mcpdoor: config: mcp.session_secret_env: environment variable MCPDOOR_TEST_UNSET is not set" {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestConfigValidateOrder: Validate reports the errors of a config in one
+// order, however many times it runs: that of the config's keys, and the
+// Declared and CatchAll names sorted.
+func TestConfigValidateOrder(t *testing.T) {
+	object := func(typ string) Declaration { return Declaration{Input: &jsonschema.Schema{Type: typ}} }
+	cfg := enabled(MCPConfig{
+		IdleTimeout: -1, CallTimeout: -1, UnusedSessionTimeout: -1, SessionIdleTTL: -1, BodyTimeout: -1,
+		MaxSessions: -1, MaxBatch: -1, MaxConcurrentCalls: -1, MaxStoredSessions: -1,
+		Stateful: true,
+	})
+	cfg.Declared = map[string]Declaration{"d": object("string"), "b": object("string"), "a": object("number"), "c": object("integer")}
+	cfg.CatchAll = map[string]Declaration{"y": object("string"), "x": object("string"), "z": object("array")}
+	first := cfg.Validate()
+	if first == nil {
+		t.Fatal("Validate found no error")
+	}
+	lines := strings.Split(first.Error(), "\n")
+	var keys []string
+	for _, l := range lines {
+		key, _, _ := strings.Cut(strings.TrimPrefix(l, "mcpdoor: config: "), ":")
+		keys = append(keys, key)
+	}
+	want := []string{
+		"mcp.idle_timeout", "mcp.call_timeout", "mcp.unused_session_timeout", "mcp.session_idle_ttl", "mcp.body_timeout",
+		"mcp.max_sessions", "mcp.max_batch", "mcp.max_concurrent_calls", "mcp.max_stored_sessions",
+		"Config.Declared[a].Input", "Config.Declared[b].Input", "Config.Declared[c].Input", "Config.Declared[d].Input",
+		"Config.CatchAll[x].Input", "Config.CatchAll[y].Input", "Config.CatchAll[z].Input",
+	}
+	if diff := cmp.Diff(want, keys); diff != "" {
+		t.Errorf("the keys of Validate's errors (-want +got):\n%s", diff)
+	}
+	for i := range 50 {
+		if err := cfg.Validate(); err.Error() != first.Error() {
+			t.Fatalf("Validate's run %d reported\n%v\nwhere its first reported\n%v", i+2, err, first)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/autoexpose"
 	"github.com/mcpdoor/mcpdoor/detector"
@@ -34,6 +35,8 @@ expose_tools_over_mcp: true
 	cfg.Declared = map[string]autoexpose.Declaration{
 		"add_note": {Description: "Add a note.", Input: autoexpose.SchemaFor[AddNote]()},
 	}
+	var server *mcp.Server // the door's go-sdk server, for a client in memory
+	cfg.ExtendServer = func(s *mcp.Server) { server = s }
 	r := chi.NewRouter()
 	r.Post("/add_note", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"id":1}`)) })
 	door, err := autoexpose.Install(r, cfg)
@@ -44,7 +47,7 @@ expose_tools_over_mcp: true
 
 	// What an MCP client lists, through a client of the door's server in
 	// memory.
-	cs := connect(door, nil)
+	cs := connect(server, nil)
 	defer cs.Close()
 	list, err := cs.ListTools(context.Background(), nil)
 	if err != nil {

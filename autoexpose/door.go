@@ -43,9 +43,10 @@ type Door struct {
 	// that alone.
 	serves http.Handler
 
-	// serverTaken is set once Server has handed the go-sdk server out; the
-	// fast path then leaves every request to it (see Server).
-	serverTaken atomic.Bool
+	// extended is set when Config.ExtendServer adds to the go-sdk server:
+	// the endpoint then has no fast path, and asks the server what it
+	// declares (see undeclared).
+	extended bool
 	// fastCalls counts the tool calls the fast path has served.
 	fastCalls atomic.Uint64
 	// streamed is set once serveIO has served a stream: a Door serves one.
@@ -104,16 +105,12 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.serves.ServeHTTP(w, r)
 }
 
-// Server returns the go-sdk server behind the endpoint (nil for a disabled
-// Door), to add prompts or resources beside the tools.
-//
-// What is added to the server — a middleware, a tool that takes the name of
-// one of the door's — must see every request, so from the first call of
-// Server on, the endpoint hands every request to the server: the fast path
-// (see MCPConfig.DisableFastPath) is off.
-func (d *Door) Server() *mcp.Server {
-	d.serverTaken.Store(true)
-	return d.server
+// extend hands the go-sdk server to Config.ExtendServer, when set: once,
+// after the door has added its own tools and middleware, before serving.
+func (d *Door) extend(cfg *Config) {
+	if cfg.ExtendServer != nil {
+		cfg.ExtendServer(d.server)
+	}
 }
 
 // Endpoint returns what a client needs to reach the MCP endpoint over HTTP:

@@ -3,10 +3,16 @@ package autoexpose
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestEndpoint: a Door tells where its MCP endpoint is, and the header of
@@ -101,5 +107,98 @@ func TestDoorResult(t *testing.T) {
 	}
 	if _, ok := door.Result("nope", 200, nil, nil); ok {
 		t.Error(`Result("nope") found a tool the door does not serve`)
+	}
+}
+
+// TestExtendServer: Install and Wrap call Config.ExtendServer once, before
+// the Door serves, with the go-sdk server behind the endpoint. What it adds
+// is served (a prompt), and a middleware it adds sees every tools/call,
+// which the go-sdk then answers: the Door has no fast path. A disabled
+// Door has no server and does not call it.
+func TestExtendServer(t *testing.T) {
+	const v = "2025-11-25"
+	for _, how := range []string{"Install", "Wrap", "disabled"} {
+		t.Run(how, func(t *testing.T) {
+			var (
+				extended int
+				mu       sync.Mutex
+				seen     []string // the methods the added middleware saw
+			)
+			cfg := enabled(MCPConfig{})
+			cfg.ExtendServer = func(s *mcp.Server) {
+				extended++
+				s.AddPrompt(&mcp.Prompt{Name: "greeting"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+					return &mcp.GetPromptResult{}, nil
+				})
+				s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+					return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+						mu.Lock()
+						seen = append(seen, method)
+						mu.Unlock()
+						return next(ctx, method, req)
+					}
+				})
+			}
+			var (
+				door *Door
+				err  error
+			)
+			switch how {
+			case "Install":
+				r := chi.NewRouter()
+				r.Post("/echo", ok)
+				door, err = Install(r, cfg)
+			case "Wrap":
+				mux := http.NewServeMux()
+				mux.HandleFunc("POST /echo", ok)
+				cfg.CatchAll = map[string]Declaration{"echo": {}}
+				door, err = Wrap(mux, cfg)
+			case "disabled":
+				cfg.ExposeToolsOverMCP = false
+				door, err = Install(chi.NewRouter(), cfg)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer door.Close()
+			if how == "disabled" {
+				if extended != 0 {
+					t.Errorf("a disabled Door called ExtendServer %d times, want 0", extended)
+				}
+				return
+			}
+			if extended != 1 {
+				t.Fatalf("%s called ExtendServer %d times, want once", how, extended)
+			}
+			srv := httptest.NewServer(door)
+			defer srv.Close()
+			post := func(body string, header http.Header) string {
+				t.Helper()
+				req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(body))
+				req.Header = header
+				resp, err := srv.Client().Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				return string(b)
+			}
+			const call = `"result":{"content":[{"type":"text","text":"{}"}],"structuredContent":{}}`
+			if got := post(callBody(v, "1", "echo", `{}`, ""), callHeader(v, "echo")); !strings.Contains(got, call) {
+				t.Errorf("tools/call: %s, want %s", got, call)
+			}
+			if got := post(`{"jsonrpc":"2.0","id":2,"method":"prompts/list"}`, callHeader(v, "")); !strings.Contains(got, `"prompts":[{"name":"greeting"`) {
+				t.Errorf("prompts/list: %s, want the greeting prompt", got)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !slices.Contains(seen, "tools/call") {
+				t.Errorf("the middleware ExtendServer added saw %v, not the tools/call", seen)
+			}
+			if n := door.fastCalls.Load(); n != 0 {
+				t.Errorf("the fast path served %d calls of a Door with ExtendServer, want 0", n)
+			}
+		})
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/mcpdoor/mcpdoor/internal/httpwrite"
 )
 
 // exclusiveErrorCode is the JSON-RPC error code of the 409 that an
@@ -310,7 +312,7 @@ func (s *slot) wrapSeed(readBody func(http.ResponseWriter, *http.Request) (*http
 			http.Error(w, seedBusyText, http.StatusServiceUnavailable)
 			return
 		}
-		sw := &seedWriter{statusWriter: statusWriter{ResponseWriter: w}, s: s}
+		sw := &seedWriter{StatusWriter: httpwrite.StatusWriter{ResponseWriter: w}, s: s}
 		defer sw.answered() // a handler that wrote nothing (or panicked)
 		next.ServeHTTP(sw, r)
 	})
@@ -321,21 +323,21 @@ func (s *slot) wrapSeed(readBody func(http.ResponseWriter, *http.Request) (*http
 // or free, before any of the body goes out, which a slow client may take
 // long to read.
 type seedWriter struct {
-	statusWriter
+	httpwrite.StatusWriter
 	s    *slot
 	done bool
 }
 
 func (w *seedWriter) WriteHeader(code int) {
-	if code >= 200 {
+	if httpwrite.Final(code) {
 		w.answer(code)
 	}
-	w.statusWriter.WriteHeader(code)
+	w.StatusWriter.WriteHeader(code)
 }
 
 func (w *seedWriter) Write(b []byte) (int, error) {
 	w.answer(http.StatusOK)
-	return w.statusWriter.Write(b)
+	return w.StatusWriter.Write(b)
 }
 
 // answer ends the seed's hold of the slot for the status code it answers.
@@ -343,8 +345,8 @@ func (w *seedWriter) answer(code int) {
 	if w.done {
 		return
 	}
-	if w.status != 0 {
-		code = w.status
+	if w.Status != 0 {
+		code = w.Status
 	}
 	w.done = true
 	s := w.s
@@ -371,13 +373,13 @@ func (w *seedWriter) answered() {
 // (the agent may post it again).
 func (s *slot) wrapVerify(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &httpwrite.StatusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
-		if sw.status == 0 {
-			sw.status = http.StatusOK
+		if sw.Status == 0 {
+			sw.Status = http.StatusOK
 		}
 		sid := s.requestSID(r)
-		if sid == "" || sw.status/100 != 2 {
+		if sid == "" || sw.Status/100 != 2 {
 			return
 		}
 		s.mu.Lock()
@@ -408,29 +410,6 @@ func (s *slot) taken() bool {
 	}
 	return taken
 }
-
-// statusWriter remembers the status a handler answered.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the writer underneath.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // settle ends a claim: the slot is held by the session id the POST's
 // response named, if that session is live, and is free otherwise.

@@ -319,3 +319,37 @@ func TestExclusiveNotificationIsNoCall(t *testing.T) {
 		})
 	}
 }
+
+// TestSlotEarlyHints: a seed or /verify handler that sends 103 Early Hints
+// before its 2xx answers 2xx: the seed keeps the slot for its session, and
+// the /verify frees it and ends the rollout's MCP session, as without the
+// hints. An informational status is no answer.
+func TestSlotEarlyHints(t *testing.T) {
+	hinted := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", "</style.css>; rel=preload")
+		w.WriteHeader(http.StatusEarlyHints)
+		w.Header().Del("Link")
+		http.SetCookie(w, &http.Cookie{Name: "sid", Value: "s1"})
+		w.WriteHeader(http.StatusOK)
+	}
+	var ended []string
+	s := &slot{
+		end:        func(id string) { ended = append(ended, id) },
+		reserve:    time.Minute,
+		cookieSID:  func(h http.Header) string { return strings.TrimPrefix(h.Get("Set-Cookie"), "sid=") },
+		requestSID: func(*http.Request) string { return "s1" },
+		forget:     func(http.ResponseWriter, *http.Request) {},
+	}
+	body := func(w http.ResponseWriter, r *http.Request) (*http.Request, []byte, func(), http.HandlerFunc) {
+		return r, nil, func() {}, nil
+	}
+	s.wrapSeed(body, http.HandlerFunc(hinted)).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/seed_session", nil))
+	if s.reserved != "s1" {
+		t.Errorf("after a seed answered 103 then 200, the slot is reserved for %q, want s1", s.reserved)
+	}
+	s.holder, s.owner = "mcp-1", "s1"
+	s.wrapVerify(http.HandlerFunc(hinted)).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/verify", nil))
+	if s.holder != "" || len(ended) != 1 || ended[0] != "mcp-1" {
+		t.Errorf("after a /verify answered 103 then 200, the slot is held by %q and the sessions ended are %v, want free and [mcp-1]", s.holder, ended)
+	}
+}

@@ -48,12 +48,13 @@ type fastPath struct {
 var fastVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25", protocolVersion2026}
 
 // withFastPath serves next behind the fast path, when the endpoint has one:
-// a stateless endpoint, unless mcp.disable_fast_path. The go-sdk's
+// a stateless endpoint, unless mcp.disable_fast_path or Config.ExtendServer
+// (what that adds must see every call). The go-sdk's
 // MCPGODEBUG settings change its answers; with any set, every request goes
 // to the go-sdk. So it does in a binary built with a go-sdk the fast path
 // was not verified against (see fence.go), which the Door logs.
 func (d *Door) withFastPath(m *MCPConfig, next http.Handler) http.Handler {
-	if m.stateful() || m.DisableFastPath || os.Getenv("MCPGODEBUG") != "" || d.fenced() {
+	if m.stateful() || m.DisableFastPath || d.extended || os.Getenv("MCPGODEBUG") != "" || d.fenced() {
 		return next
 	}
 	return &fastPath{d: d, next: next}
@@ -83,7 +84,7 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // takes returns the protocol version of a request the fast path may serve,
 // judging by its method and headers; ok is false for any other.
 func (f *fastPath) takes(r *http.Request) (version string, ok bool) {
-	if r.Method != http.MethodPost || r.ContentLength <= 0 || f.d.serverTaken.Load() {
+	if r.Method != http.MethodPost || r.ContentLength <= 0 {
 		return "", false
 	}
 	version = r.Header.Get("Mcp-Protocol-Version")
@@ -136,7 +137,11 @@ func lower(s string) string {
 // result alone as one JSON body, as the door answers through the go-sdk
 // (answer.go).
 func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
-	s := &fastStream{w: w, oneWrite: chunkedWithoutFlush(w, r)}
+	// A write that fails ends the request: the call's context, so that its
+	// handler stops, and everything the stream would write after it.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	s := &fastStream{w: w, oneWrite: chunkedWithoutFlush(w, r), cancel: cancel}
 	if c.version >= protocolVersion2026 {
 		s.level = c.level
 	} else {
@@ -157,14 +162,17 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 		stateless:     true,
 		traced:        traced,
 	}
-	res, err := f.d.calls.call(r.Context(), c.tool, req, mc)
+	res, err := f.d.calls.call(ctx, c.tool, req, mc)
 	var errType, message string
 	if err != nil {
-		s.respondError(r.Context(), c, err)
+		s.respondError(ctx, c, err)
 		errType, message = rpcFailure(&op, err)
 	} else {
-		s.respond(r.Context(), f.d, c, res)
+		s.respond(ctx, f.d, c, res)
 		errType, message = toolFailure(res)
+	}
+	if err := s.writeErr(); err != nil {
+		f.d.log.Warn("mcpdoor: fast path: writing the answer failed, which ended the request", "tool", c.tool.Name, "err", err)
 	}
 	f.d.tel.end(traced, &op, errType, message)
 }
@@ -226,10 +234,29 @@ type fastStream struct {
 	// oneWrite: the response's framing is set (see chunkedWithoutFlush),
 	// and its last event needs no flush.
 	oneWrite bool
+	cancel   context.CancelFunc // ends the call's context
 
 	mu      sync.Mutex
-	started bool // the SSE headers are set: a notification went first
-	done    bool // the result is written, or will never be
+	started bool  // the SSE headers are set: a notification went first
+	done    bool  // the result is written, or will never be
+	err     error // the first write that failed, which ended the request
+}
+
+// fail ends the request after a write that failed with err: nothing more
+// is written, and the call's context ends. s.mu is held.
+func (s *fastStream) fail(err error) {
+	if err == nil || s.err != nil {
+		return
+	}
+	s.err, s.done = err, true
+	s.cancel()
+}
+
+// writeErr returns the write error that ended the request, or nil.
+func (s *fastStream) writeErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
 }
 
 // start sets the headers of an SSE answer, as the go-sdk sets them. s.mu is
@@ -290,40 +317,10 @@ func (s *fastStream) notify(method string, params any) error {
 	return s.event(buf.Bytes())
 }
 
-// respond writes the JSON-RPC response to call c with result res, as the
-// door writes it through the go-sdk: an SSE event after the call's
-// notifications, or else the answer's JSON body (answer.go); unless the
-// request has ended (the client went away, or the door closed): the go-sdk
-// then stops waiting for the response and writes nothing more.
+// respond writes the JSON-RPC response to call c with result res (see
+// answer).
 func (s *fastStream) respond(ctx context.Context, d *Door, c *fastCall, res *mcp.CallToolResult) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.done = true
-	if ctx.Err() != nil {
-		if !s.started {
-			s.start() // the headers the go-sdk had set before the call ran
-		}
-		return
-	}
-	w := sseWriters.Get().(*sseWriter)
-	defer w.release()
-	w.w = s.w
-	if !s.started {
-		h := s.w.Header()
-		h.Set("Cache-Control", "no-cache, no-transform")
-		h.Set("Content-Type", "application/json")
-		d.writeResponse(w, c, res)
-		w.send() // unflushed, as the go-sdk writes a JSON answer
-		return
-	}
-	w.string("event: message\ndata: ")
-	d.writeResponse(w, c, res)
-	w.string("\n\n")
-	if s.oneWrite {
-		w.send() // net/http writes it out as the handler returns
-	} else {
-		w.flush()
-	}
+	s.answer(ctx, 0, func(w *sseWriter) { d.writeResponse(w, c, res) })
 }
 
 // respondError writes the JSON-RPC error err (a *jsonrpc.Error, see
@@ -361,38 +358,56 @@ func (s *fastStream) respondError(ctx context.Context, c *fastCall, err error) {
 			status = http.StatusBadRequest
 		}
 	}
+	s.answer(ctx, status, func(w *sseWriter) { w.bytes(buf.Bytes()) })
+}
+
+// answer writes the call's last message, its JSON-RPC response or error,
+// which body writes: after the call's notifications, as the last event of
+// their stream; else as the answer's JSON body, unflushed, as the door
+// answers through the go-sdk (answer.go decides the same for the go-sdk's
+// answers), with status when it is not 0 (an error of a code with an HTTP
+// status of its own). Such an error after the call's notifications is
+// written as the go-sdk writes it, after the events as it stands,
+// unframed: its status and Content-Type come too late. Nothing is written
+// once the request has ended (the client went away, the door closed, a
+// write failed): the go-sdk then stops waiting for the response.
+func (s *fastStream) answer(ctx context.Context, status int, body func(*sseWriter)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.done = true
-	if ctx.Err() != nil {
+	if s.done || ctx.Err() != nil {
+		s.done = true
 		if !s.started {
-			s.start()
+			s.start() // the headers the go-sdk had set before the call ran
 		}
 		return
 	}
-	h := s.w.Header()
+	s.done = true
+	w := sseWriters.Get().(*sseWriter)
+	defer w.release()
+	w.w = s.w
 	switch {
 	case status != 0 && s.started:
-		// The go-sdk writes the error after the stream's events as it
-		// stands, unframed; its status and Content-Type come too late.
-		s.w.Write(buf.Bytes())
-	case status != 0:
-		h.Set("Cache-Control", "no-cache, no-transform")
-		h.Set("Connection", "keep-alive")
-		h.Set("Content-Type", "application/json")
-		s.w.WriteHeader(status)
-		s.w.Write(buf.Bytes())
+		body(w)
+		w.send()
 	case !s.started:
-		h.Set("Cache-Control", "no-cache, no-transform")
-		h.Set("Content-Type", "application/json")
-		s.w.Write(buf.Bytes())
+		jsonAnswerHeader(s.w.Header())
+		if status != 0 {
+			s.w.Header().Set("Connection", "keep-alive") // as the go-sdk sets it for an error of its own status
+			s.w.WriteHeader(status)
+		}
+		body(w)
+		w.send()
 	default:
-		w := &sseWriter{w: s.w}
 		w.string("event: message\ndata: ")
-		w.bytes(buf.Bytes())
+		body(w)
 		w.string("\n\n")
-		w.flush()
+		if s.oneWrite {
+			w.send() // net/http writes it out as the handler returns
+		} else {
+			w.flush()
+		}
 	}
+	s.fail(w.err)
 }
 
 // writeResponse writes the JSON-RPC response to call c with result res.
@@ -404,13 +419,15 @@ func (d *Door) writeResponse(w *sseWriter, c *fastCall, res *mcp.CallToolResult)
 	w.string("}")
 }
 
-// event writes one SSE message event and flushes it. s.mu is held.
+// event writes one SSE message event and flushes it; a write that fails
+// ends the request. s.mu is held.
 func (s *fastStream) event(data []byte) error {
 	w := &sseWriter{w: s.w}
 	w.string("event: message\ndata: ")
 	w.bytes(data)
 	w.string("\n\n")
 	w.flush()
+	s.fail(w.err)
 	return w.err
 }
 
@@ -471,11 +488,16 @@ func (w *sseWriter) write(b []byte) {
 	}
 }
 
-// flush writes what is gathered and flushes the response, best effort, as
-// the go-sdk does after each event.
+// flush writes what is gathered and flushes the response, as the go-sdk
+// does after each event; a writer that cannot flush is written to alone.
 func (w *sseWriter) flush() {
 	w.send()
-	http.NewResponseController(w.w).Flush()
+	if w.err != nil {
+		return
+	}
+	if err := http.NewResponseController(w.w).Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		w.err = err
+	}
 }
 
 // bindsHeaders reports whether an input schema binds an argument to an

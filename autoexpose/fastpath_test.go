@@ -156,8 +156,9 @@ func newGoldenPair(t *testing.T, mcpBlock string, rollout bool) *goldenPair {
 }
 
 // newGoldenPairOn starts the two doors of the mcp block mcpBlock, each on
-// a router that router makes, on the servers start makes.
-func newGoldenPairOn(t *testing.T, mcpBlock string, router func() chi.Router, start func(http.Handler) *httptest.Server) *goldenPair {
+// a router that router makes, on the servers start makes; edit, when
+// given, changes the fast door's config.
+func newGoldenPairOn(t *testing.T, mcpBlock string, router func() chi.Router, start func(http.Handler) *httptest.Server, edit ...func(*Config)) *goldenPair {
 	t.Helper()
 	p := &goldenPair{}
 	// One store for both doors, so that a session one holds the other does
@@ -174,6 +175,11 @@ func newGoldenPairOn(t *testing.T, mcpBlock string, router func() chi.Router, st
 		}
 		cfg.Logger = slog.New(slog.DiscardHandler)
 		cfg.Store = shared
+		for _, e := range edit {
+			if fast {
+				e(&cfg)
+			}
+		}
 		r := router()
 		d, err := Install(r, cfg)
 		if err != nil {
@@ -554,8 +560,8 @@ func TestFastPathGoldenTraced(t *testing.T) {
 	}
 }
 
-// TestFastPathOff: with mcp.disable_fast_path, on a stateful door, and once
-// Server has handed the go-sdk server out, the go-sdk answers every call.
+// TestFastPathOff: with mcp.disable_fast_path, on a stateful door, and
+// with Config.ExtendServer, the go-sdk answers every call.
 func TestFastPathOff(t *testing.T) {
 	const v = "2025-11-25"
 	rq := goldenRequest{header: callHeader(v, "echo"), body: callBody(v, "1", "echo", `{"text":"hi"}`, "")}
@@ -565,8 +571,8 @@ func TestFastPathOff(t *testing.T) {
 			t.Errorf("%q: the fast path served a call (%d %q)", block, got.Status, got.Body)
 		}
 	}
-	p := newGoldenPair(t, "", false)
-	p.fastDoor.Server()
+	p := newGoldenPairOn(t, "", func() chi.Router { return goldenRouter(false) }, httptest.NewServer,
+		func(cfg *Config) { cfg.ExtendServer = func(*mcp.Server) {} })
 	p.compare(t, rq) // rq.fast is false
 }
 

@@ -83,6 +83,7 @@ func install(r chi.Router, cfg *Config) (*Door, error) {
 	r.Handle(d.path, d.handler)
 	r.Handle(d.path+"/", d.handler)
 	r.Get(d.path+readyPath, d.ready)
+	d.extend(cfg)
 	return d, nil
 }
 
@@ -147,7 +148,7 @@ func unservedPrefix(r chi.Router, log *slog.Logger) http.Handler {
 // the same.
 func logDisabled(cfg *Config) {
 	cfg.logger().Info("mcpdoor: expose_tools_over_mcp is false: not serving MCP; set it to true to serve the router's tools at " + cfg.MCP.path())
-	if !reflect.ValueOf(cfg.MCP).IsZero() || cfg.Declared != nil || cfg.CatchAll != nil || cfg.OpenAPI != nil || cfg.Outer != nil {
+	if !reflect.ValueOf(cfg.MCP).IsZero() || cfg.Declared != nil || cfg.CatchAll != nil || cfg.OpenAPI != nil || cfg.Outer != nil || cfg.ExtendServer != nil {
 		cfg.logger().Warn("mcpdoor: the config sets mcp settings, but expose_tools_over_mcp is not true, so nothing is served over MCP; " +
 			"set expose_tools_over_mcp: true to serve the tools")
 	}

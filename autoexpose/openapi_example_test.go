@@ -47,6 +47,8 @@ components:
 	}
 	r := chi.NewRouter()
 	r.Post("/add_item", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"ok":true}`)) })
+	var server *mcp.Server // the door's go-sdk server, for a client in memory
+	cfg.ExtendServer = func(s *mcp.Server) { server = s }
 	door, err := autoexpose.Install(r, cfg)
 	if err != nil {
 		log.Fatal(err)
@@ -57,7 +59,7 @@ components:
 	// memory.
 	ctx := context.Background()
 	clientEnd, serverEnd := mcp.NewInMemoryTransports()
-	if _, err := door.Server().Connect(ctx, serverEnd, nil); err != nil {
+	if _, err := server.Connect(ctx, serverEnd, nil); err != nil {
 		log.Fatal(err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "1"}, nil).Connect(ctx, clientEnd, nil)

@@ -206,16 +206,18 @@ func serveCrashChild(t *testing.T, block string) {
 	r.Method(http.MethodPost, "/echo", Handler(func(_ context.Context, _ *http.Request, in echoText) (echoText, error) {
 		return in, nil
 	}))
+	if block == panickingPrompt {
+		cfg.ExtendServer = func(s *mcp.Server) {
+			s.AddPrompt(&mcp.Prompt{Name: "boom"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				panic("the prompt's handler fails")
+			})
+		}
+	}
 	door, err := Install(r, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer door.Close()
-	if block == panickingPrompt {
-		door.Server().AddPrompt(&mcp.Prompt{Name: "boom"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			panic("the prompt's handler fails")
-		})
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -100,179 +100,249 @@ func sendsBody(method string) bool {
 // named like a path parameter) gets the refusal, reported if the tool is
 // kept.
 func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document, gens *genIndex) toolSpec {
-	t := toolSpec{
-		Name:    rt.Name,
-		Route:   rt.Method + " " + rt.Pattern,
-		Verdict: rt.Verdict,
-		Reasons: rt.Reasons,
-		route:   rt,
+	h := newRESTHarvest(rt, declared, doc, gens)
+	h.readBody()
+	h.readParams(gens)
+	if h.isDeclared && h.decl.Input != nil {
+		h.declaredInput()
+	} else {
+		h.assembledInput()
 	}
-	rest := &restTool{method: rt.Method, op: operationOf(doc, rt)}
-	t.rest = rest
-	op := rest.op
-	var typed *typedInfo
-	if tt, ok := rt.Endpoint.(typedTool); ok {
-		typed = tt.typedInfo()
-	}
-	gen := gens.of(rt, rt.Name)
-	var genBody *jsonschema.Schema
-	var genNote string // why the body the handler decodes has no schema
-	if gen != nil {
-		genBody, genNote = gen.body()
-		genBody, genNote = withoutParams(genBody, genNote, rt.Params)
-	}
+	h.finishInput()
+	h.describe()
+	finishTool(&h.t)
+	return h.t
+}
 
-	// The body: its schema, and where it comes from.
-	var body *jsonschema.Schema
-	var bodyFrom string
-	decl, isDeclared := declared[rt.Name]
-	switch {
-	case typed != nil:
-		body, bodyFrom, t.SchemaSource = typed.input, "the typed handler's input", sourceTyped
-	case isDeclared && decl.Input != nil && !objectBody(decl.Input):
-		// A declaration of a body that is not an object is the body's
-		// schema, not the whole input.
-		body, bodyFrom, t.SchemaSource = decl.Input, "the declaration", sourceDeclared
-		decl.Input = nil
-	case op != nil && op.HasBody && op.Input != nil:
-		body, bodyFrom, t.SchemaSource = op.Input, "the OpenAPI request body", sourceOpenAPI
-	case op != nil && op.Body != nil: // not an object
-		body, bodyFrom, t.SchemaSource = op.Body, "the OpenAPI request body", sourceOpenAPI
-	case op != nil:
-		t.SchemaSource = sourceOpenAPI
-	case genBody != nil:
-		body, bodyFrom, t.SchemaSource, t.note = genBody, "the handler's body, as mcpdoor gen read it", sourceGenerated, genNote
-	case gen != nil:
-		t.SchemaSource, t.note = sourceGenerated, genNote
-	default:
-		t.SchemaSource = sourcePermissive
+// A restHarvest is one REST route's tool as harvestREST builds it, step by
+// step: what each source says of the route, then the input they make.
+type restHarvest struct {
+	rt         *detect.Route
+	t          toolSpec
+	rest       *restTool
+	op         *openapi.Operation // the route's operation in the document, or nil
+	typed      *typedInfo         // the typed handler's, or nil
+	gen        *genHandler        // the generated facts of the handler, or nil
+	genBody    *jsonschema.Schema // the body the handler decodes, as gen read it
+	genNote    string             // why that body has no schema
+	decl       Declaration
+	isDeclared bool
+
+	body        *jsonschema.Schema // the request body's schema, or nil
+	bodyFrom    string             // where it comes from, for a clash's text
+	bodyProps   []string           // its properties
+	pathSchemas map[string]*jsonschema.Schema
+	query       []openapi.Param
+	clashes     []string // the arguments that cannot share one object
+}
+
+// newRESTHarvest gathers what the document, the typed handler, the
+// generated facts and the declarations say of route rt.
+func newRESTHarvest(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document, gens *genIndex) *restHarvest {
+	h := &restHarvest{
+		rt: rt,
+		t: toolSpec{
+			Name:    rt.Name,
+			Route:   rt.Method + " " + rt.Pattern,
+			Verdict: rt.Verdict,
+			Reasons: rt.Reasons,
+			route:   rt,
+		},
+		rest: &restTool{method: rt.Method, op: operationOf(doc, rt)},
 	}
-	if op != nil && op.HasBody && op.Input == nil && op.Body == nil && typed == nil {
-		t.note = "openapi: " + op.NoInput
+	h.t.rest = h.rest
+	h.op = h.rest.op
+	if tt, ok := rt.Endpoint.(typedTool); ok {
+		h.typed = tt.typedInfo()
 	}
-	if body != nil && !objectBody(body) {
-		body, rest.bodyArg = bodyInput(body), bodyArgument
+	h.gen = gens.of(rt, rt.Name)
+	if h.gen != nil {
+		h.genBody, h.genNote = h.gen.body()
+		h.genBody, h.genNote = withoutParams(h.genBody, h.genNote, rt.Params)
+	}
+	h.decl, h.isDeclared = declared[rt.Name]
+	return h
+}
+
+// readBody decides the body: its schema, where it comes from, and whether
+// the route is sent one.
+func (h *restHarvest) readBody() {
+	h.chooseBody()
+	op, rest := h.op, h.rest
+	if op != nil && op.HasBody && op.Input == nil && op.Body == nil && h.typed == nil {
+		h.t.note = "openapi: " + op.NoInput
+	}
+	if h.body != nil && !objectBody(h.body) {
+		h.body, rest.bodyArg = bodyInput(h.body), bodyArgument
 	}
 	// A route whose facts say its handler reads no body is sent none: its
 	// arguments that are not path parameters are query parameters.
-	rest.body = typed != nil || rest.bodyArg != "" || (op != nil && op.HasBody) ||
-		(op == nil && (genBody != nil || sendsBody(rt.Method) && (isDeclared && decl.Input != nil || !gen.readsNoBody())))
-	bodyProps := properties(body)
+	rest.body = h.typed != nil || rest.bodyArg != "" || (op != nil && op.HasBody) ||
+		(op == nil && (h.genBody != nil || sendsBody(h.rt.Method) && (h.isDeclared && h.decl.Input != nil || !h.gen.readsNoBody())))
+	h.bodyProps = properties(h.body)
+}
 
-	// The path and query parameters.
-	pathSchemas := make(map[string]*jsonschema.Schema, len(rt.Params))
-	for _, p := range rt.Params {
-		rest.params = append(rest.params, p.Name)
+// chooseBody takes the body's schema from the first source that gives
+// one: the typed handler, a declaration of a body that is not an object,
+// the document, the generated facts.
+func (h *restHarvest) chooseBody() {
+	t, op := &h.t, h.op
+	switch {
+	case h.typed != nil:
+		h.body, h.bodyFrom, t.SchemaSource = h.typed.input, "the typed handler's input", sourceTyped
+	case h.isDeclared && h.decl.Input != nil && !objectBody(h.decl.Input):
+		// A declaration of a body that is not an object is the body's
+		// schema, not the whole input.
+		h.body, h.bodyFrom, t.SchemaSource = h.decl.Input, "the declaration", sourceDeclared
+		h.decl.Input = nil
+	case op != nil && op.HasBody && op.Input != nil:
+		h.body, h.bodyFrom, t.SchemaSource = op.Input, "the OpenAPI request body", sourceOpenAPI
+	case op != nil && op.Body != nil: // not an object
+		h.body, h.bodyFrom, t.SchemaSource = op.Body, "the OpenAPI request body", sourceOpenAPI
+	case op != nil:
+		t.SchemaSource = sourceOpenAPI
+	case h.genBody != nil:
+		h.body, h.bodyFrom, t.SchemaSource, t.note = h.genBody, "the handler's body, as mcpdoor gen read it", sourceGenerated, h.genNote
+	case h.gen != nil:
+		t.SchemaSource, t.note = sourceGenerated, h.genNote
+	default:
+		t.SchemaSource = sourcePermissive
+	}
+}
+
+// readParams reads the path and query parameters, and the path parameters
+// the body's fields clash with.
+func (h *restHarvest) readParams(gens *genIndex) {
+	h.pathSchemas = make(map[string]*jsonschema.Schema, len(h.rt.Params))
+	for _, p := range h.rt.Params {
+		h.rest.params = append(h.rest.params, p.Name)
 		s := &jsonschema.Schema{Type: "string", MinLength: ptrTo(1)}
 		if p.Regexp != "" {
 			s.Pattern = p.Regexp
 		}
-		pathSchemas[p.Name] = s
+		h.pathSchemas[p.Name] = s
 	}
-	var query []openapi.Param
-	if op == nil && gen != nil {
-		query = unclashed(gen.query(gens.middlewareQuery(rt)), rt.Params, genBody)
+	if h.op == nil && h.gen != nil {
+		h.query = unclashed(h.gen.query(gens.middlewareQuery(h.rt)), h.rt.Params, h.genBody)
 	}
-	if op != nil {
-		for _, p := range op.Params {
+	if h.op != nil {
+		for _, p := range h.op.Params {
 			switch {
-			case p.In == "path" && pathSchemas[p.Name] != nil && p.Schema != nil:
-				pathSchemas[p.Name] = described(p.Schema, p.Description)
+			case p.In == "path" && h.pathSchemas[p.Name] != nil && p.Schema != nil:
+				h.pathSchemas[p.Name] = described(p.Schema, p.Description)
 			case p.In == "query":
-				query = append(query, p)
+				h.query = append(h.query, p)
 			}
 		}
 	}
+	for _, name := range h.rest.params {
+		if slices.Contains(h.bodyProps, name) {
+			h.clashes = append(h.clashes, fmt.Sprintf("the body's field %q (in %s) has the name of the path parameter {%s}", name, h.bodyFrom, name))
+		}
+	}
+}
 
-	var input *jsonschema.Schema
-	var clashes []string
+// declaredInput makes the input of a declared route: the declaration is
+// the whole input; the path parameters it leaves out are added.
+func (h *restHarvest) declaredInput() {
+	rest := h.rest
+	input := rootClone(h.decl.Input)
+	h.t.SchemaSource = sourceDeclared
 	for _, name := range rest.params {
-		if slices.Contains(bodyProps, name) {
-			clashes = append(clashes, fmt.Sprintf("the body's field %q (in %s) has the name of the path parameter {%s}", name, bodyFrom, name))
+		if _, ok := input.Properties[name]; !ok {
+			setProperty(input, name, h.pathSchemas[name])
+		}
+		if !slices.Contains(input.Required, name) {
+			input.Required = append(input.Required, name)
 		}
 	}
-	if isDeclared && decl.Input != nil {
-		// The declaration is the whole input; the path parameters it leaves
-		// out are added.
-		input = rootClone(decl.Input)
-		t.SchemaSource = sourceDeclared
-		for _, name := range rest.params {
-			if _, ok := input.Properties[name]; !ok {
-				setProperty(input, name, pathSchemas[name])
-			}
-			if !slices.Contains(input.Required, name) {
-				input.Required = append(input.Required, name)
-			}
+	for _, name := range sortedKeys(input.Properties) {
+		isBody := slices.Contains(h.bodyProps, name) || h.body == nil && rest.body
+		if !slices.Contains(rest.params, name) && !isBody {
+			rest.query = append(rest.query, name)
 		}
-		for _, name := range sortedKeys(input.Properties) {
-			isBody := slices.Contains(bodyProps, name) || body == nil && rest.body
-			if !slices.Contains(rest.params, name) && !isBody {
-				rest.query = append(rest.query, name)
-			}
+	}
+	h.t.InputSchema = input
+}
+
+// assembledInput makes the input of a route without a declaration: the
+// body's schema, with the path and then the query parameters added.
+func (h *restHarvest) assembledInput() {
+	rest, op := h.rest, h.op
+	var input *jsonschema.Schema
+	switch {
+	case h.body != nil:
+		input = rootClone(h.body)
+	case op != nil && !op.HasBody:
+		input = &jsonschema.Schema{Type: "object", AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
+	default:
+		input = permissiveSchema()
+	}
+	var order, required []string
+	queryFrom := "the OpenAPI document"
+	if op == nil {
+		queryFrom = "the handler's reads, as mcpdoor gen found them"
+	}
+	for _, name := range rest.params {
+		if slices.Contains(h.bodyProps, name) {
+			continue // a clash
 		}
-	} else {
+		setProperty(input, name, h.pathSchemas[name])
+		required = append(required, name)
+		order = append(order, name)
+	}
+	for _, p := range h.query {
 		switch {
-		case body != nil:
-			input = rootClone(body)
-		case op != nil && !op.HasBody:
-			input = &jsonschema.Schema{Type: "object", AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
-		default:
-			input = permissiveSchema()
+		case slices.Contains(rest.params, p.Name):
+			h.clashes = append(h.clashes, fmt.Sprintf("the query parameter %q (in %s) has the name of the path parameter {%s}", p.Name, queryFrom, p.Name))
+			continue
+		case slices.Contains(h.bodyProps, p.Name):
+			h.clashes = append(h.clashes, fmt.Sprintf("the query parameter %q (in %s) has the name of the body's field %q (in %s)", p.Name, queryFrom, p.Name, h.bodyFrom))
+			continue
 		}
-		var order, required []string
-		queryFrom := "the OpenAPI document"
-		if op == nil {
-			queryFrom = "the handler's reads, as mcpdoor gen found them"
+		s := &jsonschema.Schema{Type: "string"}
+		if p.Schema != nil {
+			s = p.Schema
 		}
-		for _, name := range rest.params {
-			if slices.Contains(bodyProps, name) {
-				continue // a clash
-			}
-			setProperty(input, name, pathSchemas[name])
-			required = append(required, name)
-			order = append(order, name)
+		setProperty(input, p.Name, described(s, p.Description))
+		if p.Required {
+			required = append(required, p.Name)
 		}
-		for _, p := range query {
-			switch {
-			case slices.Contains(rest.params, p.Name):
-				clashes = append(clashes, fmt.Sprintf("the query parameter %q (in %s) has the name of the path parameter {%s}", p.Name, queryFrom, p.Name))
-				continue
-			case slices.Contains(bodyProps, p.Name):
-				clashes = append(clashes, fmt.Sprintf("the query parameter %q (in %s) has the name of the body's field %q (in %s)", p.Name, queryFrom, p.Name, bodyFrom))
-				continue
-			}
-			s := &jsonschema.Schema{Type: "string"}
-			if p.Schema != nil {
-				s = p.Schema
-			}
-			setProperty(input, p.Name, described(s, p.Description))
-			if p.Required {
-				required = append(required, p.Name)
-			}
-			rest.query = append(rest.query, p.Name)
-			order = append(order, p.Name)
-		}
-		if len(order) == 0 && body != nil {
-			input = body // nothing added: the body's own schema, compiled once
-		} else {
-			input.Required = append(required, input.Required...)
-			input.PropertyOrder = append(order, input.PropertyOrder...)
-		}
-		if typed != nil && len(clashes) == 0 && plainObject(body) {
-			rest.bodySchema = typed.resolved
-		}
+		rest.query = append(rest.query, p.Name)
+		order = append(order, p.Name)
 	}
-	t.InputSchema = input
+	if len(order) == 0 && h.body != nil {
+		input = h.body // nothing added: the body's own schema, compiled once
+	} else {
+		input.Required = append(required, input.Required...)
+		input.PropertyOrder = append(order, input.PropertyOrder...)
+	}
+	if h.typed != nil && len(h.clashes) == 0 && plainObject(h.body) {
+		rest.bodySchema = h.typed.resolved
+	}
+	h.t.InputSchema = input
+}
+
+// finishInput says how the input splits into the request's parts, and
+// refuses a tool whose arguments clash.
+func (h *restHarvest) finishInput() {
+	t, rest := &h.t, h.rest
 	rest.split = len(rest.params) > 0 || len(rest.query) > 0 || !rest.body || rest.bodyArg != ""
-	rest.arguments = restArguments(rest, input, body)
-	if len(clashes) > 0 {
+	rest.arguments = restArguments(rest, t.InputSchema, h.body)
+	if len(h.clashes) > 0 {
 		t.refusal = &detect.RefusedError{
 			Route:  t.Route,
-			Reason: strings.Join(clashes, "; ") + ": a tool's arguments are one object, which cannot hold both",
+			Reason: strings.Join(h.clashes, "; ") + ": a tool's arguments are one object, which cannot hold both",
 			Fix:    fmt.Sprintf("rename one of them, or keep the tool off MCP with mcp.exclude: [%s]", t.Name),
 		}
 	}
+}
 
+// describe gives the tool its description, annotations and output schema:
+// the document's, then the typed handler's, the generated facts', the
+// declaration's, and last the method's hints and the route.
+func (h *restHarvest) describe() {
+	t, op, typed, gen := &h.t, h.op, h.typed, h.gen
 	if op != nil {
 		t.Description = operationDescription(op)
 		t.Annotations = operationAnnotations(op)
@@ -299,18 +369,17 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 			t.Description = gen.description(arrayNote)
 		}
 	}
-	if isDeclared {
+	if h.isDeclared {
+		decl := h.decl
 		decl.Input = nil // taken above
-		declare(&t, decl)
+		declare(t, decl)
 	}
 	if t.Annotations == nil {
-		t.Annotations = hintAnnotations(rt.Hints)
+		t.Annotations = hintAnnotations(h.rt.Hints)
 	}
 	if t.Description == "" {
 		t.Description = t.Route
 	}
-	finishTool(&t)
-	return t
 }
 
 // hintAnnotations are the annotations a method implies, or nil for none.

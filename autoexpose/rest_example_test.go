@@ -45,6 +45,8 @@ mcp:
 		r.Post("/{id:[0-9]+}/archive", handler)
 	})
 
+	var server *mcp.Server // the door's go-sdk server, for a client in memory
+	cfg.ExtendServer = func(s *mcp.Server) { server = s }
 	door, err := autoexpose.Install(r, cfg)
 	if err != nil {
 		log.Fatal(err)
@@ -55,7 +57,7 @@ mcp:
 	// client of the door's server in memory).
 	ctx := context.Background()
 	clientEnd, serverEnd := mcp.NewInMemoryTransports()
-	if _, err := door.Server().Connect(ctx, serverEnd, nil); err != nil {
+	if _, err := server.Connect(ctx, serverEnd, nil); err != nil {
 		log.Fatal(err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "1"}, nil).Connect(ctx, clientEnd, nil)

@@ -44,11 +44,38 @@ func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 			pathValues.Put(values)
 		}()
 	}
-	var query url.Values
-	var body []byte
-	removed := false
+	query, body, removed, ok := r.takeApart(args, values)
+	if !ok { // the arguments were validated as an object: not reached
+		const msg = "the arguments are not a JSON object"
+		return input{}, t.fail(fmt.Sprintf("HTTP 422 from %s: Invalid arguments for %s (the route was not called): %s", t.request, t.Name, msg),
+			errorInfo{Code: codeInvalidArguments, Message: msg, Status: http.StatusUnprocessableEntity, Effect: effectNotApplied})
+	}
+	in := input{call: &dispatch.Call{Method: r.method, Path: t.path}}
+	if res := t.restURI(in.call, values, query); res != nil {
+		return input{}, res
+	}
+	switch {
+	case !r.body:
+	case r.bodyArg != "":
+		in.body = body
+	case !removed:
+		in.body = args
+	case body == nil:
+		in.body = []byte("{}")
+	default:
+		in.body = append(body, '}')
+	}
+	return in, nil
+}
+
+// takeApart sorts the members of the arguments args: the path parameters'
+// values into values, the query parameters' into query, and the others
+// into body, an object left open (or, for a body argument, its value).
+// removed reports whether a member was taken out of the body; ok is false
+// when args is no JSON object.
+func (r *restTool) takeApart(args []byte, values map[string]string) (query url.Values, body []byte, removed, ok bool) {
 	kept := 0
-	ok := members(args, func(rawKey, value []byte) bool {
+	ok = members(args, func(rawKey, value []byte) bool {
 		key, ok := r.member(rawKey)
 		switch {
 		case ok && key.path:
@@ -87,39 +114,31 @@ func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 		removed = true
 		return true
 	})
-	if !ok { // the arguments were validated as an object: not reached
-		const msg = "the arguments are not a JSON object"
-		return input{}, t.fail(fmt.Sprintf("HTTP 422 from %s: Invalid arguments for %s (the route was not called): %s", t.request, t.Name, msg),
-			errorInfo{Code: codeInvalidArguments, Message: msg, Status: http.StatusUnprocessableEntity, Effect: effectNotApplied})
-	}
-	in := input{call: &dispatch.Call{Method: r.method, Path: t.path}}
+	return query, body, removed, ok
+}
+
+// restURI sets the request URI of call: the route's template filled with
+// the path parameters' values and then the query, or the query after the
+// tool's path. It returns the isError result of values the template
+// refuses.
+func (t *tool) restURI(call *dispatch.Call, values map[string]string, query url.Values) *mcp.CallToolResult {
+	r := t.rest
 	switch {
 	case r.template != nil && t.Verdict == detect.Direct:
 		// Direct dispatch takes the route context Fill's routing found.
-		if err := r.template.Fill(in.call, values, query); err != nil {
-			return input{}, t.pathRefused(err)
+		if err := r.template.Fill(call, values, query); err != nil {
+			return t.pathRefused(err)
 		}
 	case r.template != nil:
 		uri, err := r.template.Expand(values, query)
 		if err != nil {
-			return input{}, t.pathRefused(err)
+			return t.pathRefused(err)
 		}
-		in.call.Path = uri
+		call.Path = uri
 	case len(query) > 0:
-		in.call.Path = t.path + "?" + query.Encode()
+		call.Path = t.path + "?" + query.Encode()
 	}
-	switch {
-	case !r.body:
-	case r.bodyArg != "":
-		in.body = body
-	case !removed:
-		in.body = args
-	case body == nil:
-		in.body = []byte("{}")
-	default:
-		in.body = append(body, '}')
-	}
-	return in, nil
+	return nil
 }
 
 // pathRefused is the isError result of path parameters the route's

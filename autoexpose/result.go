@@ -17,8 +17,13 @@ import (
 // route answers status, header and body: what a client of the MCP door is
 // answered where a client of the HTTP door was answered that, by the rules
 // of the package documentation ("Results"), a body over mcp.max_body_bytes
-// included. ok is false when the Door serves no tool of that name. Package
-// autoexposetest's Parity checks the two doors against each other by it.
+// included. ok is false when the Door serves no tool of that name.
+//
+// It serves two needs: a server's test of what an agent is answered for a
+// route's answer that a call does not provoke easily (a dependency down, a
+// 409 on a race), without a client, a session or a token; and package
+// autoexposetest's Parity, which checks the two doors against each other
+// by it.
 func (d *Door) Result(tool string, status int, header http.Header, body []byte) (res *mcp.CallToolResult, ok bool) {
 	if !d.serving() {
 		return nil, false

@@ -52,7 +52,7 @@ func (d *Door) transport(m *MCPConfig) http.Handler {
 	if m.stateful() {
 		opts.SessionTimeout = m.idleTimeout()
 	}
-	return jsonAnswers(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.server }, opts))
+	return jsonAnswers(d.log, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.server }, opts))
 }
 
 // middleware answers a call to an unknown tool with the JSON-RPC error the

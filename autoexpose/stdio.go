@@ -48,6 +48,7 @@ func ServeStdio(ctx context.Context, r chi.Router, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	d.extend(&cfg)
 	out, restore, err := redirectStdout()
 	if err != nil {
 		return fmt.Errorf("mcpdoor: ServeStdio: %w", err)

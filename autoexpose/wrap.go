@@ -175,6 +175,7 @@ func (b *builder) wrapDoor(h http.Handler, cfg *Config, tools []toolSpec, routes
 	if c := d.calls.contract; c != nil {
 		mux.seed, mux.verify = d.seed(c)(h), d.verify(c)(h)
 	}
+	d.extend(cfg)
 	return d, nil
 }
 

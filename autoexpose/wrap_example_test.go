@@ -36,6 +36,8 @@ expose_tools_over_mcp: true
 		log.Fatal(err)
 	}
 	cfg.Logger = slog.New(slog.DiscardHandler)
+	var server *mcp.Server // the door's go-sdk server, for a client in memory
+	cfg.ExtendServer = func(s *mcp.Server) { server = s }
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /get_time", getTime)
@@ -49,7 +51,7 @@ expose_tools_over_mcp: true
 	detector.WriteTable(os.Stdout, door.Report())
 
 	// A tool call, through a client of the door's server in memory.
-	cs := connect(door, nil)
+	cs := connect(server, nil)
 	defer cs.Close()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "get_time", Arguments: map[string]any{}})
 	if err != nil {

@@ -274,16 +274,18 @@ func TestCacheScope(t *testing.T) {
 }
 
 // TestCapabilitiesServerAdds: what a server adds to the go-sdk server
-// Door.Server returns, the go-sdk declares and the door serves: a prompt
-// added there makes prompts declared and prompts/list list it; until then
-// (the server taken, nothing added) prompts/list is method not found.
+// Config.ExtendServer is given, the go-sdk declares and the door serves: a
+// prompt added there makes prompts declared and prompts/list list it;
+// until then (the server taken, nothing added) prompts/list is method not
+// found.
 func TestCapabilitiesServerAdds(t *testing.T) {
 	cfg := fixtureConfig(t)
 	cfg.MCP.Rollout.AllowTokenless = true
+	var srv *mcp.Server
+	cfg.ExtendServer = func(s *mcp.Server) { srv = s }
 	h, door, _ := newFixture(t, cfg)
 	t.Cleanup(func() { door.Close() })
 	s := serve(t, h)
-	srv := door.Server()
 	for _, v := range []string{"2025-11-25", "2026-07-28"} {
 		x := openExchange(t, s, v)
 		if _, body := x.send(t, "prompts/list", "", `{}`); !strings.Contains(string(body), `"code":-32601`) {

@@ -40,11 +40,12 @@ func busyBody(id, message string) string {
 // The door closes when the test ends, before the listener does.
 type policyServer struct {
 	*server
-	door    *autoexpose.Door
-	release chan struct{}
-	waiting chan struct{} // gets a value when /wait starts
-	ended   chan string   // then "released", or "cancelled" when its context ended
-	noticed chan struct{} // gets a value when /wait sees its context end
+	door      *autoexpose.Door
+	mcpServer *mcp.Server // the door's go-sdk server (Config.ExtendServer)
+	release   chan struct{}
+	waiting   chan struct{} // gets a value when /wait starts
+	ended     chan string   // then "released", or "cancelled" when its context ended
+	noticed   chan struct{} // gets a value when /wait sees its context end
 	// stubborn makes /wait ignore its context, as a handler may: set it
 	// before the first request.
 	stubborn bool
@@ -94,26 +95,30 @@ func newPolicyServer(t testing.TB, m autoexpose.MCPConfig) *policyServer {
 			http.Error(w, "cancelled", http.StatusServiceUnavailable)
 		}
 	})
+	cfg.ExtendServer = func(s *mcp.Server) {
+		p.mcpServer = s
+		// Added after Install's, this middleware is the outermost: a
+		// request it sees end has ended in the door too, its slot's count
+		// included.
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				p.calls.Add(1)
+				defer func() {
+					if p.calls.Add(-1) == 0 {
+						select {
+						case p.quiet <- struct{}{}:
+						default:
+						}
+					}
+				}()
+				return next(ctx, method, req)
+			}
+		})
+	}
 	p.door, err = autoexpose.Install(r, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Added after Install's, this middleware is the outermost: a request
-	// it sees end has ended in the door too, its slot's count included.
-	p.door.Server().AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			p.calls.Add(1)
-			defer func() {
-				if p.calls.Add(-1) == 0 {
-					select {
-					case p.quiet <- struct{}{}:
-					default:
-					}
-				}
-			}()
-			return next(ctx, method, req)
-		}
-	})
 	p.server = serve(t, r)
 	t.Cleanup(func() { p.door.Close() })
 	return p
@@ -234,7 +239,7 @@ func idleReleases(t *testing.T, idle time.Duration) (started bool) {
 		return false
 	}
 	var live *mcp.ServerSession
-	for ss := range s.door.Server().Sessions() {
+	for ss := range s.mcpServer.Sessions() {
 		live = ss
 	}
 	if live == nil {
@@ -508,7 +513,7 @@ func (p *policyServer) rolloutToken(t testing.TB, name string) string {
 // liveSessions returns the ids of the door's live sessions.
 func (p *policyServer) liveSessions() []string {
 	var ids []string
-	for ss := range p.door.Server().Sessions() {
+	for ss := range p.mcpServer.Sessions() {
 		ids = append(ids, ss.ID())
 	}
 	return ids

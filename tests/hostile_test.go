@@ -48,8 +48,9 @@ const (
 )
 
 // newHostile serves the hostile routes with mcpdoor installed; extra is
-// YAML added to the mcp block (indented by two spaces).
-func newHostile(t *testing.T, extra string) *hostile {
+// YAML added to the mcp block (indented by two spaces), and edit, when
+// given, changes the config then.
+func newHostile(t *testing.T, extra string, edit ...func(*autoexpose.Config)) *hostile {
 	t.Helper()
 	cfg, err := autoexpose.ParseConfig([]byte(`
 name: hostile
@@ -61,6 +62,9 @@ mcp:
 		t.Fatal(err)
 	}
 	cfg.Logger = slog.New(slog.DiscardHandler)
+	for _, e := range edit {
+		e(&cfg)
+	}
 	h := &hostile{
 		started:  make(chan string, 16),
 		ended:    make(chan ended, 16),

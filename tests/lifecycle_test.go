@@ -69,7 +69,7 @@ func TestDoorClose(t *testing.T) {
 				t.Errorf("the handler in flight was %s, want cancelled", how)
 			}
 			live := 0
-			for range s.door.Server().Sessions() {
+			for range s.mcpServer.Sessions() {
 				live++
 			}
 			if live != 0 {

@@ -167,10 +167,11 @@ func TestResponseCap(t *testing.T) {
 // without the HTTP body limit (in memory, as stdio), are refused with an
 // isError result that names the limit; the handler never runs.
 func TestArgumentsTooLarge(t *testing.T) {
-	h := newHostile(t, "")
+	var server *mcp.Server
+	h := newHostile(t, "", func(cfg *autoexpose.Config) { cfg.ExtendServer = func(s *mcp.Server) { server = s } })
 	ctx := t.Context()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := h.door.Server().Connect(ctx, st, nil)
+	ss, err := server.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -152,7 +152,7 @@ func TestDiscoverUnsupportedVersion(t *testing.T) {
 			if r.Status != c.status || r.Header.Get("Content-Type") != c.contentType || string(r.Body) != c.want {
 				t.Errorf("got %d %q %s\nwant %d %q %s", r.Status, r.Header.Get("Content-Type"), r.Body, c.status, c.contentType, c.want)
 			}
-			for ss := range s.door.Server().Sessions() {
+			for ss := range s.mcpServer.Sessions() {
 				t.Errorf("session %s is live after the discover", ss.ID())
 			}
 		})

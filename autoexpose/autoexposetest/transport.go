@@ -106,28 +106,7 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, errClosed
 	}
 	stop := context.AfterFunc(req.Context(), cancel)
-
-	in := req.Clone(ctx)
-	// A server reads header names case-insensitively, into canonical keys:
-	// a client's map entry under another spelling reaches the handler as
-	// Header.Get finds it.
-	in.Header = make(http.Header, len(req.Header))
-	for k, v := range req.Header {
-		k = http.CanonicalHeaderKey(k)
-		in.Header[k] = append(in.Header[k], v...)
-	}
-	in.URL = &url.URL{Path: req.URL.Path, RawPath: req.URL.RawPath, RawQuery: req.URL.RawQuery}
-	in.RequestURI = req.URL.RequestURI()
-	in.Host = req.Host
-	if in.Host == "" {
-		in.Host = req.URL.Host
-	}
-	in.RemoteAddr = tr.remote
-	in.Proto, in.ProtoMajor, in.ProtoMinor = "HTTP/1.1", 1, 1
-	in.Close = false
-	if in.Body == nil {
-		in.Body = http.NoBody
-	}
+	in := tr.incoming(ctx, req)
 
 	pr, pw := io.Pipe()
 	w := &responseWriter{
@@ -141,18 +120,7 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		defer tr.host.done(s)
 		defer stop()
 		defer cancel() // a request's context ends when its handler returns
-		defer in.Body.Close()
-		defer func() {
-			switch p := recover(); {
-			case p == nil:
-				w.finish(nil)
-			case p == http.ErrAbortHandler:
-				w.finish(fmt.Errorf("mcpdoor: autoexposetest: %s %s: the handler aborted the response", req.Method, req.URL.Path))
-			default:
-				w.finish(fmt.Errorf("mcpdoor: autoexposetest: %s %s: the handler panicked: %v\n%s", req.Method, req.URL.Path, p, debug.Stack()))
-			}
-		}()
-		tr.host.h.ServeHTTP(w, in)
+		tr.serve(w, in, req)
 	}()
 
 	select {
@@ -176,6 +144,51 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ContentLength: -1,
 		Request:       req,
 	}, nil
+}
+
+// incoming is req as a server hands it to its handler, in ctx: canonical
+// header keys, the URL of its request line, the transport's remote
+// address, HTTP/1.1, and a body.
+func (tr *transport) incoming(ctx context.Context, req *http.Request) *http.Request {
+	in := req.Clone(ctx)
+	// A server reads header names case-insensitively, into canonical keys:
+	// a client's map entry under another spelling reaches the handler as
+	// Header.Get finds it.
+	in.Header = make(http.Header, len(req.Header))
+	for k, v := range req.Header {
+		k = http.CanonicalHeaderKey(k)
+		in.Header[k] = append(in.Header[k], v...)
+	}
+	in.URL = &url.URL{Path: req.URL.Path, RawPath: req.URL.RawPath, RawQuery: req.URL.RawQuery}
+	in.RequestURI = req.URL.RequestURI()
+	in.Host = req.Host
+	if in.Host == "" {
+		in.Host = req.URL.Host
+	}
+	in.RemoteAddr = tr.remote
+	in.Proto, in.ProtoMajor, in.ProtoMinor = "HTTP/1.1", 1, 1
+	in.Close = false
+	if in.Body == nil {
+		in.Body = http.NoBody
+	}
+	return in
+}
+
+// serve runs the handler for in (the client's req) on w, and finishes the
+// response: with the handler's panic or abort as its error.
+func (tr *transport) serve(w *responseWriter, in, req *http.Request) {
+	defer in.Body.Close()
+	defer func() {
+		switch p := recover(); {
+		case p == nil:
+			w.finish(nil)
+		case p == http.ErrAbortHandler:
+			w.finish(fmt.Errorf("mcpdoor: autoexposetest: %s %s: the handler aborted the response", req.Method, req.URL.Path))
+		default:
+			w.finish(fmt.Errorf("mcpdoor: autoexposetest: %s %s: the handler panicked: %v\n%s", req.Method, req.URL.Path, p, debug.Stack()))
+		}
+	}()
+	tr.host.h.ServeHTTP(w, in)
 }
 
 // responseBody is the client's end of the pipe. Closing it hangs up: the

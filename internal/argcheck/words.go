@@ -17,9 +17,6 @@ import (
 // keyword's values and the arguments.
 func describe(v any, e *validator.ValidationError) problem {
 	path := fieldPath(v, e.InstanceLocation)
-	at := func(detail string, args ...any) problem {
-		return problem{rank: rankOther, path: path, detail: fmt.Sprintf(detail, args...)}
-	}
 	switch k := e.ErrorKind.(type) {
 	case *kind.Required:
 		return problem{rank: rankMissing, path: path, fields: joinAll(path, k.Missing)}
@@ -33,60 +30,85 @@ func describe(v any, e *validator.ValidationError) problem {
 		return problem{rank: rankUnknown, path: path, fields: joinAll(path, names)}
 	case *kind.Type:
 		return typeProblem(path, &mismatch{want: k.Want, got: typeOf(valueAt(v, e.InstanceLocation))})
+	}
+	detail, ok := valueWords(e.ErrorKind)
+	if !ok {
+		detail, ok = countWords(e.ErrorKind)
+	}
+	if !ok {
+		// A keyword with no words of its own (content assertions, which
+		// are off): name it.
+		detail = "fails the schema's " + strings.Join(e.ErrorKind.KeywordPath(), "/")
+	}
+	return problem{rank: rankOther, path: path, detail: detail}
+}
+
+// valueWords says how a value fails a keyword on the value itself: enum,
+// const, the bounds of a number, a string's pattern and format, a schema
+// it must or must not match; ok is false for another keyword.
+func valueWords(ek validator.ErrorKind) (detail string, ok bool) {
+	switch k := ek.(type) {
 	case *kind.Enum:
 		want := make([]string, len(k.Want))
 		for i, w := range k.Want {
 			want[i] = jsonText(w)
 		}
-		return at("want one of %s, got %s", strings.Join(want, ", "), jsonText(k.Got))
+		return fmt.Sprintf("want one of %s, got %s", strings.Join(want, ", "), jsonText(k.Got)), true
 	case *kind.Const:
-		return at("want %s, got %s", jsonText(k.Want), jsonText(k.Got))
+		return fmt.Sprintf("want %s, got %s", jsonText(k.Want), jsonText(k.Got)), true
 	case *kind.Minimum:
-		return at("%s is less than the minimum, %s", number(k.Got), number(k.Want))
+		return fmt.Sprintf("%s is less than the minimum, %s", number(k.Got), number(k.Want)), true
 	case *kind.Maximum:
-		return at("%s is greater than the maximum, %s", number(k.Got), number(k.Want))
+		return fmt.Sprintf("%s is greater than the maximum, %s", number(k.Got), number(k.Want)), true
 	case *kind.ExclusiveMinimum:
-		return at("%s is not greater than %s", number(k.Got), number(k.Want))
+		return fmt.Sprintf("%s is not greater than %s", number(k.Got), number(k.Want)), true
 	case *kind.ExclusiveMaximum:
-		return at("%s is not less than %s", number(k.Got), number(k.Want))
+		return fmt.Sprintf("%s is not less than %s", number(k.Got), number(k.Want)), true
 	case *kind.MultipleOf:
-		return at("%s is not a multiple of %s", number(k.Got), number(k.Want))
-	case *kind.MinLength:
-		return at("%s, fewer than the minimum, %d", count(k.Got, "character"), k.Want)
-	case *kind.MaxLength:
-		return at("%s, more than the maximum, %d", count(k.Got, "character"), k.Want)
+		return fmt.Sprintf("%s is not a multiple of %s", number(k.Got), number(k.Want)), true
 	case *kind.Pattern:
-		return at("pattern: %q does not match regular expression %q", k.Got, k.Want)
+		return fmt.Sprintf("pattern: %q does not match regular expression %q", k.Got, k.Want), true
 	case *kind.Format:
-		return at("%s is not a valid %s", jsonText(k.Got), k.Want)
-	case *kind.MinItems:
-		return at("%s, fewer than the minimum, %d", count(k.Got, "item"), k.Want)
-	case *kind.MaxItems:
-		return at("%s, more than the maximum, %d", count(k.Got, "item"), k.Want)
-	case *kind.UniqueItems:
-		return at("items %d and %d are equal; want no duplicates (counting from 0)", k.Duplicates[0], k.Duplicates[1])
-	case *kind.AdditionalItems:
-		return at("%s more than the schema allows", count(k.Count, "item"))
-	case *kind.Contains:
-		return at("no item matches the schema under contains")
-	case *kind.MinContains:
-		return at("%s the schema under contains, fewer than the minimum, %d", count(len(k.Got), "item matches", "items match"), k.Want)
-	case *kind.MaxContains:
-		return at("%s the schema under contains, more than the maximum, %d", count(len(k.Got), "item matches", "items match"), k.Want)
-	case *kind.MinProperties:
-		return at("%s, fewer than the minimum, %d", count(k.Got, "field"), k.Want)
-	case *kind.MaxProperties:
-		return at("%s, more than the maximum, %d", count(k.Got, "field"), k.Want)
+		return fmt.Sprintf("%s is not a valid %s", jsonText(k.Got), k.Want), true
 	case *kind.FalseSchema:
-		return at("not allowed")
+		return "not allowed", true
 	case *kind.Not:
-		return at("must not match the schema under not")
+		return "must not match the schema under not", true
 	case *kind.OneOf: // more than one alternative matched
-		return at("matches alternatives %d and %d of oneOf; want exactly one", k.Subschemas[0]+1, k.Subschemas[1]+1)
+		return fmt.Sprintf("matches alternatives %d and %d of oneOf; want exactly one", k.Subschemas[0]+1, k.Subschemas[1]+1), true
 	}
-	// A keyword with no words of its own (content assertions, which are
-	// off): name it.
-	return at("fails the schema's %s", strings.Join(e.ErrorKind.KeywordPath(), "/"))
+	return "", false
+}
+
+// countWords says how a value fails a keyword that counts: the length of
+// a string, the items of an array, the fields of an object; ok is false
+// for another keyword.
+func countWords(ek validator.ErrorKind) (detail string, ok bool) {
+	switch k := ek.(type) {
+	case *kind.MinLength:
+		return fmt.Sprintf("%s, fewer than the minimum, %d", count(k.Got, "character"), k.Want), true
+	case *kind.MaxLength:
+		return fmt.Sprintf("%s, more than the maximum, %d", count(k.Got, "character"), k.Want), true
+	case *kind.MinItems:
+		return fmt.Sprintf("%s, fewer than the minimum, %d", count(k.Got, "item"), k.Want), true
+	case *kind.MaxItems:
+		return fmt.Sprintf("%s, more than the maximum, %d", count(k.Got, "item"), k.Want), true
+	case *kind.UniqueItems:
+		return fmt.Sprintf("items %d and %d are equal; want no duplicates (counting from 0)", k.Duplicates[0], k.Duplicates[1]), true
+	case *kind.AdditionalItems:
+		return fmt.Sprintf("%s more than the schema allows", count(k.Count, "item")), true
+	case *kind.Contains:
+		return "no item matches the schema under contains", true
+	case *kind.MinContains:
+		return fmt.Sprintf("%s the schema under contains, fewer than the minimum, %d", count(len(k.Got), "item matches", "items match"), k.Want), true
+	case *kind.MaxContains:
+		return fmt.Sprintf("%s the schema under contains, more than the maximum, %d", count(len(k.Got), "item matches", "items match"), k.Want), true
+	case *kind.MinProperties:
+		return fmt.Sprintf("%s, fewer than the minimum, %d", count(k.Got, "field"), k.Want), true
+	case *kind.MaxProperties:
+		return fmt.Sprintf("%s, more than the maximum, %d", count(k.Got, "field"), k.Want), true
+	}
+	return "", false
 }
 
 // dependent is the problem of fields required because another is present.

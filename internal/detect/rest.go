@@ -153,15 +153,7 @@ func classifyREST(rt *Route, o Options, methods []string, names *keyed) {
 		return
 	}
 	if !asked(rt.Method, p, methods, names) {
-		rt.Kind = Skipped
-		switch {
-		case rt.Method == http.MethodGet:
-			rt.Reasons = []string{"GET routes are tools only when GET is among mcp.rest.methods, or the route is named in mcp.rest.names"}
-		case slices.Contains(restMethods, rt.Method):
-			rt.Reasons = []string{rt.Method + " is not among mcp.rest.methods, and the route is not named in mcp.rest.names"}
-		default:
-			rt.Reasons = []string{rt.Method + " routes are never tools"}
-		}
+		rt.Kind, rt.Reasons = Skipped, []string{notAsked(rt.Method)}
 		return
 	}
 	if param, ok := catchAllParam(p); ok && rt.Method == http.MethodPost {
@@ -180,8 +172,43 @@ func classifyREST(rt *Route, o Options, methods []string, names *keyed) {
 		}
 	}
 	rt.Hints = hintsFor(rt.Method)
-	key := rt.Method + " " + p
-	var opID, leave string
+	leave := nameREST(rt, o, names)
+	if rt.Name == "" {
+		what := "the path has no ASCII letters or digits"
+		if p == "/" {
+			what = "the root route has no words"
+		}
+		rt.Kind, rt.Reasons = Skipped, []string{what + " to name a tool after; name it in mcp.rest.names to make it a tool"}
+		return
+	}
+	if leave != "" {
+		rt.Kind, rt.Reasons = Skipped, []string{leave}
+		return
+	}
+	rt.Kind = Tool
+	judge(rt, o.Mode, o.Transparent)
+	refuseRESTName(rt, o)
+}
+
+// notAsked says why a route of method the REST reading was not asked for
+// is no tool.
+func notAsked(method string) string {
+	switch {
+	case method == http.MethodGet:
+		return "GET routes are tools only when GET is among mcp.rest.methods, or the route is named in mcp.rest.names"
+	case slices.Contains(restMethods, method):
+		return method + " is not among mcp.rest.methods, and the route is not named in mcp.rest.names"
+	default:
+		return method + " routes are never tools"
+	}
+}
+
+// nameREST names the tool of rt: as mcp.rest.names names it, else by the
+// OpenAPI document's operationId, else by the naming rule. It returns why
+// the document leaves the route off, or "" (a route names names is kept).
+func nameREST(rt *Route, o Options, names *keyed) (leave string) {
+	p := rt.Pattern
+	var opID string
 	if o.REST.Document != nil {
 		opID, leave = o.REST.Document(rt)
 	}
@@ -197,20 +224,13 @@ func classifyREST(rt *Route, o Options, methods []string, names *keyed) {
 			rt.NameFrom = NameFromPath
 		}
 	}
-	if rt.Name == "" {
-		what := "the path has no ASCII letters or digits"
-		if p == "/" {
-			what = "the root route has no words"
-		}
-		rt.Kind, rt.Reasons = Skipped, []string{what + " to name a tool after; name it in mcp.rest.names to make it a tool"}
-		return
-	}
-	if leave != "" {
-		rt.Kind, rt.Reasons = Skipped, []string{leave}
-		return
-	}
-	rt.Kind = Tool
-	judge(rt, o.Mode, o.Transparent)
+	return leave
+}
+
+// refuseRESTName refuses the tool rt of a name that is not valid, or is
+// reserved, with the fix: naming it in mcp.rest.names.
+func refuseRESTName(rt *Route, o Options) {
+	key := rt.Method + " " + rt.Pattern
 	var bad string
 	switch {
 	case ValidName(rt.Name) != nil:

@@ -94,16 +94,39 @@ func readWords(method, pat string) (w restWords, ok bool) {
 			return restWords{literal: segs[0].Literal}, true
 		}
 	}
+	segs = w.dropPrefixes(segs)
+	w.readPath(segs)
+	if len(w.words) == 0 {
+		return w, false
+	}
+	item := len(segs) > 0 && len(segs[len(segs)-1].Params) > 0
+	if item {
+		w.param = paramWord(segs[len(segs)-1].Params[0], w.words[len(w.words)-1])
+	}
+	w.readVerb(method, item)
+	return w, true
+}
+
+// dropPrefixes takes the api and version words off the front of segs, when
+// words are left behind them, and returns the segments left.
+func (w *restWords) dropPrefixes(segs []pattern.Segment) []pattern.Segment {
 	i := 0
 	for i < len(segs) && len(segs[i].Params) == 0 && isPrefixWord(segs[i].Literal) {
 		i++
 	}
-	if hasWords(segs[i:]) {
-		for _, s := range segs[:i] {
-			w.prefixes = append(w.prefixes, snake(s.Literal))
-		}
-		segs = segs[i:]
+	if !hasWords(segs[i:]) {
+		return segs
 	}
+	for _, s := range segs[:i] {
+		w.prefixes = append(w.prefixes, snake(s.Literal))
+	}
+	return segs[i:]
+}
+
+// readPath reads the words of the path's literal segments, a collection's
+// made singular before its item's parameter; or, when it has none, of its
+// parameters.
+func (w *restWords) readPath(segs []pattern.Segment) {
 	for i, s := range segs {
 		if len(s.Params) > 0 {
 			continue
@@ -117,22 +140,21 @@ func readWords(method, pat string) (w restWords, ok bool) {
 		}
 		w.words = append(w.words, word)
 	}
-	if len(w.words) == 0 {
-		for _, s := range segs {
-			for _, p := range s.Params {
-				if word := snake(p); word != "" {
-					w.words = append(w.words, word)
-				}
+	if len(w.words) > 0 {
+		return
+	}
+	for _, s := range segs {
+		for _, p := range s.Params {
+			if word := snake(p); word != "" {
+				w.words = append(w.words, word)
 			}
 		}
 	}
-	if len(w.words) == 0 {
-		return w, false
-	}
-	item := len(segs) > 0 && len(segs[len(segs)-1].Params) > 0
-	if item {
-		w.param = paramWord(segs[len(segs)-1].Params[0], w.words[len(w.words)-1])
-	}
+}
+
+// readVerb names the verb of method, on an item (the path ends in a
+// parameter) or not: a GET lists a collection, a POST creates in one.
+func (w *restWords) readVerb(method string, item bool) {
 	last := w.words[len(w.words)-1]
 	switch method {
 	case http.MethodGet:
@@ -163,7 +185,6 @@ func readWords(method, pat string) (w restWords, ok bool) {
 	default:
 		w.verb = snake(method)
 	}
-	return w, true
 }
 
 // name joins the words into a tool name: the verb, the prefixes given, the

@@ -153,25 +153,9 @@ type Report struct {
 // all its routes. It reports what it finds; it returns an error only when
 // opts is invalid or the walk itself fails.
 func Inspect(r chi.Routes, opts *Options) (*Report, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	var methods []string
-	if o.REST != nil {
-		var err error
-		if methods, err = o.REST.methods(); err != nil {
-			return nil, err
-		}
-	}
-	if o.Mode == "" {
-		o.Mode = Auto
-	}
-	if o.MCPPath == "" {
-		o.MCPPath = "/mcp"
-	}
-	if name := strings.TrimPrefix(o.MCPPath, "/"); !slices.Contains(o.Reserved, name) {
-		o.Reserved = append(slices.Clip(o.Reserved), name)
+	o, methods, err := withDefaults(opts)
+	if err != nil {
+		return nil, err
 	}
 	rep := &Report{}
 	for _, mw := range r.Middlewares() {
@@ -179,7 +163,7 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 	}
 	mcpRoutes := map[string][]string{} // pattern -> methods
 	var all []Route                    // under REST, every route, to classify once all are known
-	err := walk(r, func(method, pattern string, bare bool, h http.Handler, mws []func(http.Handler) http.Handler, mounts []opaqueMount) error {
+	err = walk(r, func(method, pattern string, bare bool, h http.Handler, mws []func(http.Handler) http.Handler, mounts []opaqueMount) error {
 		if pattern == o.MCPPath || strings.HasPrefix(pattern, o.MCPPath+"/") {
 			mcpRoutes[pattern] = append(mcpRoutes[pattern], method)
 		}
@@ -222,6 +206,37 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 			Fix:    "remove that route (a hand-written MCP mount would be shadowed), or set mcp.path to another path",
 		})
 	}
+	rep.refuseCatchAlls()
+	slices.SortFunc(rep.Routes, compareRoutes)
+	return rep, nil
+}
+
+// withDefaults returns the options opts (nil: the zero Options) with their
+// defaults set, and, under REST, the methods it reads.
+func withDefaults(opts *Options) (o Options, methods []string, err error) {
+	if opts != nil {
+		o = *opts
+	}
+	if o.REST != nil {
+		if methods, err = o.REST.methods(); err != nil {
+			return o, nil, err
+		}
+	}
+	if o.Mode == "" {
+		o.Mode = Auto
+	}
+	if o.MCPPath == "" {
+		o.MCPPath = "/mcp"
+	}
+	if name := strings.TrimPrefix(o.MCPPath, "/"); !slices.Contains(o.Reserved, name) {
+		o.Reserved = append(slices.Clip(o.Reserved), name)
+	}
+	return o, methods, nil
+}
+
+// refuseCatchAlls reports more than one catch-all route: which backs the
+// catch-all tools cannot be told.
+func (rep *Report) refuseCatchAlls() {
 	var catchAlls []string
 	for _, rt := range rep.Routes {
 		if rt.Kind == CatchAll {
@@ -236,8 +251,6 @@ func Inspect(r chi.Routes, opts *Options) (*Report, error) {
 			Fix:    "keep one POST /{tool} dispatcher",
 		})
 	}
-	slices.SortFunc(rep.Routes, compareRoutes)
-	return rep, nil
 }
 
 // anyMethod are the methods chi's Handle and Mount register a route for.

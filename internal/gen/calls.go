@@ -31,7 +31,7 @@ var parsers = map[string]string{
 var body = source{body: true, param: -1}
 
 // known reads a call of a function gen knows, and reports whether it was
-// one.
+// one: a decode, a read of the query, form or path, or an answer.
 func (f *frame) known(name string, call *ast.CallExpr, c *ctx) bool {
 	arg := func(i int) ast.Expr {
 		if i < len(call.Args) {
@@ -49,8 +49,14 @@ func (f *frame) known(name string, call *ast.CallExpr, c *ctx) bool {
 		}
 		return true
 	}
+	return f.knownDecode(name, call, arg) || f.knownRead(name, call, arg) ||
+		f.knownWrite(name, call, arg, c) || f.knownAnswer(name, call, arg, c)
+}
+
+// knownDecode reads a call that decodes the request body, and reports
+// whether it was one.
+func (f *frame) knownDecode(name string, call *ast.CallExpr, arg func(int) ast.Expr) bool {
 	switch name {
-	// Decodes.
 	case "encoding/json.Unmarshal":
 		f.decode(call, arg(1), f.mentionsBody(arg(0)), false, false)
 	case "(*encoding/json.Decoder).Decode":
@@ -62,18 +68,22 @@ func (f *frame) known(name string, call *ast.CallExpr, c *ctx) bool {
 		f.decode(call, arg(1), f.mentionsBody(arg(0)), false, false)
 	case jsonV2 + ".UnmarshalDecode", jsonExp + ".UnmarshalDecode":
 		f.decode(call, arg(1), f.textDecoder(arg(0)), false, false)
-	case jsonV2 + ".MarshalWrite", jsonExp + ".MarshalWrite":
-		f.encode(call, f.streamTarget(arg(0)), arg(1), c)
-	case jsonV2 + ".MarshalEncode", jsonExp + ".MarshalEncode":
-		f.encode(call, f.encoderTarget(arg(0)), arg(1), c)
 	case renderPkg + ".Bind":
 		f.decode(call, arg(1), body, false, true)
 	case renderPkg + ".DecodeJSON":
 		f.decode(call, arg(1), f.mentionsBody(arg(0)), false, false)
 	case renderPkg + ".Decode", renderPkg + ".DefaultDecoder":
 		f.decode(call, arg(1), body, false, false)
+	default:
+		return false
+	}
+	return true
+}
 
-	// Query, form and path reads.
+// knownRead reads a call that reads the query, a form or the path, and
+// reports whether it was one.
+func (f *frame) knownRead(name string, call *ast.CallExpr, arg func(int) ast.Expr) bool {
+	switch name {
 	case "(net/url.Values).Get", "(net/url.Values).Has":
 		f.queryRead(arg(0), f.values(receiver(call)), "")
 	case "(*net/http.Request).FormValue":
@@ -82,26 +92,26 @@ func (f *frame) known(name string, call *ast.CallExpr, c *ctx) bool {
 		f.sum.form = true
 	case "(*net/http.Request).PathValue":
 		f.pathRead(arg(0))
+	default:
+		return false
+	}
+	return true
+}
 
-	// Answers.
+// knownWrite reads a call that writes to a writer, the response or one
+// that goes to it, and reports whether it was one.
+func (f *frame) knownWrite(name string, call *ast.CallExpr, arg func(int) ast.Expr, c *ctx) bool {
+	switch name {
+	case jsonV2 + ".MarshalWrite", jsonExp + ".MarshalWrite":
+		f.encode(call, f.streamTarget(arg(0)), arg(1), c)
+	case jsonV2 + ".MarshalEncode", jsonExp + ".MarshalEncode":
+		f.encode(call, f.encoderTarget(arg(0)), arg(1), c)
 	case "(*encoding/json.Encoder).Encode":
 		f.encode(call, f.encoderTarget(receiver(call)), arg(0), c)
 	case "(net/http.ResponseWriter).Write", "(io.Writer).Write":
-		if dest, ok := f.writerOf(receiver(call)); ok {
-			if v, ok := f.jsonOf(arg(0), call.Pos()); ok {
-				f.write(call, dest, "json", v, c, f.errorishValue(arg(0)))
-			} else {
-				f.write(call, dest, f.textKind(), unknown, c, false)
-			}
-		}
+		f.writeTo(call, receiver(call), arg(0), c, f.errorishValue(arg(0)))
 	case "(*bytes.Buffer).WriteTo", "(*strings.Reader).WriteTo", "(*bytes.Reader).WriteTo":
-		if dest, ok := f.writerOf(arg(0)); ok {
-			if v, ok := f.jsonOf(receiver(call), call.Pos()); ok {
-				f.write(call, dest, "json", v, c, false)
-			} else {
-				f.write(call, dest, f.textKind(), unknown, c, false)
-			}
-		}
+		f.writeTo(call, arg(0), receiver(call), c, false)
 	case "io.Copy", "io.CopyN", "io.WriteString", "fmt.Fprint", "fmt.Fprintln":
 		if dest, ok := f.writerOf(arg(0)); ok {
 			if v, ok := f.jsonOf(arg(1), call.Pos()); ok && (len(call.Args) == 2 || name == "io.CopyN") {
@@ -110,6 +120,38 @@ func (f *frame) known(name string, call *ast.CallExpr, c *ctx) bool {
 				f.write(call, dest, f.textKind(), unknown, c, false)
 			}
 		}
+	case "fmt.Fprintf", "(*text/template.Template).Execute", "(*text/template.Template).ExecuteTemplate":
+		if dest, ok := f.writerOf(arg(0)); ok {
+			f.write(call, dest, f.textKind(), unknown, c, false)
+		}
+	case "(*html/template.Template).Execute", "(*html/template.Template).ExecuteTemplate":
+		if dest, ok := f.writerOf(arg(0)); ok {
+			f.write(call, dest, "html", unknown, c, false)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// writeTo reads a write of value to writer: JSON when the value is known
+// JSON, else text.
+func (f *frame) writeTo(call *ast.CallExpr, writer, value ast.Expr, c *ctx, errorish bool) {
+	dest, ok := f.writerOf(writer)
+	if !ok {
+		return
+	}
+	if v, ok := f.jsonOf(value, call.Pos()); ok {
+		f.write(call, dest, "json", v, c, errorish)
+	} else {
+		f.write(call, dest, f.textKind(), unknown, c, false)
+	}
+}
+
+// knownAnswer reads a call that answers the request as a whole, or sets
+// its status or Content-Type, and reports whether it was one.
+func (f *frame) knownAnswer(name string, call *ast.CallExpr, arg func(int) ast.Expr, c *ctx) bool {
+	switch name {
 	case "(net/http.ResponseWriter).WriteHeader":
 		c.status = f.constStatus(arg(0))
 		if c.status.code == 204 || c.status.code == 304 {
@@ -133,18 +175,6 @@ func (f *frame) known(name string, call *ast.CallExpr, c *ctx) bool {
 		f.write(call, -1, "redirect", unknown, c, false)
 	case "net/http.ServeFile", "net/http.ServeContent", "net/http.ServeFileFS":
 		f.write(call, -1, "text", unknown, c, false)
-	case "fmt.Fprintf":
-		if dest, ok := f.writerOf(arg(0)); ok {
-			f.write(call, dest, f.textKind(), unknown, c, false)
-		}
-	case "(*html/template.Template).Execute", "(*html/template.Template).ExecuteTemplate":
-		if dest, ok := f.writerOf(arg(0)); ok {
-			f.write(call, dest, "html", unknown, c, false)
-		}
-	case "(*text/template.Template).Execute", "(*text/template.Template).ExecuteTemplate":
-		if dest, ok := f.writerOf(arg(0)); ok {
-			f.write(call, dest, f.textKind(), unknown, c, false)
-		}
 	case "(net/http.Header).Set", "(net/http.Header).Add":
 		if k, v := f.constString(arg(0)), f.constString(arg(1)); k.param < 0 && v.param < 0 &&
 			strings.EqualFold(k.s, "Content-Type") && strings.Contains(v.s, "html") {
@@ -417,7 +447,7 @@ func (a *analyzer) summarize(fn *types.Func, depth int) *summary {
 }
 
 // apply adds what a call of fn (summarized as s) does, its parameters
-// bound to the call's arguments.
+// bound to the call's arguments: its decodes, its reads and its writes.
 func (f *frame) apply(s *summary, call *ast.CallExpr, name string, c *ctx) {
 	arg := func(i int) ast.Expr {
 		if i >= 0 && i < len(call.Args) {
@@ -425,15 +455,13 @@ func (f *frame) apply(s *summary, call *ast.CallExpr, name string, c *ctx) {
 		}
 		return nil
 	}
-	bindStr := func(k str) str {
-		if k.param < 0 {
-			return k
-		}
-		if a := arg(k.param); a != nil {
-			return f.constString(a)
-		}
-		return str{}
-	}
+	f.applyDecodes(s, call, arg)
+	f.applyReads(s, arg)
+	f.applyWrites(s, call, name, c, arg)
+}
+
+// applyDecodes adds the decodes of a call summarized as s.
+func (f *frame) applyDecodes(s *summary, call *ast.CallExpr, arg func(int) ast.Expr) {
 	for _, d := range s.decodes {
 		src := d.src
 		if !src.body {
@@ -463,6 +491,20 @@ func (f *frame) apply(s *summary, call *ast.CallExpr, name string, c *ctx) {
 		}
 		f.sum.decodes = append(f.sum.decodes, nd)
 	}
+}
+
+// applyReads adds the query, form and path reads of a call summarized as
+// s, each key bound to the call's argument when it is a parameter's.
+func (f *frame) applyReads(s *summary, arg func(int) ast.Expr) {
+	bindStr := func(k str) str {
+		if k.param < 0 {
+			return k
+		}
+		if a := arg(k.param); a != nil {
+			return f.constString(a)
+		}
+		return str{}
+	}
 	for _, q := range s.query {
 		if k := bindStr(q.key); k.ok {
 			f.sum.query = append(f.sum.query, queryFact{key: k, typ: q.typ, required: q.required})
@@ -480,6 +522,11 @@ func (f *frame) apply(s *summary, call *ast.CallExpr, name string, c *ctx) {
 	}
 	f.sum.form = f.sum.form || s.form
 	f.sum.opaque = append(f.sum.opaque, s.opaque...)
+}
+
+// applyWrites adds the writes to the response of a call of name
+// summarized as s, in ctx c.
+func (f *frame) applyWrites(s *summary, call *ast.CallExpr, name string, c *ctx, arg func(int) ast.Expr) {
 	for _, w := range s.writes {
 		nw := writeFact{kind: w.kind, val: w.val, status: w.status, errCtx: w.errCtx || c.err || errorish(name), at: call.Pos(), dest: -1}
 		if w.dest >= 0 {

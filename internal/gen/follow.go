@@ -326,77 +326,100 @@ func (a *analyzer) fieldFuncs(field *types.Var, elems bool) []funcTarget {
 	if t, ok := a.fields[key]; ok {
 		return t
 	}
-	var out []funcTarget
-	known := true
-	add := func(p *pkg, v ast.Expr) {
-		if elems {
-			lit, ok := ast.Unparen(v).(*ast.CompositeLit)
-			if !ok {
-				known = false
-				return
-			}
-			for _, el := range lit.Elts {
-				if kv, ok := el.(*ast.KeyValueExpr); ok {
-					out = appendTarget(out, p, kv.Value, &known)
-				} else {
-					known = false
-				}
-			}
-			return
-		}
-		out = appendTarget(out, p, v, &known)
-	}
+	u := &fieldUses{field: field, elems: elems, known: true}
 	for _, p := range a.module {
-		info := p.TypesInfo
 		for _, file := range p.Syntax {
 			ast.Inspect(file, func(n ast.Node) bool {
 				switch n := n.(type) {
 				case *ast.CompositeLit:
-					st, ok := deref(info.TypeOf(n)).Underlying().(*types.Struct)
-					if !ok {
-						return true
-					}
-					for i, el := range n.Elts {
-						if kv, ok := el.(*ast.KeyValueExpr); ok {
-							if id, ok := kv.Key.(*ast.Ident); ok && info.ObjectOf(id) == field {
-								add(p, kv.Value)
-							}
-						} else if i < st.NumFields() && st.Field(i) == field {
-							add(p, el)
-						}
-					}
+					u.literal(p, n)
 				case *ast.AssignStmt:
-					for i, lhs := range n.Lhs {
-						target := ast.Unparen(lhs)
-						isElem := false
-						if ix, ok := target.(*ast.IndexExpr); ok {
-							target, isElem = ast.Unparen(ix.X), true
-						}
-						sel, ok := target.(*ast.SelectorExpr)
-						if !ok || info.Selections[sel] == nil || info.Selections[sel].Obj() != field {
-							continue
-						}
-						if len(n.Rhs) != len(n.Lhs) {
-							known = false
-							continue
-						}
-						switch {
-						case isElem && elems:
-							out = appendTarget(out, p, n.Rhs[i], &known)
-						case !isElem:
-							add(p, n.Rhs[i])
-						}
-					}
+					u.assign(p, n)
 				}
 				return true
 			})
 		}
 	}
-	if !known {
+	out := u.out
+	if !u.known {
 		out = nil
 	}
 	a.fields[key] = out
 	return out
+}
+
+// fieldUses gathers the functions put in one field (or, with elems, in
+// the elements of its value), as fieldFuncs finds them.
+type fieldUses struct {
+	field *types.Var
+	elems bool
+	out   []funcTarget
+	known bool // every value put there is one gen can follow
+}
+
+// add adds what the value v, put in the field, holds.
+func (u *fieldUses) add(p *pkg, v ast.Expr) {
+	if !u.elems {
+		u.out = appendTarget(u.out, p, v, &u.known)
+		return
+	}
+	lit, ok := ast.Unparen(v).(*ast.CompositeLit)
+	if !ok {
+		u.known = false
+		return
+	}
+	for _, el := range lit.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			u.out = appendTarget(u.out, p, kv.Value, &u.known)
+		} else {
+			u.known = false
+		}
+	}
+}
+
+// literal adds the value a composite literal n gives the field.
+func (u *fieldUses) literal(p *pkg, n *ast.CompositeLit) {
+	info := p.TypesInfo
+	st, ok := deref(info.TypeOf(n)).Underlying().(*types.Struct)
+	if !ok {
+		return
+	}
+	for i, el := range n.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			if id, ok := kv.Key.(*ast.Ident); ok && info.ObjectOf(id) == u.field {
+				u.add(p, kv.Value)
+			}
+		} else if i < st.NumFields() && st.Field(i) == u.field {
+			u.add(p, el)
+		}
+	}
+}
+
+// assign adds the values an assignment n puts in the field, or in an
+// element of its value.
+func (u *fieldUses) assign(p *pkg, n *ast.AssignStmt) {
+	info := p.TypesInfo
+	for i, lhs := range n.Lhs {
+		target := ast.Unparen(lhs)
+		isElem := false
+		if ix, ok := target.(*ast.IndexExpr); ok {
+			target, isElem = ast.Unparen(ix.X), true
+		}
+		sel, ok := target.(*ast.SelectorExpr)
+		if !ok || info.Selections[sel] == nil || info.Selections[sel].Obj() != u.field {
+			continue
+		}
+		if len(n.Rhs) != len(n.Lhs) {
+			u.known = false
+			continue
+		}
+		switch {
+		case isElem && u.elems:
+			u.out = appendTarget(u.out, p, n.Rhs[i], &u.known)
+		case !isElem:
+			u.add(p, n.Rhs[i])
+		}
+	}
 }
 
 type fieldKey struct {

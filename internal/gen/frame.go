@@ -201,9 +201,40 @@ func (f *frame) walkStmt(s ast.Stmt, c *ctx) {
 	switch s := s.(type) {
 	case nil:
 	case *ast.BlockStmt:
-		for _, st := range s.List {
-			f.walkStmt(st, c)
+		f.walkList(s.List, c)
+	case *ast.IfStmt, *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+		f.walkBranches(s, c)
+	case *ast.LabeledStmt:
+		f.walkStmt(s.Stmt, c)
+	case *ast.ExprStmt:
+		f.walkExpr(s.X, c)
+	case *ast.AssignStmt:
+		f.walkExprs(s.Rhs, c)
+		f.walkExprs(s.Lhs, c)
+	case *ast.DeclStmt:
+		if gd, ok := s.Decl.(*ast.GenDecl); ok {
+			for _, spec := range gd.Specs {
+				if vs, ok := spec.(*ast.ValueSpec); ok {
+					f.walkExprs(vs.Values, c)
+				}
+			}
 		}
+	case *ast.ReturnStmt:
+		f.walkExprs(s.Results, c)
+	case *ast.DeferStmt:
+		f.walkExpr(s.Call, c)
+	case *ast.GoStmt:
+		// What a goroutine writes is not the answer.
+	case *ast.SendStmt:
+		f.walkExpr(s.Value, c)
+	case *ast.IncDecStmt:
+	}
+}
+
+// walkBranches reads a statement that branches, each branch in a copy of
+// c: its changes stay in it.
+func (f *frame) walkBranches(s ast.Stmt, c *ctx) {
+	switch s := s.(type) {
 	case *ast.IfStmt:
 		f.walkStmt(s.Init, c)
 		f.walkExpr(s.Cond, c)
@@ -228,61 +259,35 @@ func (f *frame) walkStmt(s ast.Stmt, c *ctx) {
 		for _, cl := range s.Body.List {
 			inner := *c
 			cc := cl.(*ast.CaseClause)
-			for _, x := range cc.List {
-				f.walkExpr(x, c)
-			}
-			for _, st := range cc.Body {
-				f.walkStmt(st, &inner)
-			}
+			f.walkExprs(cc.List, c)
+			f.walkList(cc.Body, &inner)
 		}
 	case *ast.TypeSwitchStmt:
 		f.walkStmt(s.Init, c)
 		f.walkStmt(s.Assign, c)
 		for _, cl := range s.Body.List {
 			inner := *c
-			for _, st := range cl.(*ast.CaseClause).Body {
-				f.walkStmt(st, &inner)
-			}
+			f.walkList(cl.(*ast.CaseClause).Body, &inner)
 		}
 	case *ast.SelectStmt:
 		for _, cl := range s.Body.List {
 			inner := *c
-			for _, st := range cl.(*ast.CommClause).Body {
-				f.walkStmt(st, &inner)
-			}
+			f.walkList(cl.(*ast.CommClause).Body, &inner)
 		}
-	case *ast.LabeledStmt:
-		f.walkStmt(s.Stmt, c)
-	case *ast.ExprStmt:
-		f.walkExpr(s.X, c)
-	case *ast.AssignStmt:
-		for _, x := range s.Rhs {
-			f.walkExpr(x, c)
-		}
-		for _, x := range s.Lhs {
-			f.walkExpr(x, c)
-		}
-	case *ast.DeclStmt:
-		if gd, ok := s.Decl.(*ast.GenDecl); ok {
-			for _, spec := range gd.Specs {
-				if vs, ok := spec.(*ast.ValueSpec); ok {
-					for _, x := range vs.Values {
-						f.walkExpr(x, c)
-					}
-				}
-			}
-		}
-	case *ast.ReturnStmt:
-		for _, x := range s.Results {
-			f.walkExpr(x, c)
-		}
-	case *ast.DeferStmt:
-		f.walkExpr(s.Call, c)
-	case *ast.GoStmt:
-		// What a goroutine writes is not the answer.
-	case *ast.SendStmt:
-		f.walkExpr(s.Value, c)
-	case *ast.IncDecStmt:
+	}
+}
+
+// walkList reads statements in order, in c.
+func (f *frame) walkList(list []ast.Stmt, c *ctx) {
+	for _, st := range list {
+		f.walkStmt(st, c)
+	}
+}
+
+// walkExprs reads expressions in order, in c.
+func (f *frame) walkExprs(xs []ast.Expr, c *ctx) {
+	for _, x := range xs {
+		f.walkExpr(x, c)
 	}
 }
 

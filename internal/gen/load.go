@@ -146,13 +146,33 @@ func load(opts Options) (map[string]bool, *loader, error) {
 	if dir == "" {
 		dir = "."
 	}
-	matched, err := goList(dir, env, append([]string{tags, "-json=ImportPath,Module,Error"}, patterns...)...)
+	targets, root, errs, err := matchTargets(dir, env, tags, patterns)
 	if err != nil {
 		return nil, nil, err
 	}
-	targets := map[string]bool{}
-	root := ""
-	var errs []string
+	ld, deps, err := listModule(root, env, tags, errs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ld.readExports(deps); err != nil {
+		return nil, nil, err
+	}
+	ld.export = importer.ForCompiler(ld.fset, "gc", ld.lookup)
+	if err := ld.checkMain(); err != nil {
+		return nil, nil, err
+	}
+	return targets, ld, nil
+}
+
+// matchTargets returns the packages of the main module the patterns
+// match, the module's root directory, and the errors of the packages they
+// match outside it, which fail the load all the same.
+func matchTargets(dir string, env []string, tags string, patterns []string) (targets map[string]bool, root string, errs []string, err error) {
+	matched, err := goList(dir, env, append([]string{tags, "-json=ImportPath,Module,Error"}, patterns...)...)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	targets = map[string]bool{}
 	for _, l := range matched {
 		if l.Module == nil || !l.Module.Main {
 			if l.Error != nil {
@@ -165,17 +185,24 @@ func load(opts Options) (map[string]bool, *loader, error) {
 	}
 	if len(targets) == 0 {
 		if len(errs) > 0 {
-			return nil, nil, loadError(errs)
+			return nil, "", nil, loadError(errs)
 		}
-		return nil, nil, fmt.Errorf("mcpdoor: gen: no package of the main module matches %s; run gen from the module's root", strings.Join(patterns, " "))
+		return nil, "", nil, fmt.Errorf("mcpdoor: gen: no package of the main module matches %s; run gen from the module's root", strings.Join(patterns, " "))
 	}
+	return targets, root, errs, nil
+}
+
+// listModule lists every package of the module at root and their
+// dependencies, for a loader; deps are the packages outside the module,
+// which are read from export data. errs are the errors found so far: any
+// fails the load, with those of the listing.
+func listModule(root string, env []string, tags string, errs []string) (ld *loader, deps []string, err error) {
 	all, err := goList(root, env, tags, "-deps", "-compiled", "-json="+listFields, "./...")
 	if err != nil {
 		return nil, nil, err
 	}
-	ld := &loader{fset: token.NewFileSet(), env: env, dir: root, tags: tags, listed: map[string]*listed{}, checked: map[string]*pkg{}, exports: map[string]string{},
+	ld = &loader{fset: token.NewFileSet(), env: env, dir: root, tags: tags, listed: map[string]*listed{}, checked: map[string]*pkg{}, exports: map[string]string{},
 		sizes: types.SizesFor("gc", goarch(env))}
-	var deps []string
 	for _, l := range all {
 		ld.listed[l.ImportPath] = l
 		ld.order = append(ld.order, l.ImportPath)
@@ -189,22 +216,34 @@ func load(opts Options) (map[string]bool, *loader, error) {
 	if len(errs) > 0 {
 		return nil, nil, loadError(errs)
 	}
-	if len(deps) > 0 {
-		exported, err := goList(root, env, append([]string{tags, "-export", "-json=ImportPath,Export,Error"}, deps...)...)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, l := range exported {
-			if l.Error != nil {
-				errs = append(errs, l.Error.Err)
-			}
-			ld.exports[l.ImportPath] = l.Export
-		}
-		if len(errs) > 0 {
-			return nil, nil, loadError(errs)
-		}
+	return ld, deps, nil
+}
+
+// readExports finds the export data of the packages deps.
+func (ld *loader) readExports(deps []string) error {
+	if len(deps) == 0 {
+		return nil
 	}
-	ld.export = importer.ForCompiler(ld.fset, "gc", ld.lookup)
+	exported, err := goList(ld.dir, ld.env, append([]string{ld.tags, "-export", "-json=ImportPath,Export,Error"}, deps...)...)
+	if err != nil {
+		return err
+	}
+	var errs []string
+	for _, l := range exported {
+		if l.Error != nil {
+			errs = append(errs, l.Error.Err)
+		}
+		ld.exports[l.ImportPath] = l.Export
+	}
+	if len(errs) > 0 {
+		return loadError(errs)
+	}
+	return nil
+}
+
+// checkMain type-checks the packages of the main module, in order.
+func (ld *loader) checkMain() error {
+	var errs []string
 	for _, path := range ld.order {
 		if l := ld.listed[path]; ld.main(l) {
 			if _, err := ld.check(l); err != nil {
@@ -213,9 +252,9 @@ func load(opts Options) (map[string]bool, *loader, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return nil, nil, loadError(errs)
+		return loadError(errs)
 	}
-	return targets, ld, nil
+	return nil
 }
 
 // goarch is the GOARCH of env, else the running program's.

@@ -298,11 +298,7 @@ func (env *routeEnv) routerCall(call *ast.CallExpr, sel *ast.SelectorExpr) bool 
 	case "Handle", "HandleFunc":
 		env.register(call, rv, "", arg(0), arg(1))
 	case "Use":
-		if v := f.localVar(sel.X); v != nil {
-			env.uses[v] = append(env.uses[v], env.mwExprs(call.Args)...)
-		} else if v := env.param(sel.X); v != nil {
-			env.uses[v] = append(env.uses[v], env.mwExprs(call.Args)...)
-		}
+		env.use(call, sel)
 	case "Route":
 		if k := f.constString(arg(0)); k.ok && k.param < 0 && arg(1) != nil {
 			env.handTo(arg(1), rv.mount(k.s))
@@ -314,17 +310,35 @@ func (env *routeEnv) routerCall(call *ast.CallExpr, sel *ast.SelectorExpr) bool 
 			return false
 		}
 	case "Mount":
-		k := f.constString(arg(0))
-		if k.ok && k.param < 0 && arg(1) != nil {
-			sub := rv.mount(k.s)
-			if c, ok := f.origin(ast.Unparen(arg(1))).(*ast.CallExpr); ok {
-				if fn := funcOf(f.info, c); fn != nil && !isChiFunc(fn) {
-					env.callee(fn, c, &sub)
-				}
-			}
-		}
+		env.mountCall(rv, arg(0), arg(1))
 	}
 	return true
+}
+
+// use records the middlewares of a call of a router's Use on the
+// variable or parameter the router is.
+func (env *routeEnv) use(call *ast.CallExpr, sel *ast.SelectorExpr) {
+	if v := env.f.localVar(sel.X); v != nil {
+		env.uses[v] = append(env.uses[v], env.mwExprs(call.Args)...)
+	} else if v := env.param(sel.X); v != nil {
+		env.uses[v] = append(env.uses[v], env.mwExprs(call.Args)...)
+	}
+}
+
+// mountCall reads a router's Mount of h at prefix: when h is what a call
+// of the program's returns, that function's routes are read under it.
+func (env *routeEnv) mountCall(rv routerVal, prefix, h ast.Expr) {
+	f := env.f
+	k := f.constString(prefix)
+	if !k.ok || k.param >= 0 || h == nil {
+		return
+	}
+	sub := rv.mount(k.s)
+	if c, ok := f.origin(ast.Unparen(h)).(*ast.CallExpr); ok {
+		if fn := funcOf(f.info, c); fn != nil && !isChiFunc(fn) {
+			env.callee(fn, c, &sub)
+		}
+	}
 }
 
 // isChiFunc reports whether fn is chi's own (NewRouter, a router method).
@@ -427,46 +441,59 @@ func (env *routeEnv) param(x ast.Expr) *types.Var {
 	return nil
 }
 
-// routerOf returns the router x is.
+// routerOf returns the router x is: a variable's, or a call's.
 func (env *routeEnv) routerOf(x ast.Expr) routerVal {
-	f := env.f
-	x = ast.Unparen(x)
-	switch e := x.(type) {
+	switch e := ast.Unparen(x).(type) {
 	case *ast.Ident:
-		v, _ := f.info.ObjectOf(e).(*types.Var)
-		if v == nil {
-			return routerVal{}
-		}
-		for en := env; en != nil; en = en.outer {
-			if rv, ok := en.bind[v]; ok {
-				return rv.with(en.uses[v])
-			}
-			if defs := en.f.defs[v]; len(defs) == 1 && !defs[0].multi {
-				rv := en.routerOfDef(v, defs[0].x)
-				return rv.with(en.uses[v])
-			}
-		}
-		return routerVal{}
+		return env.routerOfVar(e)
 	case *ast.CallExpr:
-		fn := funcOf(f.info, e)
-		sel, isSel := ast.Unparen(e.Fun).(*ast.SelectorExpr)
-		switch {
-		case fn != nil && isChiFunc(fn) && (fn.Name() == "NewRouter" || fn.Name() == "NewMux"):
-			if env.base != nil {
-				return *env.base
-			}
-			return routerVal{known: true}
-		case isSel && isChi(f.info.TypeOf(sel.X)) && sel.Sel.Name == "With":
-			return env.routerOf(sel.X).with(env.mwExprs(e.Args))
-		case isSel && isChi(f.info.TypeOf(sel.X)) && sel.Sel.Name == "Group":
-			return env.routerOf(sel.X)
-		case isSel && isChi(f.info.TypeOf(sel.X)) && sel.Sel.Name == "Route" && len(e.Args) > 0:
-			if k := f.constString(e.Args[0]); k.ok && k.param < 0 {
-				return env.routerOf(sel.X).mount(k.s)
-			}
-		case fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "net/http" && fn.Name() == "NewServeMux":
-			return routerVal{known: true}
+		return env.routerOfCall(e)
+	}
+	return routerVal{}
+}
+
+// routerOfVar returns the router the variable e is: as bound, or as its
+// one assignment makes it, in the innermost environment that knows it.
+func (env *routeEnv) routerOfVar(e *ast.Ident) routerVal {
+	v, _ := env.f.info.ObjectOf(e).(*types.Var)
+	if v == nil {
+		return routerVal{}
+	}
+	for en := env; en != nil; en = en.outer {
+		if rv, ok := en.bind[v]; ok {
+			return rv.with(en.uses[v])
 		}
+		if defs := en.f.defs[v]; len(defs) == 1 && !defs[0].multi {
+			rv := en.routerOfDef(v, defs[0].x)
+			return rv.with(en.uses[v])
+		}
+	}
+	return routerVal{}
+}
+
+// routerOfCall returns the router call e makes: a new one, or one of
+// chi's With, Group and Route on another.
+func (env *routeEnv) routerOfCall(e *ast.CallExpr) routerVal {
+	f := env.f
+	fn := funcOf(f.info, e)
+	sel, isSel := ast.Unparen(e.Fun).(*ast.SelectorExpr)
+	onChi := isSel && isChi(f.info.TypeOf(sel.X))
+	switch {
+	case fn != nil && isChiFunc(fn) && (fn.Name() == "NewRouter" || fn.Name() == "NewMux"):
+		if env.base != nil {
+			return *env.base
+		}
+		return routerVal{known: true}
+	case onChi && sel.Sel.Name == "With":
+		return env.routerOf(sel.X).with(env.mwExprs(e.Args))
+	case onChi && sel.Sel.Name == "Group":
+		return env.routerOf(sel.X)
+	case onChi && sel.Sel.Name == "Route" && len(e.Args) > 0:
+		if k := f.constString(e.Args[0]); k.ok && k.param < 0 {
+			return env.routerOf(sel.X).mount(k.s)
+		}
+	case fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "net/http" && fn.Name() == "NewServeMux":
+		return routerVal{known: true}
 	}
 	return routerVal{}
 }

@@ -152,63 +152,82 @@ func (a *analyzer) applySwag(p *pkg, h found, fr *frame, facts *genfacts.Handler
 	for _, sp := range s.params {
 		switch sp.in {
 		case "query":
-			typ := swagParamType(sp.typ)
-			i := -1
-			for j := range facts.Query {
-				if facts.Query[j].Name == sp.name {
-					i = j
-				}
-			}
-			if i < 0 {
-				facts.Query = append(facts.Query, genfacts.Param{Name: sp.name, Type: typ, Doc: sp.desc})
-				continue
-			}
-			q := &facts.Query[i]
-			q.Doc = sp.desc
-			switch {
-			case q.Type == "" && typ != "" && !a.parsed(fr, sp.name):
-				q.Type = typ
-			case q.Type != "" && typ != "" && q.Type != typ:
-				warn("its @Param " + sp.name + " says " + typ + ", the code reads it as " + q.Type)
-			}
+			a.swagQuery(sp, fr, facts, warn)
 		case "body":
-			t := a.swagGoType(p, h.pos, sp.typ)
-			if t == nil {
-				warn("its @Param " + sp.name + " names the type " + sp.typ + ", which gen cannot find")
-				continue
-			}
-			switch b := facts.Body; {
-			case b == nil:
-				if n, err := tw.index(t); err == nil {
-					facts.Body, facts.Note = &genfacts.Body{Type: n}, ""
-				}
-			case b.Type >= 0 && b.Type < len(tw.types) && !types.Identical(tw.types[b.Type], t):
-				warn("its @Param " + sp.name + " says the body is " + sp.typ + ", the code decodes " + types.TypeString(tw.types[b.Type], pkgName))
-			}
+			a.swagBody(sp, p, h, facts, tw, warn)
 		}
 	}
 	if sc := s.success; sc != nil && (sc.kind == "object" || sc.kind == "array") {
-		t := a.swagGoType(p, h.pos, sc.name)
-		if t == nil {
-			warn("its @Success names the type " + sc.name + ", which gen cannot find")
-			return warnings
-		}
-		if sc.kind == "array" {
-			t = types.NewSlice(t)
-		}
-		switch o := facts.Output; {
-		case o == nil || *o < 0:
-			if n, err := tw.index(t); err == nil {
-				facts.Output, facts.OutNote = &n, ""
-				if !containsString(facts.Answers, "json") {
-					facts.Answers = append(facts.Answers, "json")
-				}
-			}
-		case *o < len(tw.types) && !types.Identical(deref(tw.types[*o]), deref(t)):
-			warn("its @Success says it answers " + sc.name + ", the code answers " + types.TypeString(tw.types[*o], pkgName))
-		}
+		a.swagSuccess(sc, p, h, facts, tw, warn)
 	}
 	return warnings
+}
+
+// swagQuery applies a query @Param: a parameter the code does not read is
+// added, and one it reads takes its doc, and its type where the code
+// parses none.
+func (a *analyzer) swagQuery(sp swagParam, fr *frame, facts *genfacts.Handler, warn func(string)) {
+	typ := swagParamType(sp.typ)
+	i := -1
+	for j := range facts.Query {
+		if facts.Query[j].Name == sp.name {
+			i = j
+		}
+	}
+	if i < 0 {
+		facts.Query = append(facts.Query, genfacts.Param{Name: sp.name, Type: typ, Doc: sp.desc})
+		return
+	}
+	q := &facts.Query[i]
+	q.Doc = sp.desc
+	switch {
+	case q.Type == "" && typ != "" && !a.parsed(fr, sp.name):
+		q.Type = typ
+	case q.Type != "" && typ != "" && q.Type != typ:
+		warn("its @Param " + sp.name + " says " + typ + ", the code reads it as " + q.Type)
+	}
+}
+
+// swagBody applies a body @Param: the body's type, where the code decodes
+// none.
+func (a *analyzer) swagBody(sp swagParam, p *pkg, h found, facts *genfacts.Handler, tw *typeWriter, warn func(string)) {
+	t := a.swagGoType(p, h.pos, sp.typ)
+	if t == nil {
+		warn("its @Param " + sp.name + " names the type " + sp.typ + ", which gen cannot find")
+		return
+	}
+	switch b := facts.Body; {
+	case b == nil:
+		if n, err := tw.index(t); err == nil {
+			facts.Body, facts.Note = &genfacts.Body{Type: n}, ""
+		}
+	case b.Type >= 0 && b.Type < len(tw.types) && !types.Identical(tw.types[b.Type], t):
+		warn("its @Param " + sp.name + " says the body is " + sp.typ + ", the code decodes " + types.TypeString(tw.types[b.Type], pkgName))
+	}
+}
+
+// swagSuccess applies an @Success of an object or an array: the answer's
+// type, where the code answers none gen can read.
+func (a *analyzer) swagSuccess(sc *swagType, p *pkg, h found, facts *genfacts.Handler, tw *typeWriter, warn func(string)) {
+	t := a.swagGoType(p, h.pos, sc.name)
+	if t == nil {
+		warn("its @Success names the type " + sc.name + ", which gen cannot find")
+		return
+	}
+	if sc.kind == "array" {
+		t = types.NewSlice(t)
+	}
+	switch o := facts.Output; {
+	case o == nil || *o < 0:
+		if n, err := tw.index(t); err == nil {
+			facts.Output, facts.OutNote = &n, ""
+			if !containsString(facts.Answers, "json") {
+				facts.Answers = append(facts.Answers, "json")
+			}
+		}
+	case *o < len(tw.types) && !types.Identical(deref(tw.types[*o]), deref(t)):
+		warn("its @Success says it answers " + sc.name + ", the code answers " + types.TypeString(tw.types[*o], pkgName))
+	}
 }
 
 // parsed reports whether the handler parses the query parameter name,

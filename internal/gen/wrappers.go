@@ -33,41 +33,15 @@ func (a *analyzer) innerOf(f *frame, h ast.Expr, depth int) (handlerRef, bool, s
 			return handlerRef{}, false, ""
 		}
 	case *ast.CallExpr:
-		if tv, ok := f.info.Types[x.Fun]; ok && tv.IsType() && len(x.Args) == 1 {
-			return a.innerOf(f, x.Args[0], depth+1) // http.HandlerFunc(h)
-		}
-		fn := funcOf(f.info, x)
-		if fn == nil {
-			return handlerRef{}, false, ""
-		}
-		if i := a.delegation(fn, 0); i >= 0 && i < len(x.Args) {
-			ref, _, note := a.innerOf(f, x.Args[i], depth+1)
-			if !ref.ok() && note == "" {
-				note = "gen cannot tell which handler " + f.callText(x) + " is given to serve"
-			}
-			return ref, true, note
-		}
-		return handlerRef{}, false, "" // a factory's closure, known by its place
+		return a.innerOfCall(f, x, depth)
 	}
 	fn := funcOf(f.info, h)
 	if fn == nil {
 		return handlerRef{}, false, ""
 	}
 	sig := fn.Signature()
-	if sel, ok := h.(*ast.SelectorExpr); ok && fn.Name() == "ServeHTTP" {
-		// A method value of a handler value: the value's wrapped handler,
-		// when its ServeHTTP serves another one.
-		if field := a.servingField(fn); field != "" {
-			if c, ok := f.origin(ast.Unparen(sel.X)).(*ast.CallExpr); ok {
-				if cf := funcOf(f.info, c); cf != nil {
-					if i := a.delegation(cf, 0); i >= 0 && i < len(c.Args) {
-						ref, _, note := a.innerOf(f, c.Args[i], depth+1)
-						return ref, true, note
-					}
-				}
-			}
-			return handlerRef{}, true, "gen cannot tell which handler " + types.ExprString(sel.X) + " wraps"
-		}
+	if sel, ok := h.(*ast.SelectorExpr); ok && fn.Name() == "ServeHTTP" && a.servingField(fn) != "" {
+		return a.innerOfServeHTTP(f, sel, depth)
 	}
 	if isHandlerSig(sig) {
 		return handlerRef{fn: fn}, false, ""
@@ -76,6 +50,40 @@ func (a *analyzer) innerOf(f *frame, h ast.Expr, depth int) (handlerRef, bool, s
 		return handlerRef{fn: fn}, true, ""
 	}
 	return handlerRef{}, false, ""
+}
+
+// innerOfCall is innerOf for a handler a call returns: a conversion's
+// operand (http.HandlerFunc(h)), or the handler a wrapper is given.
+func (a *analyzer) innerOfCall(f *frame, x *ast.CallExpr, depth int) (handlerRef, bool, string) {
+	if tv, ok := f.info.Types[x.Fun]; ok && tv.IsType() && len(x.Args) == 1 {
+		return a.innerOf(f, x.Args[0], depth+1) // http.HandlerFunc(h)
+	}
+	fn := funcOf(f.info, x)
+	if fn == nil {
+		return handlerRef{}, false, ""
+	}
+	if i := a.delegation(fn, 0); i >= 0 && i < len(x.Args) {
+		ref, _, note := a.innerOf(f, x.Args[i], depth+1)
+		if !ref.ok() && note == "" {
+			note = "gen cannot tell which handler " + f.callText(x) + " is given to serve"
+		}
+		return ref, true, note
+	}
+	return handlerRef{}, false, "" // a factory's closure, known by its place
+}
+
+// innerOfServeHTTP is innerOf for a method value of a handler value whose
+// ServeHTTP serves another handler: the value's wrapped handler.
+func (a *analyzer) innerOfServeHTTP(f *frame, sel *ast.SelectorExpr, depth int) (handlerRef, bool, string) {
+	if c, ok := f.origin(ast.Unparen(sel.X)).(*ast.CallExpr); ok {
+		if cf := funcOf(f.info, c); cf != nil {
+			if i := a.delegation(cf, 0); i >= 0 && i < len(c.Args) {
+				ref, _, note := a.innerOf(f, c.Args[i], depth+1)
+				return ref, true, note
+			}
+		}
+	}
+	return handlerRef{}, true, "gen cannot tell which handler " + types.ExprString(sel.X) + " wraps"
 }
 
 // delegation returns the parameter of fn whose handler serves the
@@ -125,40 +133,53 @@ func (a *analyzer) servedBy(f *frame, x ast.Expr, depth int) int {
 			}
 		}
 	case *ast.FuncLit:
-		found := -1
-		ast.Inspect(e.Body, func(n ast.Node) bool {
-			if call, ok := n.(*ast.CallExpr); ok && found < 0 && f.servesAnother(call) {
-				target := call.Fun
-				if sel, ok := ast.Unparen(target).(*ast.SelectorExpr); ok && sel.Sel.Name == "ServeHTTP" {
-					target = sel.X
-				}
-				found = f.paramIndex(target)
-			}
-			return found < 0
-		})
-		return found
+		return f.servedByClosure(e)
 	case *ast.CompositeLit:
-		t := f.info.TypeOf(e)
-		if t == nil {
-			return -1
-		}
-		m := method(t, "ServeHTTP")
-		if m == nil {
-			return -1
-		}
-		field := a.servingField(m)
-		st, ok := deref(t).Underlying().(*types.Struct)
-		if field == "" || !ok {
-			return -1
-		}
-		for i, el := range e.Elts {
-			if kv, ok := el.(*ast.KeyValueExpr); ok {
-				if id, ok := kv.Key.(*ast.Ident); ok && id.Name == field {
-					return f.paramIndex(kv.Value)
-				}
-			} else if i < st.NumFields() && st.Field(i).Name() == field {
-				return f.paramIndex(el)
+		return a.servedByValue(f, e)
+	}
+	return -1
+}
+
+// servedByClosure returns the parameter whose handler the closure e
+// serves its requests with, or -1.
+func (f *frame) servedByClosure(e *ast.FuncLit) int {
+	found := -1
+	ast.Inspect(e.Body, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok && found < 0 && f.servesAnother(call) {
+			target := call.Fun
+			if sel, ok := ast.Unparen(target).(*ast.SelectorExpr); ok && sel.Sel.Name == "ServeHTTP" {
+				target = sel.X
 			}
+			found = f.paramIndex(target)
+		}
+		return found < 0
+	})
+	return found
+}
+
+// servedByValue returns the parameter put in the field of the handler
+// value e that its ServeHTTP serves its requests with, or -1.
+func (a *analyzer) servedByValue(f *frame, e *ast.CompositeLit) int {
+	t := f.info.TypeOf(e)
+	if t == nil {
+		return -1
+	}
+	m := method(t, "ServeHTTP")
+	if m == nil {
+		return -1
+	}
+	field := a.servingField(m)
+	st, ok := deref(t).Underlying().(*types.Struct)
+	if field == "" || !ok {
+		return -1
+	}
+	for i, el := range e.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			if id, ok := kv.Key.(*ast.Ident); ok && id.Name == field {
+				return f.paramIndex(kv.Value)
+			}
+		} else if i < st.NumFields() && st.Field(i).Name() == field {
+			return f.paramIndex(el)
 		}
 	}
 	return -1

@@ -316,43 +316,7 @@ func (r *reader) operation(method, base, path string, p pair, where *pointer) (*
 	}
 	produces := r.produces
 	for _, p := range ps {
-		at := where.child(p.key)
-		switch p.key {
-		case "operationId":
-			op.ID, err = str(p.value, at)
-		case "summary":
-			op.Summary, err = str(p.value, at)
-		case "description":
-			op.Description, err = str(p.value, at)
-		case "x-mcp-title":
-			op.Annotations.Title, err = str(p.value, at)
-		case "x-mcp-read-only":
-			op.Annotations.ReadOnly, err = boolPtr(p.value, at)
-		case "x-mcp-destructive":
-			op.Annotations.Destructive, err = boolPtr(p.value, at)
-		case "x-mcp-idempotent":
-			op.Annotations.Idempotent, err = boolPtr(p.value, at)
-		case "x-mcp-open-world":
-			op.Annotations.OpenWorld, err = boolPtr(p.value, at)
-		case "x-mcp-exclude":
-			op.Exclude, err = boolean(p.value, at)
-		case "parameters":
-			op.Params, err = r.params(p.value, at)
-		case "consumes":
-			if r.v2 {
-				op.Consumes, err = r.mediaTypes(p.value, at)
-			}
-		case "produces":
-			if r.v2 {
-				produces, err = r.mediaTypes(p.value, at)
-			}
-		default:
-			if strings.HasPrefix(p.key, "x-mcp-") {
-				r.doc.Warnings = append(r.doc.Warnings, (&Error{Line: p.kline, Where: at.String(),
-					Problem: "unknown extension, ignored; mcpdoor reads x-mcp-read-only, x-mcp-destructive, x-mcp-idempotent, x-mcp-open-world, x-mcp-title and x-mcp-exclude"}).Error())
-			}
-		}
-		if err != nil {
+		if produces, err = r.operationKey(op, p, where.child(p.key), produces); err != nil {
 			return nil, err
 		}
 	}
@@ -377,6 +341,49 @@ func (r *reader) operation(method, base, path string, p pair, where *pointer) (*
 	}
 	op.input(why)
 	return op, nil
+}
+
+// operationKey reads the key p, at at, of operation op: what it says of
+// the operation, its parameters and (Swagger 2.0) its media types; it
+// returns the media types the operation produces, which p may set.
+func (r *reader) operationKey(op *Operation, p pair, at *pointer, produces []string) ([]string, error) {
+	var err error
+	switch p.key {
+	case "operationId":
+		op.ID, err = str(p.value, at)
+	case "summary":
+		op.Summary, err = str(p.value, at)
+	case "description":
+		op.Description, err = str(p.value, at)
+	case "x-mcp-title":
+		op.Annotations.Title, err = str(p.value, at)
+	case "x-mcp-read-only":
+		op.Annotations.ReadOnly, err = boolPtr(p.value, at)
+	case "x-mcp-destructive":
+		op.Annotations.Destructive, err = boolPtr(p.value, at)
+	case "x-mcp-idempotent":
+		op.Annotations.Idempotent, err = boolPtr(p.value, at)
+	case "x-mcp-open-world":
+		op.Annotations.OpenWorld, err = boolPtr(p.value, at)
+	case "x-mcp-exclude":
+		op.Exclude, err = boolean(p.value, at)
+	case "parameters":
+		op.Params, err = r.params(p.value, at)
+	case "consumes":
+		if r.v2 {
+			op.Consumes, err = r.mediaTypes(p.value, at)
+		}
+	case "produces":
+		if r.v2 {
+			produces, err = r.mediaTypes(p.value, at)
+		}
+	default:
+		if strings.HasPrefix(p.key, "x-mcp-") {
+			r.doc.Warnings = append(r.doc.Warnings, (&Error{Line: p.kline, Where: at.String(),
+				Problem: "unknown extension, ignored; mcpdoor reads x-mcp-read-only, x-mcp-destructive, x-mcp-idempotent, x-mcp-open-world, x-mcp-title and x-mcp-exclude"}).Error())
+		}
+	}
+	return produces, err
 }
 
 // input sets op's Input from its Body, or NoInput to why, or to why Body

@@ -120,7 +120,8 @@ func (r *reader) toolSchema(n *yaml.Node, where *pointer, subject string, output
 	return s, nil
 }
 
-// convert converts the schema n at the pointer where.
+// convert converts the schema n at the pointer where: its keywords read,
+// the schema built from them, then what OpenAPI adds to JSON Schema.
 func (c *converter) convert(n *yaml.Node, where *pointer) (*jsonschema.Schema, error) {
 	n = deref(n)
 	if !c.left.take(budget{values: 1, schemas: 1, bytes: c.path + len(n.Value) + 1}) {
@@ -131,14 +132,7 @@ func (c *converter) convert(n *yaml.Node, where *pointer) (*jsonschema.Schema, e
 	}
 	defer func() { c.depth-- }()
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool" {
-		b, err := boolean(n, where)
-		if err != nil {
-			return nil, err
-		}
-		if b {
-			return &jsonschema.Schema{}, nil
-		}
-		return &jsonschema.Schema{Not: &jsonschema.Schema{}}, nil
+		return boolSchema(n, where)
 	}
 	if n.Kind != yaml.MappingNode {
 		return nil, errorf(n, where, "a schema must be a mapping or a boolean, got %s", describe(n))
@@ -153,98 +147,13 @@ func (c *converter) convert(n *yaml.Node, where *pointer) (*jsonschema.Schema, e
 	if ref := get(ps, "$ref"); ref != nil {
 		return c.refSiblings(ps, ref, where)
 	}
-
 	known := c.r.leaves[n] // the keywords without subschemas, decoded at an earlier use of n
-	var (
-		leaf                       map[string]any
-		cost                       budget // what decoding them cost
-		nullable, exclMin, exclMax bool
-		example                    any
-		hasExample                 bool
-		order                      []string
-		sub                        []keyword
-	)
+	keys := &schemaKeys{}
 	for _, p := range ps {
-		at := where.child(p.key)
-		switch k := p.key; {
-		case dropped[k] || strings.HasPrefix(k, "x-"):
-		case k == "$dynamicRef" || k == "$recursiveRef":
-			return nil, &unsupported{fmt.Sprintf("%s: %s is not supported", at.String(), k)}
-		case k == "nullable" && c.r.v30:
-			if nullable, err = boolean(p.value, at); err != nil {
-				return nil, err
-			}
-		case k == "example":
-			if example, err = c.value(p.value, at); err != nil {
-				return nil, err
-			}
-			hasExample = true
-		case (k == "exclusiveMinimum" || k == "exclusiveMaximum") && deref(p.value).ShortTag() == "!!bool":
-			b, err := boolean(p.value, at) // OpenAPI 3.0 (JSON Schema draft 4) form
-			if err != nil {
-				return nil, err
-			}
-			if k == "exclusiveMinimum" {
-				exclMin = b
-			} else {
-				exclMax = b
-			}
-		case slices.Contains(oneSchema, k):
-			v := deref(p.value)
-			if k == "items" && v.Kind == yaml.SequenceNode {
-				return nil, errorf(v, at, "items must be a schema (a list of schemas is prefixItems in JSON Schema 2020-12)")
-			}
-			sv, err := c.sub(v, at, len(k)+1)
-			if err != nil {
-				return nil, err
-			}
-			sub = append(sub, keyword{k, sv})
-		case slices.Contains(schemaList, k):
-			v := deref(p.value)
-			if v.Kind != yaml.SequenceNode {
-				return nil, errorf(v, at, "want a list of schemas, got %s", describe(v))
-			}
-			list := make([]*jsonschema.Schema, len(v.Content))
-			for i, e := range v.Content {
-				if list[i], err = c.sub(e, at.elem(i), len(k)+2+digits(i)); err != nil {
-					return nil, err
-				}
-			}
-			sub = append(sub, keyword{k, list})
-		case slices.Contains(schemaMap, k):
-			mps, err := c.r.pairs(p.value, at)
-			if err != nil {
-				return nil, err
-			}
-			if !c.spend(0, keyBytes(mps)) {
-				return nil, errTooBig
-			}
-			m := make(map[string]*jsonschema.Schema, len(mps))
-			for _, mp := range mps {
-				if m[mp.key], err = c.sub(mp.value, at.child(mp.key), len(k)+2+len(mp.key)); err != nil {
-					return nil, err
-				}
-				if k == "properties" {
-					order = append(order, mp.key)
-				}
-			}
-			sub = append(sub, keyword{k, m})
-		default:
-			if known != nil {
-				continue
-			}
-			if leaf == nil {
-				leaf = make(map[string]any)
-			}
-			before := c.left
-			if leaf[k], err = c.value(p.value, at); err != nil {
-				return nil, err
-			}
-			cost.values += before.values - c.left.values
-			cost.bytes += before.bytes - c.left.bytes // values build no schemas
+		if err := c.readKeyword(keys, p, where.child(p.key), known != nil); err != nil {
+			return nil, err
 		}
 	}
-
 	var s *jsonschema.Schema
 	if known != nil {
 		if !c.left.take(known.cost) {
@@ -252,24 +161,147 @@ func (c *converter) convert(n *yaml.Node, where *pointer) (*jsonschema.Schema, e
 		}
 		s = known.schema()
 	} else {
-		if s, err = leafSchema(leaf, n, where); err != nil {
+		if s, err = leafSchema(keys.leaf, n, where); err != nil {
 			return nil, err
 		}
-		c.r.leaves[n] = &decoded{leaf: *s, cost: cost}
+		c.r.leaves[n] = &decoded{leaf: *s, cost: keys.cost}
 	}
-	for _, kv := range sub {
+	keys.apply(s)
+	if c.output {
+		dropProperties(s, func(p *jsonschema.Schema) bool { return p.WriteOnly })
+	} else {
+		dropProperties(s, func(p *jsonschema.Schema) bool { return p.ReadOnly })
+	}
+	return s, nil
+}
+
+// boolSchema converts the boolean schema n: true takes anything, false
+// nothing.
+func boolSchema(n *yaml.Node, where *pointer) (*jsonschema.Schema, error) {
+	b, err := boolean(n, where)
+	if err != nil {
+		return nil, err
+	}
+	if b {
+		return &jsonschema.Schema{}, nil
+	}
+	return &jsonschema.Schema{Not: &jsonschema.Schema{}}, nil
+}
+
+// schemaKeys are the keywords of one schema, as convert reads them.
+type schemaKeys struct {
+	leaf                       map[string]any // the keywords without subschemas
+	cost                       budget         // what decoding them cost
+	nullable, exclMin, exclMax bool           // OpenAPI 3.0's forms
+	example                    any
+	hasExample                 bool
+	order                      []string  // the properties', as written
+	sub                        []keyword // the subschema keywords
+}
+
+// readKeyword reads the keyword p, at at, into keys; skipLeaves: the
+// keywords without subschemas were decoded before.
+func (c *converter) readKeyword(keys *schemaKeys, p pair, at *pointer, skipLeaves bool) error {
+	var err error
+	switch k := p.key; {
+	case dropped[k] || strings.HasPrefix(k, "x-"):
+	case k == "$dynamicRef" || k == "$recursiveRef":
+		return &unsupported{fmt.Sprintf("%s: %s is not supported", at.String(), k)}
+	case k == "nullable" && c.r.v30:
+		keys.nullable, err = boolean(p.value, at)
+	case k == "example":
+		keys.example, err = c.value(p.value, at)
+		keys.hasExample = true
+	case (k == "exclusiveMinimum" || k == "exclusiveMaximum") && deref(p.value).ShortTag() == "!!bool":
+		var b bool
+		b, err = boolean(p.value, at) // OpenAPI 3.0 (JSON Schema draft 4) form
+		if k == "exclusiveMinimum" {
+			keys.exclMin = b
+		} else {
+			keys.exclMax = b
+		}
+	case slices.Contains(oneSchema, k), slices.Contains(schemaList, k), slices.Contains(schemaMap, k):
+		var v any
+		var order []string
+		if v, order, err = c.subschemas(k, p.value, at); err == nil {
+			keys.sub = append(keys.sub, keyword{k, v})
+			keys.order = append(keys.order, order...)
+		}
+	case skipLeaves:
+	default:
+		if keys.leaf == nil {
+			keys.leaf = make(map[string]any)
+		}
+		before := c.left
+		if keys.leaf[k], err = c.value(p.value, at); err != nil {
+			return err
+		}
+		keys.cost.values += before.values - c.left.values
+		keys.cost.bytes += before.bytes - c.left.bytes // values build no schemas
+	}
+	return err
+}
+
+// subschemas converts the value of the subschema keyword k, at at: one
+// schema, a list of them, or a map of them (and then, for properties,
+// their order).
+func (c *converter) subschemas(k string, value *yaml.Node, at *pointer) (v any, order []string, err error) {
+	switch {
+	case slices.Contains(oneSchema, k):
+		n := deref(value)
+		if k == "items" && n.Kind == yaml.SequenceNode {
+			return nil, nil, errorf(n, at, "items must be a schema (a list of schemas is prefixItems in JSON Schema 2020-12)")
+		}
+		sv, err := c.sub(n, at, len(k)+1)
+		return sv, nil, err
+	case slices.Contains(schemaList, k):
+		n := deref(value)
+		if n.Kind != yaml.SequenceNode {
+			return nil, nil, errorf(n, at, "want a list of schemas, got %s", describe(n))
+		}
+		list := make([]*jsonschema.Schema, len(n.Content))
+		for i, e := range n.Content {
+			if list[i], err = c.sub(e, at.elem(i), len(k)+2+digits(i)); err != nil {
+				return nil, nil, err
+			}
+		}
+		return list, nil, nil
+	}
+	mps, err := c.r.pairs(value, at)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !c.spend(0, keyBytes(mps)) {
+		return nil, nil, errTooBig
+	}
+	m := make(map[string]*jsonschema.Schema, len(mps))
+	for _, mp := range mps {
+		if m[mp.key], err = c.sub(mp.value, at.child(mp.key), len(k)+2+len(mp.key)); err != nil {
+			return nil, nil, err
+		}
+		if k == "properties" {
+			order = append(order, mp.key)
+		}
+	}
+	return m, order, nil
+}
+
+// apply sets on s the subschemas and what OpenAPI 3.0 writes in its own
+// forms: nullable, the boolean exclusive bounds, example.
+func (keys *schemaKeys) apply(s *jsonschema.Schema) {
+	for _, kv := range keys.sub {
 		setSub(s, kv.name, kv.value)
 	}
-	if len(order) > 0 {
-		s.PropertyOrder = order
+	if len(keys.order) > 0 {
+		s.PropertyOrder = keys.order
 	}
-	if exclMin && s.Minimum != nil {
+	if keys.exclMin && s.Minimum != nil {
 		s.ExclusiveMinimum, s.Minimum = s.Minimum, nil
 	}
-	if exclMax && s.Maximum != nil {
+	if keys.exclMax && s.Maximum != nil {
 		s.ExclusiveMaximum, s.Maximum = s.Maximum, nil
 	}
-	if nullable {
+	if keys.nullable {
 		// OpenAPI 3.0.3: nullable adds null to the types that type names,
 		// and does nothing without a type.
 		switch {
@@ -279,15 +311,9 @@ func (c *converter) convert(n *yaml.Node, where *pointer) (*jsonschema.Schema, e
 			s.Types = append(slices.Clip(s.Types), "null") // s.Types may be another schema's too
 		}
 	}
-	if hasExample && s.Examples == nil {
-		s.Examples = []any{example}
+	if keys.hasExample && s.Examples == nil {
+		s.Examples = []any{keys.example}
 	}
-	if c.output {
-		dropProperties(s, func(p *jsonschema.Schema) bool { return p.WriteOnly })
-	} else {
-		dropProperties(s, func(p *jsonschema.Schema) bool { return p.ReadOnly })
-	}
-	return s, nil
 }
 
 // A keyword is a subschema keyword and its value: *Schema, []*Schema or

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/exposed"
+	"github.com/mcpdoor/mcpdoor/internal/httpwrite"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/verifywrap"
 )
@@ -36,12 +37,12 @@ func (c *Contract) Verify(next http.Handler) http.Handler {
 		if c.bodies != nil {
 			r = r.WithContext(bodies.WithPolicy(r.Context(), c.bodies))
 		}
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &httpwrite.StatusWriter{ResponseWriter: w}
 		verifywrap.Wrap(next, c.server, opts).ServeHTTP(sw, r)
-		if sw.status == 0 {
-			sw.status = http.StatusOK
+		if sw.Status == 0 {
+			sw.Status = http.StatusOK
 		}
-		if sw.status < 200 || sw.status > 299 {
+		if sw.Status < 200 || sw.Status > 299 {
 			return
 		}
 		c.end(r, log)
@@ -68,25 +69,3 @@ func (c *Contract) end(r *http.Request, log *slog.Logger) {
 		log.Error("mcpdoor: session store: ending the session /verify ended", "sid", sessions.ID(r), "err", err)
 	}
 }
-
-// statusWriter records the status a handler answers.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusWriter) WriteHeader(code int) {
-	if s.status == 0 && code >= 200 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusWriter) Write(p []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	return s.ResponseWriter.Write(p)
-}
-
-func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
