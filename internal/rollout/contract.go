@@ -63,6 +63,9 @@ type Contract struct {
 	bodies       *bodies.Policy
 	log          *slog.Logger
 	tools        func(name string) bool // the server's tools, once Expose has named them
+	reverify     string                 // what GET /reverify_mode answers
+	claims       string                 // mcp.rollout.claims
+	maxLedger    int                    // the records a session's ledger keeps
 }
 
 // New returns the contract that cfg configures for the server p describes.
@@ -90,6 +93,9 @@ func New(cfg Config, p Params) *Contract {
 		maxVerify:    cfg.MaxVerifyBytes, // 0: verifywrap's default
 		bodies:       p.Bodies,
 		log:          p.Logger,
+		reverify:     cfg.reverifyMode(),
+		claims:       cfg.claims(),
+		maxLedger:    cfg.maxLedger(),
 	}
 }
 
