@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
+	"github.com/mcpdoor/mcpdoor/internal/exposed"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/token"
 )
@@ -62,10 +63,10 @@ type Contract struct {
 	maxVerify    int64
 	bodies       *bodies.Policy
 	log          *slog.Logger
-	tools        func(name string) bool // the server's tools, once Expose has named them
-	reverify     string                 // what GET /reverify_mode answers
-	claims       string                 // mcp.rollout.claims
-	maxLedger    int                    // the records a session's ledger keeps
+	tools        *exposed.Tools // the server's tools, once Expose has named them
+	reverify     string         // what GET /reverify_mode answers
+	claims       string         // mcp.rollout.claims
+	maxLedger    int            // the records a session's ledger keeps
 }
 
 // New returns the contract that cfg configures for the server p describes.
@@ -102,11 +103,7 @@ func New(cfg Config, p Params) *Contract {
 // Expose names the server's tools, for Verify: call it once, before the
 // contract serves a request.
 func (c *Contract) Expose(names []string) {
-	set := make(map[string]bool, len(names))
-	for _, n := range names {
-		set[n] = true
-	}
-	c.tools = func(name string) bool { return set[name] }
+	c.tools = exposed.NewTools(names)
 }
 
 // TokenHeader returns the header that carries the session token.
