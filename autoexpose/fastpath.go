@@ -156,6 +156,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 		capabilities:  c.capabilities,
 		stateless:     true,
 		traced:        traced,
+		rpcID:         c.id,
 	}
 	res, err := f.d.calls.call(r.Context(), c.tool, req, mc)
 	var errType, message string

@@ -83,6 +83,17 @@ type Backend interface {
 	// a sid Absent or Ended already reports false (an Absent sid is ended
 	// all the same).
 	End(ctx context.Context, sid string, keep time.Duration) (ended bool, err error)
+	// Append adds record (not empty) to the end of the list called list in
+	// sid, and drops the list's oldest records past max (at least 1); a
+	// backend may let a list grow by up to max/8 more between drops. A
+	// list is part of its session's state, apart from its values: it goes
+	// with the session. Append fails, adding nothing, with ErrEnded when
+	// sid has ended or is Absent: it never creates a session.
+	Append(ctx context.Context, sid, list string, record []byte, max int) error
+	// List returns the records of the list called list in sid, oldest
+	// first: none when sid is Absent or has no such list. It fails with
+	// ErrEnded when sid has ended.
+	List(ctx context.Context, sid, list string) ([][]byte, error)
 }
 
 // Found is what Open found of a session.

@@ -44,6 +44,8 @@ func Run(t *testing.T, h Harness) {
 		{"EndForget", endForget},
 		{"EndKeepPasses", endKeepPasses},
 		{"Idle", idle},
+		{"AppendList", appendList},
+		{"ListEnds", listEnds},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, h, h.New(t)) })
 	}
@@ -324,3 +326,97 @@ func idle(t *testing.T, h Harness, b store.Backend) {
 }
 
 func errOf(_ bool, err error) error { return err }
+
+func list(t *testing.T, b store.Backend, sid, name string) []string {
+	t.Helper()
+	l, err := b.List(bg, sid, name)
+	if err != nil {
+		t.Fatalf("List(%s, %s): %v", sid, name, err)
+	}
+	var out []string
+	for _, r := range l {
+		out = append(out, string(r))
+	}
+	return out
+}
+
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// appendList: a list keeps its newest records in order, apart from the
+// session's values and other lists; Append never creates a session.
+func appendList(t *testing.T, _ Harness, b store.Backend) {
+	if err := b.Append(bg, "s1", "ledger", []byte("r0"), 3); !errors.Is(err, store.ErrEnded) {
+		t.Fatalf("Append to an absent session: %v, want ErrEnded", err)
+	}
+	if f := state(t, b, "s1"); f.State != store.Absent {
+		t.Fatalf("Append created the session: %v", f.State)
+	}
+	if got := list(t, b, "s1", "ledger"); got != nil {
+		t.Fatalf("List of an absent session: %q", got)
+	}
+	must(t, "Create", errOf(b.Create(bg, "s1", long)))
+	if got := list(t, b, "s1", "ledger"); got != nil {
+		t.Fatalf("List of no list: %q", got)
+	}
+	for i := 1; i <= 5; i++ {
+		must(t, "Append", b.Append(bg, "s1", "ledger", []byte(fmt.Sprintf(`{"n":%d}`, i)), 3))
+	}
+	// With max 16, a list holds the newest 16 to 18 (max/8 more).
+	for i := 1; i <= 40; i++ {
+		must(t, "Append", b.Append(bg, "s1", "long", []byte(strconv.Itoa(i)), 16))
+	}
+	if got := list(t, b, "s1", "long"); len(got) < 16 || len(got) > 18 || got[len(got)-1] != "40" || got[0] != strconv.Itoa(41-len(got)) {
+		t.Errorf("a list of max 16 after 40 appends: %q, want the newest 16 to 18 in order", got)
+	}
+	must(t, "Append", b.Append(bg, "s1", "other", []byte("x"), 3))
+	must(t, "Save", b.Save(bg, "s1", "ledger", []byte("value"), store.Write{}))
+	if got, want := list(t, b, "s1", "ledger"), []string{`{"n":3}`, `{"n":4}`, `{"n":5}`}; !sameStrings(got, want) {
+		t.Errorf("List = %q, want the newest 3 %q", got, want)
+	}
+	if got := list(t, b, "s1", "other"); !sameStrings(got, []string{"x"}) {
+		t.Errorf("the other list = %q", got)
+	}
+	if got := load(t, b, "s1", "ledger"); got != "value" {
+		t.Errorf("the value beside the list = %q", got)
+	}
+	if f := state(t, b, "s1", "ledger"); string(f.Values["ledger"]) != "value" || len(f.Values) != 1 {
+		t.Errorf("Open's values = %q", f.Values)
+	}
+}
+
+// listEnds: a session's lists go when it ends.
+func listEnds(t *testing.T, _ Harness, b store.Backend) {
+	for _, keep := range []time.Duration{long, 0} {
+		sid := "s-" + strconv.FormatInt(int64(keep), 10)
+		must(t, "Create", errOf(b.Create(bg, sid, long)))
+		must(t, "Append", b.Append(bg, sid, "ledger", []byte("r"), 10))
+		must(t, "End", errOf(b.End(bg, sid, keep)))
+		_, err := b.List(bg, sid, "ledger")
+		switch {
+		case keep > 0 && !errors.Is(err, store.ErrEnded):
+			t.Errorf("List of an ended session: %v, want ErrEnded", err)
+		case keep == 0 && err != nil:
+			t.Errorf("List of a forgotten session: %v", err)
+		}
+		if err := b.Append(bg, sid, "ledger", []byte("r"), 10); !errors.Is(err, store.ErrEnded) {
+			t.Errorf("Append to an ended session: %v, want ErrEnded", err)
+		}
+		if keep == 0 {
+			// Made again, it has no list.
+			must(t, "Create", errOf(b.Create(bg, sid, long)))
+			if got := list(t, b, sid, "ledger"); got != nil {
+				t.Errorf("a session made again has the old list: %q", got)
+			}
+		}
+	}
+}
