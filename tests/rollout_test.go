@@ -320,11 +320,11 @@ func TestVerifyNormalization(t *testing.T) {
 		}
 	}
 	t.Run("verify", func(t *testing.T) {
-		h, door, _ := newFixture(t, fixtureConfig(t))
+		h, door, _ := newFixture(t, uncheckedConfig(t))
 		check(t, inProcess(t, h, door))
 	})
 	t.Run("re-registered verify", func(t *testing.T) {
-		cfg := fixtureConfig(t)
+		cfg := uncheckedConfig(t)
 		sessions, _ := cfg.UseSessions()
 		f := &fixture{sessions: sessions, state: make(map[string][]string)}
 		r := chi.NewRouter()

@@ -67,6 +67,7 @@ type Contract struct {
 	reverify     string         // what GET /reverify_mode answers
 	claims       string         // mcp.rollout.claims
 	maxLedger    int            // the records a session's ledger keeps
+	receiptKeys  [][]byte       // the receipts' MAC keys, the signing one first
 }
 
 // New returns the contract that cfg configures for the server p describes.
@@ -97,6 +98,7 @@ func New(cfg Config, p Params) *Contract {
 		reverify:     cfg.reverifyMode(),
 		claims:       cfg.claims(),
 		maxLedger:    cfg.maxLedger(),
+		receiptKeys:  receiptKeys(p.Sessions.Keys()),
 	}
 }
 
