@@ -284,14 +284,19 @@ type call struct {
 // authoritative and complete, as in NeMo Gym: a call it lists for server
 // takes the entry's tool_name, and any other call keeps its name, never
 // guessed from the string. A call_id that two items share (dup) identifies
-// no one call: under a sidecar, neither is renamed. Without a sidecar, the
+// no one call: under a sidecar, neither is renamed. A call outside the
+// sidecar named as one of the door's tools keeps its name, but claims that
+// tool. Without a sidecar, the
 // name is read: with the door's tools, in every agent's form
 // (exposed.Tools.Resolve); without them, by Normalize.
 func (c call) target(origins map[string]origin, authoritative, dup bool, server string, tools *exposed.Tools) (string, bool) {
 	if authoritative {
 		o, ok := origins[c.id]
 		if !ok || !c.hasID || (server != "" && o.server != server) {
-			return c.name, false
+			// Outside the sidecar, a call is no MCP call of the server's;
+			// one named as one of its tools is still a claim of it, for
+			// the checks to bear out.
+			return c.name, (!ok || !c.hasID) && tools.Has(c.name)
 		}
 		if dup {
 			return c.name, true

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/exposed"
@@ -64,6 +65,7 @@ type Contract struct {
 	bodies       *bodies.Policy
 	log          *slog.Logger
 	tools        *exposed.Tools // the server's tools, once Expose has named them
+	names        []string       // their names, sorted
 	reverify     string         // what GET /reverify_mode answers
 	claims       string         // mcp.rollout.claims
 	maxLedger    int            // the records a session's ledger keeps
@@ -106,6 +108,22 @@ func New(cfg Config, p Params) *Contract {
 // contract serves a request.
 func (c *Contract) Expose(names []string) {
 	c.tools = exposed.NewTools(names)
+	c.names = slices.Sorted(slices.Values(names))
+}
+
+// toolNames returns the tools a token listing allowed may call (nil:
+// every tool), sorted; nil before Expose.
+func (c *Contract) toolNames(allowed []string) []string {
+	if allowed == nil {
+		return c.names
+	}
+	var names []string
+	for _, n := range c.names {
+		if slices.Contains(allowed, n) {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // TokenHeader returns the header that carries the session token.
