@@ -116,11 +116,28 @@ func refusal(claims []exposed.Claim, rejected map[int]string) error {
 type matcher struct {
 	calls []Call
 	used  []bool
+	byID  map[string]int   // an agent's call id: its call
+	byKey map[string][]int // tool and arguments: the calls without an agent's id, oldest first
 }
 
 func newMatcher(calls []Call) *matcher {
-	return &matcher{calls: calls, used: make([]bool, len(calls))}
+	m := &matcher{calls: calls, used: make([]bool, len(calls)), byID: make(map[string]int), byKey: make(map[string][]int, len(calls))}
+	for i, call := range calls {
+		if !agentID(call.IDs) {
+			k := key(call.Tool, call.Arguments)
+			m.byKey[k] = append(m.byKey[k], i)
+			continue
+		}
+		for _, id := range call.IDs {
+			if _, taken := m.byID[id]; !taken {
+				m.byID[id] = i
+			}
+		}
+	}
+	return m
 }
+
+func key(tool string, args []byte) string { return tool + "\x00" + string(args) }
 
 // match returns why claim is rejected, or "" when a call of the ledger
 // bears it out, which it then uses up. A call the agent gave an id of its
@@ -128,35 +145,43 @@ func newMatcher(calls []Call) *matcher {
 // oldest unused first.
 func (m *matcher) match(claim exposed.Claim) string {
 	args := Canonical([]byte(claim.Arguments))
-	if claim.ID != "" {
-		for i, call := range m.calls {
-			if !slices.Contains(call.IDs, claim.ID) {
-				continue
-			}
-			switch {
-			case call.Tool != claim.Tool:
-				return exposed.RejectNotExecuted
-			case !bytes.Equal(call.Arguments, args):
-				return exposed.RejectArguments
-			case m.used[i]:
-				return exposed.RejectDuplicate
-			}
-			m.used[i] = true
-			return ""
+	if i, ok := m.byID[claim.ID]; ok && claim.ID != "" {
+		call := m.calls[i]
+		switch {
+		case call.Tool != claim.Tool:
+			return exposed.RejectNotExecuted
+		case !bytes.Equal(call.Arguments, args):
+			return exposed.RejectArguments
+		case m.used[i]:
+			return exposed.RejectDuplicate
 		}
+		m.used[i] = true
+		return ""
 	}
-	why := exposed.RejectNotExecuted
+	k := key(claim.Tool, args)
+	same := m.byKey[k]
+	for len(same) > 0 && m.used[same[0]] {
+		same = same[1:]
+	}
+	m.byKey[k] = same
+	if len(same) == 0 {
+		if _, seen := m.seen(k); seen {
+			return exposed.RejectDuplicate
+		}
+		return exposed.RejectNotExecuted
+	}
+	m.used[same[0]] = true
+	return ""
+}
+
+// seen reports whether the ledger holds a call of key k at all.
+func (m *matcher) seen(k string) (int, bool) {
 	for i, call := range m.calls {
-		if agentID(call.IDs) || call.Tool != claim.Tool || !bytes.Equal(call.Arguments, args) {
-			continue
+		if !agentID(call.IDs) && key(call.Tool, call.Arguments) == k {
+			return i, true
 		}
-		if !m.used[i] {
-			m.used[i] = true
-			return ""
-		}
-		why = exposed.RejectDuplicate
 	}
-	return why
+	return 0, false
 }
 
 // agentID reports whether ids hold an agent's own id for a call, which
