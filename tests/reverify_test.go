@@ -73,3 +73,17 @@ func TestReverifyModeDeclared(t *testing.T) {
 		t.Errorf("error %v, want %s", err, want)
 	}
 }
+
+// TestClaimsConfigErrors: the new mcp.rollout keys' mistakes, each an
+// error naming its key.
+func TestClaimsConfigErrors(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"claims: reject", `mcpdoor: config: mcp.rollout.claims: "reject" is not a choice; use "refuse", "mark" or "off"`},
+		{"max_ledger: -1", `mcpdoor: config: mcp.rollout.max_ledger: -1 is negative`},
+	} {
+		_, err := autoexpose.ParseConfig([]byte("name: x\nexpose_tools_over_mcp: true\nmcp:\n  rollout:\n    " + tc.yaml + "\n"))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: error %v, want %s", tc.yaml, err, tc.want)
+		}
+	}
+}
