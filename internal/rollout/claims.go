@@ -33,7 +33,7 @@ func (c *Contract) check(r *http.Request) func([]exposed.Claim, map[string]strin
 		return nil
 	}
 	return func(claims []exposed.Claim, receipts map[string]string) exposed.Verdict {
-		var judge func(exposed.Claim) string
+		var judge func(claim exposed.Claim, args []byte) string
 		if sid, ok := c.rolloutSession(r); ok {
 			calls, err := c.ledger(r.Context(), sid)
 			if err != nil && !errors.Is(err, store.ErrEnded) {
@@ -41,8 +41,8 @@ func (c *Contract) check(r *http.Request) func([]exposed.Claim, map[string]strin
 			}
 			judge = newMatcher(calls).match
 		} else {
-			judge = func(claim exposed.Claim) string {
-				if c.verifyReceipt(claim, receipts[claim.ID]) {
+			judge = func(claim exposed.Claim, args []byte) string {
+				if c.verifyReceipt(claim, args, receipts[claim.ID]) {
 					return ""
 				}
 				return exposed.RejectNotExecuted
@@ -50,9 +50,10 @@ func (c *Contract) check(r *http.Request) func([]exposed.Claim, map[string]strin
 		}
 		var v exposed.Verdict
 		for i, claim := range claims {
+			args := Canonical([]byte(claim.Arguments))
 			why := exposed.RejectDuplicate
 			if !claim.Duplicate {
-				why = judge(claim)
+				why = judge(claim, args)
 			}
 			if why != "" {
 				if v.Rejected == nil {
@@ -65,7 +66,7 @@ func (c *Contract) check(r *http.Request) func([]exposed.Claim, map[string]strin
 				if v.Receipts == nil {
 					v.Receipts = make(map[string]string, len(claims))
 				}
-				v.Receipts[claim.ID] = c.receipt(claim)
+				v.Receipts[claim.ID] = c.receipt(claim, args)
 			}
 		}
 		if len(v.Rejected) > 0 && c.claims == ClaimsRefuse {
@@ -139,12 +140,12 @@ func newMatcher(calls []Call) *matcher {
 
 func key(tool string, args []byte) string { return tool + "\x00" + string(args) }
 
-// match returns why claim is rejected, or "" when a call of the ledger
+// match returns why claim, of canonical arguments args, is rejected, or ""
+// when a call of the ledger
 // bears it out, which it then uses up. A call the agent gave an id of its
 // own is matched by that id; any other by its tool and arguments, the
 // oldest unused first.
-func (m *matcher) match(claim exposed.Claim) string {
-	args := Canonical([]byte(claim.Arguments))
+func (m *matcher) match(claim exposed.Claim, args []byte) string {
 	if i, ok := m.byID[claim.ID]; ok && claim.ID != "" {
 		call := m.calls[i]
 		switch {

@@ -24,12 +24,14 @@ const receiptPrefix = "r1."
 // secret and none of the session's state re-verifies the claim from it,
 // and no other claim verifies with it. The first key of the ring signs;
 // every key verifies, so that a rotated secret keeps old receipts good.
-func (c *Contract) receipt(claim exposed.Claim) string {
-	return receiptPrefix + base64.RawURLEncoding.EncodeToString(c.mac(c.receiptKeys[0], claim))
+//
+// args are the claim's arguments in canonical form.
+func (c *Contract) receipt(claim exposed.Claim, args []byte) string {
+	return receiptPrefix + base64.RawURLEncoding.EncodeToString(c.mac(c.receiptKeys[0], claim, args))
 }
 
 // verifyReceipt reports whether receipt is claim's.
-func (c *Contract) verifyReceipt(claim exposed.Claim, receipt string) bool {
+func (c *Contract) verifyReceipt(claim exposed.Claim, args []byte, receipt string) bool {
 	sum, ok := strings.CutPrefix(receipt, receiptPrefix)
 	if !ok {
 		return false
@@ -39,7 +41,7 @@ func (c *Contract) verifyReceipt(claim exposed.Claim, receipt string) bool {
 		return false
 	}
 	for _, key := range c.receiptKeys {
-		if hmac.Equal(got, c.mac(key, claim)) {
+		if hmac.Equal(got, c.mac(key, claim, args)) {
 			return true
 		}
 	}
@@ -48,10 +50,10 @@ func (c *Contract) verifyReceipt(claim exposed.Claim, receipt string) bool {
 
 // mac is the MAC of claim under key: each field length-prefixed, so that
 // no two claims' fields run together into the same bytes.
-func (c *Contract) mac(key []byte, claim exposed.Claim) []byte {
+func (c *Contract) mac(key []byte, claim exposed.Claim, args []byte) []byte {
 	m := hmac.New(sha256.New, key)
 	var n [8]byte
-	for _, f := range []string{c.server, claim.Tool, claim.ID, claim.Emitted, string(Canonical([]byte(claim.Arguments)))} {
+	for _, f := range []string{c.server, claim.Tool, claim.ID, claim.Emitted, string(args)} {
 		binary.BigEndian.PutUint64(n[:], uint64(len(f)))
 		m.Write(n[:])
 		m.Write([]byte(f))
