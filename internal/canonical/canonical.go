@@ -11,11 +11,9 @@
 package canonical
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -37,89 +35,146 @@ func Append(dst, data []byte) ([]byte, error) {
 	if !json.Valid(data) {
 		return dst, fmt.Errorf("mcpdoor: canonical JSON: %w: not valid JSON", ErrInvalid)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	out, err := value(dst, dec, 0)
-	if err == nil {
-		if _, more := dec.Token(); more != io.EOF {
-			err = errors.New("text after the value")
-		}
-	}
+	w := writer{data: data}
+	out, err := w.value(dst, 0)
 	if err != nil {
 		return dst, fmt.Errorf("mcpdoor: canonical JSON: %w: %v", ErrInvalid, err)
 	}
 	return out, nil
 }
 
-// value writes the next value of dec.
-func value(dst []byte, dec *json.Decoder, depth int) ([]byte, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return dst, err
+// A writer walks a text json.Valid has accepted, writing its canonical
+// form as it goes: it trusts that verdict, and checks no syntax.
+type writer struct {
+	data []byte
+	pos  int
+}
+
+func (w *writer) skipSpace() {
+	for w.pos < len(w.data) {
+		switch w.data[w.pos] {
+		case ' ', '\t', '\n', '\r':
+			w.pos++
+		default:
+			return
+		}
 	}
-	switch t := tok.(type) {
-	case json.Delim:
+}
+
+// value writes the value at w.pos and moves past it.
+func (w *writer) value(dst []byte, depth int) ([]byte, error) {
+	w.skipSpace()
+	switch c := w.data[w.pos]; {
+	case c == '{' || c == '[':
 		if depth >= MaxDepth {
 			return dst, fmt.Errorf("nested deeper than %d", MaxDepth)
 		}
-		if t == '[' {
-			return array(dst, dec, depth+1)
+		if c == '[' {
+			return w.array(dst, depth+1)
 		}
-		return object(dst, dec, depth+1)
-	case string:
-		return appendString(dst, t), nil
-	case json.Number:
-		return appendNumber(dst, string(t))
-	case bool:
-		return strconv.AppendBool(dst, t), nil
-	case nil:
+		return w.object(dst, depth+1)
+	case c == '"':
+		s := w.str()
+		return appendString(dst, s), nil
+	case c == 't':
+		w.pos += 4
+		return append(dst, "true"...), nil
+	case c == 'f':
+		w.pos += 5
+		return append(dst, "false"...), nil
+	case c == 'n':
+		w.pos += 4
 		return append(dst, "null"...), nil
 	}
-	return dst, fmt.Errorf("unexpected token %v", tok)
+	start := w.pos
+	for w.pos < len(w.data) && strings.IndexByte("+-0123456789.eE", w.data[w.pos]) >= 0 {
+		w.pos++
+	}
+	return appendNumber(dst, string(w.data[start:w.pos]))
 }
 
-func array(dst []byte, dec *json.Decoder, depth int) ([]byte, error) {
+// str decodes the string literal at w.pos and moves past it.
+func (w *writer) str() string {
+	start := w.pos
+	w.pos++
+	plain := true
+	for {
+		c := w.data[w.pos]
+		if c == '"' {
+			break
+		}
+		if c == '\\' {
+			plain = false
+			w.pos++
+		} else if c >= utf8.RuneSelf {
+			plain = false
+		}
+		w.pos++
+	}
+	w.pos++
+	lit := w.data[start:w.pos]
+	if plain {
+		return string(lit[1 : len(lit)-1])
+	}
+	var s string
+	json.Unmarshal(lit, &s) // valid: escapes decoded, bad UTF-8 made U+FFFD
+	return s
+}
+
+func (w *writer) array(dst []byte, depth int) ([]byte, error) {
+	w.pos++ // [
 	dst = append(dst, '[')
-	for i := 0; dec.More(); i++ {
-		if i > 0 {
+	for first := true; ; first = false {
+		w.skipSpace()
+		switch w.data[w.pos] {
+		case ']':
+			w.pos++
+			return append(dst, ']'), nil
+		case ',':
+			w.pos++
+		}
+		if !first {
 			dst = append(dst, ',')
 		}
 		var err error
-		if dst, err = value(dst, dec, depth); err != nil {
+		if dst, err = w.value(dst, depth); err != nil {
 			return dst, err
 		}
 	}
-	if _, err := dec.Token(); err != nil { // ']'
-		return dst, err
-	}
-	return append(dst, ']'), nil
 }
 
 // member is an object member: its name and its value, written.
 type member struct {
 	name  string
-	key   []uint16 // name in UTF-16, the order of RFC 8785
 	value []byte
 }
 
-func object(dst []byte, dec *json.Decoder, depth int) ([]byte, error) {
+func (w *writer) object(dst []byte, depth int) ([]byte, error) {
+	w.pos++ // {
 	var members []member
-	for dec.More() {
-		tok, err := dec.Token()
+	for {
+		w.skipSpace()
+		switch w.data[w.pos] {
+		case '}':
+			w.pos++
+			return writeObject(dst, members)
+		case ',':
+			w.pos++
+			w.skipSpace()
+		}
+		name := w.str()
+		w.skipSpace()
+		w.pos++ // :
+		v, err := w.value(nil, depth)
 		if err != nil {
 			return dst, err
 		}
-		name, _ := tok.(string)
-		v, err := value(nil, dec, depth)
-		if err != nil {
-			return dst, err
-		}
-		members = append(members, member{name: name, key: utf16.Encode([]rune(name)), value: v})
+		members = append(members, member{name: name, value: v})
 	}
-	if _, err := dec.Token(); err != nil { // '}'
-		return dst, err
-	}
-	slices.SortFunc(members, func(a, b member) int { return slices.Compare(a.key, b.key) })
+}
+
+func writeObject(dst []byte, members []member) ([]byte, error) {
+	slices.SortStableFunc(members, func(a, b member) int { return compareUTF16(a.name, b.name) })
 	dst = append(dst, '{')
 	for i, m := range members {
 		if i > 0 {
@@ -133,6 +188,24 @@ func object(dst []byte, dec *json.Decoder, depth int) ([]byte, error) {
 		dst = append(dst, m.value...)
 	}
 	return append(dst, '}'), nil
+}
+
+// compareUTF16 orders a and b by their UTF-16 code units, the order of
+// RFC 8785; for ASCII names, their bytes' order.
+func compareUTF16(a, b string) int {
+	if isASCII(a) && isASCII(b) {
+		return strings.Compare(a, b)
+	}
+	return slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(b)))
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // appendString writes s as RFC 8785 does. s is valid UTF-8: the decoder
