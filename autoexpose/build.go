@@ -67,6 +67,9 @@ func (b *builder) useRollout() {
 		Bodies:       b.bodies,
 		Logger:       b.log,
 	})
+	if err := b.contract.CheckStore(); err != nil {
+		b.errs = append(b.errs, err)
+	}
 	b.reserved = append(b.reserved, rollout.Reserved...)
 }
 

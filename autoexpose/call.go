@@ -73,6 +73,7 @@ func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, mc 
 	}
 	resp := c.dispatch(ctx, t, who, req, mc, in)
 	if resp == nil {
+		c.record(ctx, t, who, req, mc, "timeout")
 		return c.timedOut(t), nil
 	}
 	if res, err := mc.inputRequired(t.Name, c.states); res != nil || err != nil {
@@ -82,6 +83,7 @@ func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, mc 
 		return res, nil // the handler asked the client; it runs again with the answers
 	}
 	if err := mc.missingCapability(t.Name, resp.Status); err != nil {
+		c.record(ctx, t, who, req, mc, "error")
 		return nil, err
 	}
 	c.pageWarning(t, resp)
@@ -89,5 +91,34 @@ func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, mc 
 	if resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden {
 		withUnforwarded(res, c.unforwarded(headerOf(req)))
 	}
+	status := "ok"
+	if res.IsError {
+		status = "error"
+	}
+	c.record(ctx, t, who, req, mc, status)
 	return res, nil
+}
+
+// toolUseIDKey is the _meta key of Claude Code's own id for a tool call,
+// the call_id its trajectory names the call by.
+const toolUseIDKey = "claudecode/toolUseId"
+
+// record adds a call the route ran to its session's execution ledger (see
+// rollout.Contract.Record), once its result is known: the one place both
+// transports' calls pass. A failure to record is logged; the call's
+// result stands.
+func (c *calls) record(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, mc *mcpCall, status string) {
+	if c.contract == nil || !c.contract.Ledgered() {
+		return
+	}
+	call := rollout.Call{Tool: t.Name, Arguments: rollout.Canonical(req.Params.Arguments), Status: status}
+	if mc != nil && len(mc.rpcID) > 0 {
+		call.IDs = append(call.IDs, "rpc:"+string(mc.rpcID))
+	}
+	if id, ok := req.Params.Meta[toolUseIDKey].(string); ok && id != "" {
+		call.IDs = append(call.IDs, id)
+	}
+	if err := c.contract.Record(context.WithoutCancel(ctx), who.sid, call); err != nil {
+		c.log.Warn(err.Error(), "tool", t.Name, "sid", who.sid)
+	}
 }

@@ -53,6 +53,10 @@ type Door struct {
 	streamed atomic.Bool
 	// misroutes are the sessions whose misrouted requests were logged.
 	misroutes misroutes
+	// reverify answers GET /reverify_mode, ahead of the server's
+	// middlewares (no cookie, no session); nil while the rollout contract is
+	// off, or when the server serves the route itself.
+	reverify http.HandlerFunc
 }
 
 // ServeHTTP serves what the server serves: a server serves the Door
@@ -91,6 +95,10 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if unprefixed, ok := rollout.StripPrefix(r); ok {
 			r = unprefixed
 		}
+	}
+	if d.reverify != nil && r.URL.Path == rollout.ReverifyPath && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		d.reverify(w, r)
+		return
 	}
 	if d.calls != nil {
 		var ok bool

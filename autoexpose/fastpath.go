@@ -161,6 +161,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 		capabilities:  c.capabilities,
 		stateless:     true,
 		traced:        traced,
+		rpcID:         c.id,
 	}
 	res, err := f.d.calls.call(ctx, c.tool, req, mc)
 	var errType, message string

@@ -79,6 +79,12 @@ func install(r chi.Router, cfg *Config) (*Door, error) {
 			r.With(own...).Method(http.MethodPost, path, wrap(rt.Endpoint))
 		}
 		r.Handle(rollout.PrefixRoute, unservedPrefix(r, cfg.logger()))
+		if !servesGet(r, rollout.ReverifyPath) {
+			// On the router too, for a server that serves it rather than
+			// the Door; the Door answers ahead of the router's middlewares.
+			d.reverify = c.ReverifyMode
+			r.Get(rollout.ReverifyPath, c.ReverifyMode)
+		}
 	}
 	r.Handle(d.path, d.handler)
 	r.Handle(d.path+"/", d.handler)

@@ -17,6 +17,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/store"
+	"github.com/mcpdoor/mcpdoor/session"
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
@@ -341,4 +343,29 @@ func TestRefusalFixesApart(t *testing.T) {
 	if !slices.Equal(door.names, tools) {
 		t.Errorf("with mcp.rest, the tools are %q", door.names)
 	}
+}
+
+// storeWithoutLists is a session.Store of another module that keeps no
+// lists: it has only the four methods session.Store names.
+type storeWithoutLists struct{ session.Store }
+
+// TestInstallStoreWithoutLists: a rollout server whose store keeps no
+// lists cannot keep the execution ledger its /verify checks claims
+// against, and Install says so, naming the way out; with claims off it
+// installs.
+func TestInstallStoreWithoutLists(t *testing.T) {
+	secret := []string{"a secret of at least thirty-two bytes, for the ledger"}
+	cfg := enabled(MCPConfig{SessionSecret: secret})
+	cfg.Store = storeWithoutLists{store.NewMemory(0, nil)}
+	_, err := Install(rolloutRouter(func(chi.Router) {}), cfg)
+	want := "mcpdoor: mcp.rollout.claims: the session store (Config.Store) keeps no lists, which the execution ledger needs: give the store the Append and List methods session.Store names, or set mcp.rollout.claims: off"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Install with a store without lists: %v, want an error containing %q", err, want)
+	}
+	cfg.MCP.Rollout.Claims = "off"
+	door, err := Install(rolloutRouter(func(chi.Router) {}), cfg)
+	if err != nil {
+		t.Fatalf("Install with claims off: %v", err)
+	}
+	door.Close()
 }

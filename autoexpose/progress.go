@@ -36,6 +36,9 @@ type mcpCall struct {
 	// traced is the context of the call's span, when the call's context
 	// does not carry it (the fast path's, see dispatch); nil when it does.
 	traced context.Context
+	// rpcID is the call's JSON-RPC id as sent, where the transport gives
+	// it (the fast path's); nil where it does not.
+	rpcID []byte
 }
 
 // A notifier sends a tool call's notifications to the client that made it,

@@ -39,6 +39,23 @@ type Rollout struct {
 	// size in memory, and the handler reads the normalized copy as a
 	// stream from it.
 	MaxVerifyBytes int64 `yaml:"max_verify_bytes"`
+	// ReverifyMode is what GET /reverify_mode answers gym eval reverify:
+	// "stateless" (the verifier is a pure function of the /verify body and
+	// the config), "unsupported" (it reads state seeded at /seed_session)
+	// or "unknown". Default "unknown", NeMo Gym's: mcpdoor cannot see into
+	// the verifier, so only the server may declare it stateless.
+	ReverifyMode string `yaml:"reverify_mode"`
+	// Claims is what /verify does with a claimed call of one of the
+	// server's tools that the session's ledger (or, with no live session,
+	// a receipt) does not bear out — never executed, executed with other
+	// arguments, or claimed twice: "refuse" answers 422 and the verifier
+	// does not run; "mark" names it as emitted and lists it under the body's
+	// mcp_tool_call_rejections; "off" checks nothing and keeps no ledger.
+	// Default "refuse" (docs/rollout.md).
+	Claims string `yaml:"claims"`
+	// MaxLedger bounds a session's ledger, the record of each tool call it
+	// ran: the newest are kept. Default 4096.
+	MaxLedger int `yaml:"max_ledger"`
 
 	// AllowedTools decides a rollout's allow-list from the raw JSON body
 	// posted to /seed_session: the tools its token may list and call. nil
@@ -57,6 +74,9 @@ func (r *Rollout) contract() rollout.Config {
 		TokenTTL:       r.TokenTTL,
 		MaxSeedBytes:   r.MaxSeedBytes,
 		MaxVerifyBytes: r.MaxVerifyBytes,
+		ReverifyMode:   r.ReverifyMode,
+		Claims:         r.Claims,
+		MaxLedger:      r.MaxLedger,
 		AllowedTools:   r.AllowedTools,
 	}
 }

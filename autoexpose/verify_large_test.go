@@ -55,7 +55,8 @@ func TestVerifyOverOldLimit(t *testing.T) {
 		io.WriteString(w, `{"reward":1.0,"response":{"output":[{"type":"function_call","call_id":"call_0","name":"weather"}]}}`)
 	})
 	door, err := Install(r, Config{Name: "fixture", ExposeToolsOverMCP: true, Logger: slog.New(slog.DiscardHandler),
-		MCP: MCPConfig{SessionSecret: []string{"a secret of at least thirty-two bytes"}}})
+		// Claims off: the trajectory's calls were never made.
+		MCP: MCPConfig{SessionSecret: []string{"a secret of at least thirty-two bytes"}, Rollout: Rollout{Claims: "off"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -174,9 +174,29 @@ func (b *builder) wrapDoor(h http.Handler, cfg *Config, tools []toolSpec, routes
 	mux.endpoint, mux.ready = d.handler, http.HandlerFunc(d.ready)
 	if c := d.calls.contract; c != nil {
 		mux.seed, mux.verify = d.seed(c)(h), d.verify(c)(h)
+		if !servesGet(h, rollout.ReverifyPath) {
+			d.reverify = c.ReverifyMode
+		}
 	}
 	d.extend(cfg)
 	return d, nil
+}
+
+// servesGet reports whether h, a chi router or an http.ServeMux, serves
+// GET path itself; another handler is taken not to.
+func servesGet(h http.Handler, path string) bool {
+	if r, ok := h.(chi.Routes); ok {
+		return r.Find(chi.NewRouteContext(), http.MethodGet, path) == path
+	}
+	if mux, ok := h.(*http.ServeMux); ok {
+		_, pattern := mux.Handler(&http.Request{Method: http.MethodGet, URL: &url.URL{Path: path}, Host: "localhost"})
+		_, p, _ := strings.Cut(pattern, " ")
+		if p == "" {
+			p = pattern
+		}
+		return p == path
+	}
+	return false
 }
 
 // wrappedServes reports whether h, a router or a wrapped handler, serves

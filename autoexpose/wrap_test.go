@@ -55,6 +55,7 @@ func TestWrap(t *testing.T) {
 	})
 
 	cfg := enabled(MCPConfig{SessionSecret: []string{"a wrap test secret of at least 32 bytes"}})
+	cfg.MCP.Rollout.Claims = "off" // its /verify posts a call no session made
 	cfg.CatchAll = map[string]Declaration{"get_weather": {Description: "Weather.", Input: SchemaFor[weatherIn]()}}
 	door, err := Wrap(mux, cfg)
 	if err != nil {

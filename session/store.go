@@ -37,6 +37,24 @@ import (
 // atomic: a concurrent reader sees a write whole or not at all. A store
 // holds no session it was not asked to create, and every session it
 // holds has an end.
+//
+// A store also keeps lists in its sessions, the execution ledger a rollout
+// server's /verify checks claims against (mcp.rollout.claims), by having
+// two more methods:
+//
+//	// Append adds record (not empty) to the end of the list called list
+//	// in sid, and drops the list's oldest records past max (at least 1;
+//	// the list may grow by up to max/8 more between drops). It fails,
+//	// adding nothing, with ErrEnded when sid has ended or is absent.
+//	Append(ctx context.Context, sid, list string, record []byte, max int) error
+//	// List returns the records of the list called list in sid, oldest
+//	// first: none when sid is absent or has no such list. It fails with
+//	// ErrEnded when sid has ended.
+//	List(ctx context.Context, sid, list string) ([][]byte, error)
+//
+// A list goes with its session. The memory store and session/redisstore
+// keep lists; Install refuses a rollout server whose store keeps none
+// unless mcp.rollout.claims is off.
 type Store interface {
 	// Open reads sid: held reports whether it was live, and values are
 	// the values of those of keys it has (nil when none). With create, an

@@ -259,6 +259,15 @@ mcp:
 	return cfg
 }
 
+// uncheckedConfig is fixtureConfig with mcp.rollout.claims off, for the
+// tests that post /verify trajectories of calls no session made, to test
+// what /verify does to names and bodies.
+func uncheckedConfig(t testing.TB) autoexpose.Config {
+	cfg := fixtureConfig(t)
+	cfg.MCP.Rollout.Claims = "off"
+	return cfg
+}
+
 // newLogger logs to w, for tests that read the log.
 func newLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, nil))

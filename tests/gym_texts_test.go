@@ -41,7 +41,7 @@ func TestGymRefusalTexts(t *testing.T) {
 // then one of its tools — and leaves every other such name as it is; the
 // answer gets the emitted names back.
 func TestVerifySingleUnderscore(t *testing.T) {
-	h, door, _ := newFixture(t, fixtureConfig(t))
+	h, door, _ := newFixture(t, uncheckedConfig(t))
 	s := inProcess(t, h, door)
 	names := []string{
 		"mcp_fixture_weather",     // the server's name, then a tool: weather

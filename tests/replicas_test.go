@@ -594,7 +594,8 @@ func TestReplicasExamplesRedis(t *testing.T) {
 			if want := `{"cities":["Paris","Lima","Oslo","Kyoto"]}`; status != http.StatusOK || strings.TrimSpace(string(body)) != want {
 				t.Errorf("rollout %d: list_cities %d %s, want %s", n, status, body, want)
 			}
-			traj := `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__example_mcp_weather__get_weather","arguments":"{}"}]}}`
+			// A call the rollout made over MCP (mcp.rollout.claims checks it).
+			traj := `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__example_mcp_weather__get_weather","arguments":"{\"city\":\"Lima\"}"}]}}`
 			status, body, _ = g.post("/verify", traj)
 			var v struct{ Reward float64 }
 			json.Unmarshal(body, &v)

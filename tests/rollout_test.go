@@ -88,7 +88,10 @@ func TestSeedSession(t *testing.T) {
 		c := s.newClient()
 		r, meta := c.seedSession(`{"respond":{"scenario":"x","n":1.0}}`)
 		tok := meta.Headers[tokenHeader]
-		want := `{"scenario":"x","n":1.0,"mcp":{"server_name":"fixture","url_path":"/mcp","transport":"http","headers":{"X-NeMo-Gym-Session-Token":"` + tok + `"}}}`
+		// tool_names as NeMo Gym's RolloutMCPServer carries them: the tools
+		// the token may call.
+		want := `{"scenario":"x","n":1.0,"mcp":{"server_name":"fixture","url_path":"/mcp","transport":"http","headers":{"X-NeMo-Gym-Session-Token":"` + tok + `"},` +
+			`"tool_names":["array","bad_image","boom","history","image","map_body","nocontent","problem","raw_echo","sniffed_image","steps","teapot","text","weather"]}}`
 		if string(r.Body) != want {
 			t.Fatalf("body\n  %s\nwant\n  %s", r.Body, want)
 		}
@@ -320,11 +323,11 @@ func TestVerifyNormalization(t *testing.T) {
 		}
 	}
 	t.Run("verify", func(t *testing.T) {
-		h, door, _ := newFixture(t, fixtureConfig(t))
+		h, door, _ := newFixture(t, uncheckedConfig(t))
 		check(t, inProcess(t, h, door))
 	})
 	t.Run("re-registered verify", func(t *testing.T) {
-		cfg := fixtureConfig(t)
+		cfg := uncheckedConfig(t)
 		sessions, _ := cfg.UseSessions()
 		f := &fixture{sessions: sessions, state: make(map[string][]string)}
 		r := chi.NewRouter()

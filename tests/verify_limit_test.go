@@ -41,7 +41,7 @@ func longTrajectory(t *testing.T, size int) (body []byte, calls int) {
 // cap, and long rollouts pass 4 MiB — reaches the handler, names
 // normalized, and its answer comes back with the emitted names.
 func TestVerifyLongTrajectory(t *testing.T) {
-	h, door, _ := newFixture(t, fixtureConfig(t))
+	h, door, _ := newFixture(t, uncheckedConfig(t))
 	s := inProcess(t, h, door)
 	// Rewriting 10 MiB of JSON both ways takes seconds under the race
 	// detector on a busy machine; the default 30 s has run out there.
@@ -77,7 +77,7 @@ func TestVerifyLongTrajectory(t *testing.T) {
 // and the handler never sees it.
 func TestVerifyLimit(t *testing.T) {
 	t.Parallel() // a refused body costs the server net/http's half-second wait before it closes the connection
-	cfg := fixtureConfig(t)
+	cfg := uncheckedConfig(t)
 	cfg.MCP.Rollout.MaxVerifyBytes = 1 << 20
 	cfg.MCP.MaxBodyBytes = 64 << 10
 	h, door, _ := newFixture(t, cfg)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -160,17 +161,24 @@ func functionCalls(doc any) []map[string]any {
 // wantRewrite applies rewriteRequest's documented rules to a decoded body.
 func wantRewrite(doc any, server string) {
 	root, _ := doc.(map[string]any)
-	provenance, _ := root["mcp_tool_call_provenance"].(map[string]any)
+	provenance, authoritative := root["mcp_tool_call_provenance"].(map[string]any)
+	ids := make(map[string]int)
+	for _, item := range functionCalls(doc) {
+		if id, ok := item["call_id"].(string); ok {
+			ids[id]++
+		}
+	}
 	for _, item := range functionCalls(doc) {
 		name := item["name"].(string)
 		id, hasID := item["call_id"].(string)
+		if !authoritative {
+			item["name"] = Normalize(name, server)
+			continue
+		}
 		entry, covered := provenance[id].(map[string]any)
 		owner, _ := entry["server_name"].(string)
 		tool, _ := entry["tool_name"].(string)
-		switch {
-		case !hasID || !covered || owner == "" || tool == "":
-			item["name"] = Normalize(name, server)
-		case server == "" || owner == server:
+		if hasID && covered && ids[id] == 1 && strings.TrimSpace(owner) != "" && strings.TrimSpace(tool) != "" && (server == "" || owner == server) {
 			item["name"] = tool
 		}
 	}

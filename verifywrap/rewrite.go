@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/mcpdoor/mcpdoor/internal/exposed"
 )
 
 // ErrInvalidJSON is wrapped by the errors rewriteRequest and restoreResponse
@@ -47,20 +50,76 @@ func rewriteRequest(body []byte, server string) (out []byte, emitted emittedName
 
 // rewriteEdits returns the edits rewriteRequest makes to body, and the
 // emitted names they replace; none, and a nil emittedNames, when it changes
-// nothing. exposed, when not nil, reports the server's tools, and lets
-// the single-underscore form through (see singleUnderscore).
-func rewriteEdits(body []byte, server string, exposed func(string) bool) ([]edit, emittedNames, error) {
+// nothing. door, when not nil, is what the door in front knows: its tools,
+// whose every agent's name form it reads (exposed.Tools.Resolve), and the
+// check of the claims (see checkClaims).
+func rewriteEdits(body []byte, server string, door *exposed.Door) ([]edit, emittedNames, error) {
+	p, err := plan(body, server, door)
+	return p.edits, p.emitted, err
+}
+
+// A rewrite is what Wrap does to one /verify request, and to its answer.
+type rewrite struct {
+	edits    []edit       // to the request body, sorted
+	emitted  emittedNames // the names the edits replace, to restore in the answer
+	receipts map[string]string
+	refuse   error // the trajectory is refused: the verifier does not run
+}
+
+// plan returns the rewrite of body, for server and door (nil: no door).
+func plan(body []byte, server string, door *exposed.Door) (rewrite, error) {
 	if !json.Valid(body) {
-		return nil, nil, fmt.Errorf("mcpdoor: request body: %w", ErrInvalidJSON)
+		return rewrite{}, fmt.Errorf("mcpdoor: request body: %w", ErrInvalidJSON)
 	}
 	doc := scan(body)
-	origins := parseProvenance(body[doc.provenance.start:doc.provenance.end])
-	var edits []edit
+	origins, authoritative := parseProvenance(body[doc.provenance.start:doc.provenance.end])
+	var tools *exposed.Tools
+	if door != nil {
+		tools = door.Tools
+	}
+	ids := make(map[string]int, len(doc.calls))
+	for _, c := range doc.calls {
+		if c.hasID {
+			ids[c.id]++
+		}
+	}
+	targets := make([]string, len(doc.calls))
+	var claims []exposed.Claim
+	var claimed []int // by claim: its index in doc.calls
+	for i, c := range doc.calls {
+		name, claim := c.target(origins, authoritative, ids[c.id] > 1, server, tools)
+		targets[i] = name
+		if claim && door != nil && door.Check != nil {
+			args, _ := stringAt(body, c.args)
+			claims = append(claims, exposed.Claim{ID: c.id, Emitted: c.name, Tool: name, Arguments: args, Duplicate: c.hasID && ids[c.id] > 1})
+			claimed = append(claimed, i)
+		}
+	}
+	var out rewrite
+	var rejections []byte
+	if len(claims) > 0 {
+		v := door.Check(claims, parseReceipts(body, doc.receipts))
+		if v.Refuse != nil {
+			return rewrite{refuse: v.Refuse}, nil
+		}
+		out.receipts = v.Receipts
+		for i, why := range v.Rejected {
+			// A failed claim reaches the verifier as it was emitted.
+			targets[claimed[i]] = doc.calls[claimed[i]].name
+			if rejections == nil {
+				rejections = make([]byte, 0, 64)
+			}
+			rejections = append(rejections, ',')
+			rejections = append(rejections, quote(claims[i].ID)...)
+			rejections = append(rejections, ':')
+			rejections = append(rejections, quote(why)...)
+		}
+	}
 	var renamed []bool // by index in doc.calls
 	// A trajectory names few tools: each name's literal is made once.
 	lits := make(map[string][]byte)
 	for i, c := range doc.calls {
-		name := c.target(origins, server, exposed)
+		name := targets[i]
 		if name == c.name {
 			continue
 		}
@@ -69,26 +128,41 @@ func rewriteEdits(body []byte, server string, exposed func(string) bool) ([]edit
 			lit = quote(name)
 			lits[name] = lit
 		}
-		if edits == nil {
-			edits = make([]edit, 0, len(doc.calls)-i)
+		if out.edits == nil {
+			out.edits = make([]edit, 0, len(doc.calls)-i+1)
 			renamed = make([]bool, len(doc.calls))
 		}
-		edits = append(edits, edit{c.at, lit})
+		out.edits = append(out.edits, edit{c.at, lit})
 		renamed[i] = true
 	}
-	if len(edits) == 0 {
-		return nil, nil, nil
+	if rejections != nil {
+		// The last member of the root object, so that it is the one a
+		// decoder keeps over any the client sent.
+		rejections[0] = '{'
+		member := append([]byte(nil), ',')
+		if !doc.rootMembers {
+			member = member[:0]
+		}
+		member = append(member, quote(exposed.RejectionsKey)...)
+		member = append(member, ':')
+		member = append(member, rejections...)
+		member = append(member, '}')
+		at := doc.root.end - 1
+		out.edits = append(out.edits, edit{span{at, at}, member})
+	}
+	if renamed == nil {
+		return out, nil
 	}
 	// Every item of a call_id renamed is recorded, renamed or not.
-	emitted := make(emittedNames, len(edits))
+	out.emitted = make(emittedNames, len(out.edits))
 	for i, c := range doc.calls {
 		if renamed[i] {
-			emitted[c.id] = nil
+			out.emitted[c.id] = nil
 		}
 	}
 	emittedLits := make(map[string]string)
 	for _, c := range doc.calls {
-		names, renamed := emitted[c.id]
+		names, renamed := out.emitted[c.id]
 		if !renamed {
 			continue
 		}
@@ -98,9 +172,9 @@ func rewriteEdits(body []byte, server string, exposed func(string) bool) ([]edit
 			lit = string(raw)
 			emittedLits[lit] = lit
 		}
-		emitted[c.id] = append(names, lit)
+		out.emitted[c.id] = append(names, lit)
 	}
-	return edits, emitted, nil
+	return out, nil
 }
 
 // restoreResponse puts the emitted names back into the response.output
@@ -149,69 +223,131 @@ func restoreEdits(body []byte, emitted emittedNames) ([]edit, error) {
 	return edits, nil
 }
 
+// withReceipts returns edits, the edits to the answer body, with those
+// that set its response object's exposed.ReceiptsKey member to receipts
+// (by call_id): the member's value replaced, or the member added last. An
+// answer without a response object gets none; the edits come back sorted.
+func withReceipts(body []byte, edits []edit, receipts map[string]string) []edit {
+	if len(receipts) == 0 {
+		return edits
+	}
+	doc := scan(body)
+	if doc.response.end == 0 || body[doc.response.start] != '{' {
+		return edits
+	}
+	ids := make([]string, 0, len(receipts))
+	for id := range receipts {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var obj []byte
+	for i, id := range ids {
+		obj = append(obj, ',')
+		if i == 0 {
+			obj[0] = '{'
+		}
+		obj = append(obj, quote(id)...)
+		obj = append(obj, ':')
+		obj = append(obj, quote(receipts[id])...)
+	}
+	obj = append(obj, '}')
+	if doc.receipts.end != 0 {
+		edits = append(edits, edit{doc.receipts, obj})
+	} else {
+		var member []byte
+		if doc.responseMembers {
+			member = append(member, ',')
+		}
+		member = append(member, quote(exposed.ReceiptsKey)...)
+		member = append(member, ':')
+		member = append(member, obj...)
+		at := doc.response.end - 1
+		edits = append(edits, edit{span{at, at}, member})
+	}
+	slices.SortFunc(edits, func(a, b edit) int { return a.at.start - b.at.start })
+	return edits
+}
+
 // call is a function_call item of response.output that has a string name.
 type call struct {
 	id    string // the call_id, or "" when the item has no string call_id
 	hasID bool
 	name  string // the decoded name
 	at    span   // the name's string literal
+	args  span   // the arguments' value
 }
 
-// target returns the name the verifier should see for c.
-func (c call) target(origins map[string]origin, server string, exposed func(string) bool) string {
-	if o, ok := origins[c.id]; ok && c.hasID {
-		if server == "" || o.server == server {
-			return o.tool
+// target returns the name the verifier should see for c, and whether c
+// claims a call of one of the server's tools.
+//
+// A mcp_tool_call_provenance sidecar that is present, even {}, is
+// authoritative and complete, as in NeMo Gym: a call it lists for server
+// takes the entry's tool_name, and any other call keeps its name, never
+// guessed from the string. A call_id that two items share (dup) identifies
+// no one call: under a sidecar, neither is renamed. A call outside the
+// sidecar named as one of the door's tools keeps its name, but claims that
+// tool. Without a sidecar, the
+// name is read: with the door's tools, in every agent's form
+// (exposed.Tools.Resolve); without them, by Normalize.
+func (c call) target(origins map[string]origin, authoritative, dup bool, server string, tools *exposed.Tools) (string, bool) {
+	if authoritative {
+		o, ok := origins[c.id]
+		if !ok || !c.hasID || (server != "" && o.server != server) {
+			// Outside the sidecar, a call is no MCP call of the server's;
+			// one named as one of its tools is still a claim of it, for
+			// the checks to bear out.
+			return c.name, (!ok || !c.hasID) && tools.Has(c.name)
 		}
-		return c.name
+		if dup {
+			return c.name, true
+		}
+		return o.tool, true
 	}
-	if name := Normalize(c.name, server); name != c.name || exposed == nil {
-		return name
+	if tools != nil {
+		return tools.Resolve(c.name, server)
 	}
-	return singleUnderscore(c.name, server, exposed)
-}
-
-// singleUnderscore returns the tool that name, in the mcp_<server>_<tool>
-// form some agents emit, names: only where that is unambiguous, for a
-// server of known name, when <tool> is one of its tools and name itself is
-// not. Any other name comes back as it is. NeMo Gym does not normalize
-// this form; its agents do not emit it.
-func singleUnderscore(name, server string, exposed func(string) bool) string {
-	if server == "" || exposed(name) {
-		return name
-	}
-	if tool, ok := strings.CutPrefix(name, "mcp_"+server+"_"); ok && tool != "" && exposed(tool) {
-		return tool
-	}
-	return name
+	name := Normalize(c.name, server)
+	return name, name != c.name
 }
 
 // document is what rewriteRequest and restoreResponse need to know of a body.
 type document struct {
-	calls      []call // in document order
-	provenance span   // the top-level mcp_tool_call_provenance value
+	calls       []call // in document order
+	provenance  span   // the top-level mcp_tool_call_provenance value
+	root        span
+	rootMembers bool // the root is an object with members
+	response    span // the top-level response value
+	receipts    span // response's exposed.ReceiptsKey value
+	// responseMembers: the response is an object with members.
+	responseMembers bool
 }
 
 // scan finds the function_call items of body's response.output, which must
 // be valid JSON.
 func scan(body []byte) document {
 	var doc document
-	var response, output span
-	members(body, rootOf(body), func(key []byte, v span) {
+	var output span
+	doc.root = rootOf(body)
+	members(body, doc.root, func(key []byte, v span) {
+		doc.rootMembers = true
 		switch string(key) {
 		case "response":
-			response = v
+			doc.response = v
 		case "mcp_tool_call_provenance":
 			doc.provenance = v
 		}
 	})
-	members(body, response, func(key []byte, v span) {
-		if string(key) == "output" {
+	members(body, doc.response, func(key []byte, v span) {
+		doc.responseMembers = true
+		switch string(key) {
+		case "output":
 			output = v
+		case exposed.ReceiptsKey:
+			doc.receipts = v
 		}
 	})
 	elements(body, output, func(item span) {
-		var typeAt, nameAt, idAt span
+		var typeAt, nameAt, idAt, argsAt span
 		members(body, item, func(key []byte, v span) {
 			switch string(key) {
 			case "type":
@@ -220,6 +356,8 @@ func scan(body []byte) document {
 				nameAt = v
 			case "call_id":
 				idAt = v
+			case "arguments":
+				argsAt = v
 			}
 		})
 		// The type is compared in place: most items are not calls.
@@ -236,7 +374,7 @@ func scan(body []byte) document {
 			// long trajectory's calls then cost twice their size, not five times.
 			doc.calls = append(make([]call, 0, max(16, 2*cap(doc.calls))), doc.calls...)
 		}
-		doc.calls = append(doc.calls, call{id: id, hasID: hasID, name: name, at: nameAt})
+		doc.calls = append(doc.calls, call{id: id, hasID: hasID, name: name, at: nameAt, args: argsAt})
 	})
 	return doc
 }
@@ -246,12 +384,14 @@ func scan(body []byte) document {
 type origin struct{ server, tool string }
 
 // parseProvenance returns the valid entries of an mcp_tool_call_provenance
-// value, keyed by call_id. A value that is missing or not an object yields
-// none; malformed entries are skipped so their items fall back to Normalize.
-func parseProvenance(value []byte) map[string]origin {
+// value, keyed by call_id, and whether the value is an object, which makes
+// it authoritative (see call.target). A value that is missing, null or not
+// an object yields none, and is not; a malformed entry is skipped, and its
+// call is then no call of the server's.
+func parseProvenance(value []byte) (map[string]origin, bool) {
 	var entries map[string]json.RawMessage
-	if len(value) == 0 || json.Unmarshal(value, &entries) != nil {
-		return nil
+	if len(value) == 0 || json.Unmarshal(value, &entries) != nil || entries == nil {
+		return nil, false
 	}
 	origins := make(map[string]origin, len(entries))
 	for id, entry := range entries {
@@ -264,11 +404,26 @@ func parseProvenance(value []byte) map[string]origin {
 		// is all json.Unmarshal's error would tell.
 		_ = json.Unmarshal(fields["server_name"], &o.server)
 		_ = json.Unmarshal(fields["tool_name"], &o.tool)
-		if o.server != "" && o.tool != "" {
+		if strings.TrimSpace(o.server) != "" && strings.TrimSpace(o.tool) != "" {
 			origins[id] = o
 		}
 	}
-	return origins
+	return origins, true
+}
+
+// parseReceipts returns the receipts of the response's exposed.ReceiptsKey
+// object at v: its string members, by call_id.
+func parseReceipts(body []byte, v span) map[string]string {
+	var receipts map[string]string
+	members(body, v, func(key []byte, r span) {
+		if s, ok := stringAt(body, r); ok {
+			if receipts == nil {
+				receipts = make(map[string]string)
+			}
+			receipts[string(key)] = s
+		}
+	})
+	return receipts
 }
 
 // edit replaces the bytes at a span with lit.

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpdoor/mcpdoor/internal/exposed"
 )
 
 // sameBytes reports whether a and b are the same slice, not just equal.
@@ -57,10 +59,12 @@ func TestRewriteRequest(t *testing.T) {
 			in:   `{"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__x"}]},"mcp_tool_call_provenance":{"c1":{"server_name":"maps","tool_name":"x"}}}`,
 		},
 		{
-			name:    "malformed provenance entries fall back to the string rule",
-			in:      `{"mcp_tool_call_provenance":{"c1":"weather","c2":{"server_name":7,"tool_name":"x"},"c3":{"server_name":"weather"},"c4":{"server_name":"weather","tool_name":""}},"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__a"},{"type":"function_call","call_id":"c2","name":"mcp__weather__b"},{"type":"function_call","call_id":"c3","name":"mcp__weather__c"},{"type":"function_call","call_id":"c4","name":"mcp__weather__d"}]}}`,
-			want:    `{"mcp_tool_call_provenance":{"c1":"weather","c2":{"server_name":7,"tool_name":"x"},"c3":{"server_name":"weather"},"c4":{"server_name":"weather","tool_name":""}},"response":{"output":[{"type":"function_call","call_id":"c1","name":"a"},{"type":"function_call","call_id":"c2","name":"b"},{"type":"function_call","call_id":"c3","name":"c"},{"type":"function_call","call_id":"c4","name":"d"}]}}`,
-			emitted: emittedNames{"c1": {`"mcp__weather__a"`}, "c2": {`"mcp__weather__b"`}, "c3": {`"mcp__weather__c"`}, "c4": {`"mcp__weather__d"`}},
+			// A sidecar that is there is authoritative and complete, as in
+			// NeMo Gym: a malformed entry names no call of the server's, and
+			// no name is guessed from its string.
+			name: "malformed provenance entries rename nothing",
+			in:   `{"mcp_tool_call_provenance":{"c1":"weather","c2":{"server_name":7,"tool_name":"x"},"c3":{"server_name":"weather"},"c4":{"server_name":"weather","tool_name":""}},"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__a"},{"type":"function_call","call_id":"c2","name":"mcp__weather__b"},{"type":"function_call","call_id":"c3","name":"mcp__weather__c"},{"type":"function_call","call_id":"c4","name":"mcp__weather__d"}]}}`,
+			want: "", // unchanged
 		},
 		{
 			name:    "provenance that is not an object is ignored",
@@ -69,10 +73,27 @@ func TestRewriteRequest(t *testing.T) {
 			emitted: emittedNames{"c1": {`"mcp__weather__a"`}},
 		},
 		{
-			name:    "provenance does not cover items without call_id",
-			in:      `{"mcp_tool_call_provenance":{"":{"server_name":"weather","tool_name":"z"}},"response":{"output":[{"type":"function_call","name":"mcp__weather__a"}]}}`,
-			want:    `{"mcp_tool_call_provenance":{"":{"server_name":"weather","tool_name":"z"}},"response":{"output":[{"type":"function_call","name":"a"}]}}`,
-			emitted: emittedNames{"": {`"mcp__weather__a"`}},
+			name: "provenance does not cover items without call_id",
+			in:   `{"mcp_tool_call_provenance":{"":{"server_name":"weather","tool_name":"z"}},"response":{"output":[{"type":"function_call","name":"mcp__weather__a"}]}}`,
+			want: "", // unchanged
+		},
+		{
+			// Gym's #2673: an empty sidecar is authoritative too.
+			name: "an empty provenance keeps every name",
+			in:   `{"mcp_tool_call_provenance":{},"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__a"}]}}`,
+			want: "", // unchanged
+		},
+		{
+			// A call_id two items share identifies no one call: neither is renamed.
+			name: "a duplicate call_id under provenance fails closed",
+			in:   `{"mcp_tool_call_provenance":{"c1":{"server_name":"weather","tool_name":"a"}},"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__a"},{"type":"function_call","call_id":"c1","name":"mcp__weather__a"}]}}`,
+			want: "", // unchanged
+		},
+		{
+			name:    "null provenance is an older trajectory's",
+			in:      `{"mcp_tool_call_provenance":null,"response":{"output":[{"type":"function_call","call_id":"c1","name":"mcp__weather__a"}]}}`,
+			want:    `{"mcp_tool_call_provenance":null,"response":{"output":[{"type":"function_call","call_id":"c1","name":"a"}]}}`,
+			emitted: emittedNames{"c1": {`"mcp__weather__a"`}},
 		},
 		{
 			name:    "arguments untouched",
@@ -302,8 +323,7 @@ func TestRestoreResponseErrors(t *testing.T) {
 // mcp_<server>_<tool> becomes <tool> where that is unambiguous, and every
 // other name is kept.
 func TestSingleUnderscore(t *testing.T) {
-	tools := map[string]bool{"get_weather": true, "mcp_weather_raw": true, "raw": true}
-	exposed := func(name string) bool { return tools[name] }
+	tools := exposed.NewTools([]string{"get_weather", "mcp_weather_raw", "raw"})
 	for _, tc := range []struct{ server, name, want string }{
 		{"weather", "mcp_weather_get_weather", "get_weather"},
 		{"weather", "mcp__weather__get_weather", "get_weather"}, // the double form, as ever
@@ -316,10 +336,10 @@ func TestSingleUnderscore(t *testing.T) {
 		{"ex_mcp", "mcp_ex_mcp_get_weather", "get_weather"},
 	} {
 		c := call{name: tc.name}
-		if got := c.target(nil, tc.server, exposed); got != tc.want {
+		if got, _ := c.target(nil, false, false, tc.server, tools); got != tc.want {
 			t.Errorf("server %q, %q: %q, want %q", tc.server, tc.name, got, tc.want)
 		}
-		if got := c.target(nil, tc.server, nil); got != Normalize(tc.name, tc.server) {
+		if got, _ := c.target(nil, false, false, tc.server, nil); got != Normalize(tc.name, tc.server) {
 			t.Errorf("server %q, %q, no tools known: %q, want Normalize's %q", tc.server, tc.name, got, Normalize(tc.name, tc.server))
 		}
 	}

@@ -108,15 +108,20 @@ func Wrap(next http.Handler, server string, opts *Options) http.Handler {
 			return
 		}
 
-		edits, emitted, err := rewriteEdits(body, server, exposed.From(r.Context()))
+		rw, err := plan(body, server, exposed.From(r.Context()))
 		if err != nil {
 			fail(err)
 		}
+		if rw.refuse != nil {
+			fail(rw.refuse)
+			http.Error(w, rw.refuse.Error(), http.StatusUnprocessableEntity)
+			return
+		}
 		// The handler reads the normalized body as a stream from the one
 		// read, never a copy of it.
-		in := newSpliced(body, edits)
+		in := newSpliced(body, rw.edits)
 		r = withBody(r, in, in.Len())
-		if len(edits) == 0 {
+		if len(rw.edits) == 0 && len(rw.receipts) == 0 {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -128,10 +133,10 @@ func Wrap(next http.Handler, server string, opts *Options) http.Handler {
 		// An empty body (nothing written, 204, HEAD) has no names to restore
 		// and is not worth a log line.
 		if len(held) > 0 {
-			if back, err := restoreEdits(held, emitted); err != nil {
+			if back, err := restoreEdits(held, rw.emitted); err != nil {
 				fail(err)
 			} else {
-				out = newSpliced(held, back)
+				out = newSpliced(held, withReceipts(held, back, rw.receipts))
 			}
 		}
 		if h := w.Header(); out.Len() != len(held) && h.Get("Content-Length") != "" {

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
+	"github.com/mcpdoor/mcpdoor/internal/exposed"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/token"
 )
@@ -62,7 +64,12 @@ type Contract struct {
 	maxVerify    int64
 	bodies       *bodies.Policy
 	log          *slog.Logger
-	tools        func(name string) bool // the server's tools, once Expose has named them
+	tools        *exposed.Tools // the server's tools, once Expose has named them
+	names        []string       // their names, sorted
+	reverify     string         // what GET /reverify_mode answers
+	claims       string         // mcp.rollout.claims
+	maxLedger    int            // the records a session's ledger keeps
+	receiptKeys  [][]byte       // the receipts' MAC keys, the signing one first
 }
 
 // New returns the contract that cfg configures for the server p describes.
@@ -90,17 +97,33 @@ func New(cfg Config, p Params) *Contract {
 		maxVerify:    cfg.MaxVerifyBytes, // 0: verifywrap's default
 		bodies:       p.Bodies,
 		log:          p.Logger,
+		reverify:     cfg.reverifyMode(),
+		claims:       cfg.claims(),
+		maxLedger:    cfg.maxLedger(),
+		receiptKeys:  receiptKeys(p.Sessions.Keys()),
 	}
 }
 
 // Expose names the server's tools, for Verify: call it once, before the
 // contract serves a request.
 func (c *Contract) Expose(names []string) {
-	set := make(map[string]bool, len(names))
-	for _, n := range names {
-		set[n] = true
+	c.tools = exposed.NewTools(names)
+	c.names = slices.Sorted(slices.Values(names))
+}
+
+// toolNames returns the tools a token listing allowed may call (nil:
+// every tool), sorted; nil before Expose.
+func (c *Contract) toolNames(allowed []string) []string {
+	if allowed == nil {
+		return c.names
 	}
-	c.tools = func(name string) bool { return set[name] }
+	var names []string
+	for _, n := range c.names {
+		if slices.Contains(allowed, n) {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // TokenHeader returns the header that carries the session token.

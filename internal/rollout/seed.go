@@ -27,6 +27,10 @@ type Metadata struct {
 	URLPath    string            `json:"url_path"`
 	Transport  string            `json:"transport"`
 	Headers    map[string]string `json:"headers"`
+	// ToolNames are the tools the token may call, sorted, as NeMo Gym's
+	// RolloutMCPServer carries them: the Hermes agent checks that each
+	// registered, and builds its provenance sidecar from them.
+	ToolNames []string `json:"tool_names,omitempty"`
 }
 
 // Seed wraps a /seed_session handler. It runs the handler in the request's
@@ -105,6 +109,7 @@ func (c *Contract) Seed(next http.Handler) http.Handler {
 				URLPath:    mcpPath(c.path, FromContext(r.Context())),
 				Transport:  "http",
 				Headers:    map[string]string{c.header: tok},
+				ToolNames:  c.toolNames(tools),
 			})
 		}
 		c.setHeader(w.Header(), resp.sent)

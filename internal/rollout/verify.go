@@ -31,9 +31,7 @@ func (c *Contract) Verify(next http.Handler) http.Handler {
 			LimitName:    "mcp.rollout.max_verify_bytes",
 			Logf:         func(format string, args ...any) { log.Warn("mcpdoor: " + fmt.Sprintf(format, args...)) },
 		}
-		if c.tools != nil {
-			r = r.WithContext(exposed.With(r.Context(), c.tools))
-		}
+		r = r.WithContext(exposed.With(r.Context(), &exposed.Door{Tools: c.tools, Check: c.check(r)}))
 		if c.bodies != nil {
 			r = r.WithContext(bodies.WithPolicy(r.Context(), c.bodies))
 		}

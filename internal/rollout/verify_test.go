@@ -30,7 +30,8 @@ const trajectory = `{"response": {"output": [
 func TestVerify(t *testing.T) {
 	leakcheck.Check(t)
 	var logs bytes.Buffer
-	c, _ := newContract(t, rollout.Config{}, &logs)
+	// Claims off: the trajectory's calls were never made.
+	c, _ := newContract(t, rollout.Config{Claims: rollout.ClaimsOff}, &logs)
 	var seen atomic.Value
 	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)

@@ -52,6 +52,7 @@ type tomb struct {
 
 type memSession struct {
 	values  map[string][]byte
+	lists   map[string][][]byte // nil until the first Append
 	idle    time.Duration
 	expires time.Time
 }
@@ -231,6 +232,43 @@ func (m *Memory) End(_ context.Context, sid string, keep time.Duration) (bool, e
 		m.forgetEnded()
 	}
 	return st == Live, nil
+}
+
+func (m *Memory) Append(_ context.Context, sid, list string, record []byte, limit int) error {
+	m.mu.Lock()
+	defer m.unlock()
+	_, s := m.state(sid)
+	if s == nil {
+		return ErrEnded
+	}
+	if s.lists == nil {
+		s.lists = make(map[string][][]byte, 1)
+	}
+	l := append(s.lists[list], slices.Clone(record))
+	if over := len(l) - max(limit, 1); over > 0 {
+		clear(l[:over])
+		l = l[over:]
+	}
+	s.lists[list] = l
+	return nil
+}
+
+func (m *Memory) List(_ context.Context, sid, list string) ([][]byte, error) {
+	m.mu.Lock()
+	defer m.unlock()
+	st, s := m.state(sid)
+	switch {
+	case st == Ended:
+		return nil, ErrEnded
+	case s == nil:
+		return nil, nil
+	}
+	l := s.lists[list]
+	out := make([][]byte, len(l))
+	for i, r := range l {
+		out[i] = slices.Clone(r)
+	}
+	return out, nil
 }
 
 // forgetEnded forgets the ended sessions past the cap, oldest first, and

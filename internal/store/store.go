@@ -48,6 +48,24 @@ type Backend interface {
 	End(ctx context.Context, sid string, keep time.Duration) (ended bool, err error)
 }
 
+// Lists is what a backend that keeps lists in its sessions adds to
+// Backend: the execution ledger of a rollout's session is one. The memory
+// backend and session/redisstore keep them; a session.Store of another
+// module keeps them by having these two methods.
+type Lists interface {
+	// Append adds record (not empty) to the end of the list called list in
+	// sid, and drops the list's oldest records past max (at least 1); a
+	// backend may let a list grow by up to max/8 more between drops. A
+	// list is part of its session's state, apart from its values: it goes
+	// with the session. Append fails, adding nothing, with ErrEnded when
+	// sid has ended or is Absent: it never creates a session.
+	Append(ctx context.Context, sid, list string, record []byte, max int) error
+	// List returns the records of the list called list in sid, oldest
+	// first: none when sid is Absent or has no such list. It fails with
+	// ErrEnded when sid has ended.
+	List(ctx context.Context, sid, list string) ([][]byte, error)
+}
+
 var (
 	// ErrEnded is why a session's state cannot be written, or read: it
 	// has ended (End), or, for a write that may not create it, the store

@@ -21,6 +21,7 @@ package redisstore
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
@@ -66,7 +67,12 @@ const (
 	heldField    = "held" // "1": the hash is a held session
 	touchedField = "t"    // when its expiry was last pushed out, in Unix ms
 	valuePrefix  = "v:"
-	endedValue   = "ended" // an ended session's string key
+	// A list's records are fields "l:<list>:<seq>" (see seq), and its
+	// count the field "l:<list>:#": in the session's own hash, they go
+	// with it.
+	listPrefix = "l:"
+	countField = "#"
+	endedValue = "ended" // an ended session's string key
 )
 
 func (b *backend) key(sid string) string { return b.prefix + sid }
@@ -201,6 +207,71 @@ func (b *backend) End(ctx context.Context, sid string, keep time.Duration) (bool
 	return n == 1, err
 }
 
+// Append is one round trip of two commands: an HSET of the record beside
+// the held marker (both new: the session had gone, and the hash made by
+// mistake is taken back), and an HINCRBY of the list's count. Once the
+// count passes max by an eighth, trimScript drops the oldest down to max:
+// a list holds at most max + max/8 records.
+func (b *backend) Append(ctx context.Context, sid, list string, record []byte, max int) error {
+	key, prefix := b.key(sid), listPrefix+list+":"
+	max = maxOf(max, 1)
+	pipe := b.client.Pipeline()
+	set := pipe.HSet(ctx, key, heldField, "1", prefix+b.seq(), record)
+	count := pipe.HIncrBy(ctx, key, prefix+countField, 1)
+	_, err := pipe.Exec(ctx)
+	n, serr := set.Result()
+	switch {
+	case wrongType(serr):
+		return session.ErrEnded
+	case serr != nil:
+		return serr
+	case err != nil:
+		return err
+	case n == 2:
+		if err := unmadeScript.Run(ctx, b.client, []string{key}).Err(); err != nil {
+			return err
+		}
+		return session.ErrEnded
+	}
+	if c := count.Val(); c > int64(max+max/8) {
+		return trimScript.Run(ctx, b.client, []string{key}, prefix, max).Err()
+	}
+	return nil
+}
+
+func maxOf(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// seq names a record of a list: in the order records are appended (the
+// time, in ns, in 16 hex digits), then 8 random ones, so that replicas
+// appending at the same nanosecond name two records.
+func (b *backend) seq() string {
+	var r [4]byte
+	rand.Read(r[:])
+	return fmt.Sprintf("%016x%s", b.now().UnixNano(), hex.EncodeToString(r[:]))
+}
+
+func (b *backend) List(ctx context.Context, sid, list string) ([][]byte, error) {
+	res, err := listScript.Run(ctx, b.client, []string{b.key(sid)}, listPrefix+list+":").Slice()
+	if err != nil {
+		return nil, err
+	}
+	if n, ok := res[0].(int64); ok && n < 0 {
+		return nil, session.ErrEnded
+	}
+	var out [][]byte
+	for _, r := range res[1:] {
+		if s, ok := r.(string); ok {
+			out = append(out, []byte(s))
+		}
+	}
+	return out, nil
+}
+
 // The scripts: each runs atomically in Redis, its commands counted one
 // each beside the EVALSHA.
 var (
@@ -258,6 +329,43 @@ if cur[2] then have = redis.sha1hex(cur[2]) end
 if have ~= ARGV[2] then return {0, cur[2]} end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return {1}`)
+
+	// trimScript drops a list's oldest records down to max, and sets its
+	// count (ARGV: the list's field prefix, max).
+	trimScript = redis.NewScript(`
+local fields = redis.call('HKEYS', KEYS[1])
+local records = {}
+local count = ARGV[1] .. '#'
+for _, f in ipairs(fields) do
+  if f ~= count and string.sub(f, 1, #ARGV[1]) == ARGV[1] then records[#records + 1] = f end
+end
+table.sort(records)
+local drop = #records - tonumber(ARGV[2])
+for i = 1, drop do redis.call('HDEL', KEYS[1], records[i]) end
+redis.call('HSET', KEYS[1], count, math.min(#records, tonumber(ARGV[2])))
+return 1`)
+
+	// listScript reads a session's list, oldest first: {1, records...},
+	// {0} for a session not held, {-1} for an ended one (ARGV: the list's
+	// field prefix).
+	listScript = redis.NewScript(`
+local all = redis.pcall('HGETALL', KEYS[1])
+if all.err then return {-1} end
+local count = ARGV[1] .. '#'
+local names = {}
+local values = {}
+for i = 1, #all, 2 do
+  local f = all[i]
+  if f ~= count and string.sub(f, 1, #ARGV[1]) == ARGV[1] then
+    names[#names + 1] = f
+    values[f] = all[i + 1]
+  end
+end
+if #all == 0 then return {0} end
+table.sort(names)
+local out = {1}
+for _, f in ipairs(names) do out[#out + 1] = values[f] end
+return out`)
 
 	// endScript ends a session: its key becomes a string for keep ms (0:
 	// it is deleted). 1 it was held, 0 not: absent, or ended already

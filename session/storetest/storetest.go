@@ -49,12 +49,23 @@ func Run(t *testing.T, newStore func(t *testing.T) session.Store, wait func(t *t
 		{"EndForget", endForget},
 		{"EndKeepPasses", endKeepPasses},
 		{"Idle", idle},
+		{"AppendList", appendList},
+		{"ListEnds", listEnds},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStore(t)
 			tc.run(&check{T: t, s: s, wait: func(d time.Duration) { wait(t, s, d) }})
 		})
 	}
+}
+
+// Lists is what a store that keeps lists in its sessions (the execution
+// ledger of a rollout's session is one) adds to session.Store; the suite
+// checks a store's lists when it has them, and skips their subtests when
+// it has not.
+type lists interface {
+	Append(ctx context.Context, sid, list string, record []byte, max int) error
+	List(ctx context.Context, sid, list string) ([][]byte, error)
 }
 
 // A check is one subtest's store, and what it reads and writes with.
@@ -345,5 +356,119 @@ func idle(c *check) {
 	c.wait(3 * idleTTL / 2)
 	if _, held, _ := c.open("used"); held {
 		c.Errorf("the used session, idle for 1.5 times its idle TTL, is still held")
+	}
+}
+
+// lists returns the check's store's lists, or skips the subtest.
+func (c *check) lists() lists {
+	c.Helper()
+	l, ok := c.s.(lists)
+	if !ok {
+		c.Skip("the store keeps no lists (no Append and List methods)")
+	}
+	return l
+}
+
+// list reads the list called name in sid.
+func (c *check) list(l lists, sid, name string) []string {
+	c.Helper()
+	recs, err := l.List(bg, sid, name)
+	if err != nil {
+		c.Fatalf("List(%s, %s): %v", sid, name, err)
+	}
+	var out []string
+	for _, r := range recs {
+		out = append(out, string(r))
+	}
+	return out
+}
+
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// appendList: a list keeps its newest records in order, apart from the
+// session's values and other lists; Append never creates a session.
+func appendList(c *check) {
+	l := c.lists()
+	if err := l.Append(bg, "s1", "ledger", []byte("r0"), 3); !errors.Is(err, session.ErrEnded) {
+		c.Fatalf("Append to an absent session: %v, want ErrEnded", err)
+	}
+	if _, held, _ := c.open("s1"); held {
+		c.Fatalf("Append created the session")
+	}
+	if got := c.list(l, "s1", "ledger"); got != nil {
+		c.Fatalf("List of an absent session: %q", got)
+	}
+	c.create("s1", long)
+	if got := c.list(l, "s1", "ledger"); got != nil {
+		c.Fatalf("List of no list: %q", got)
+	}
+	for i := 1; i <= 5; i++ {
+		if err := l.Append(bg, "s1", "ledger", []byte(fmt.Sprintf(`{"n":%d}`, i)), 3); err != nil {
+			c.Fatalf("Append: %v", err)
+		}
+	}
+	// With max 16, a list holds the newest 16 to 18 (max/8 more).
+	for i := 1; i <= 40; i++ {
+		if err := l.Append(bg, "s1", "long", []byte(strconv.Itoa(i)), 16); err != nil {
+			c.Fatalf("Append: %v", err)
+		}
+	}
+	if got := c.list(l, "s1", "long"); len(got) < 16 || len(got) > 18 || got[len(got)-1] != "40" || got[0] != strconv.Itoa(41-len(got)) {
+		c.Errorf("a list of max 16 after 40 appends: %q, want the newest 16 to 18 in order", got)
+	}
+	if err := l.Append(bg, "s1", "other", []byte("x"), 3); err != nil {
+		c.Fatalf("Append: %v", err)
+	}
+	c.put("s1", "ledger", "value")
+	if got, want := c.list(l, "s1", "ledger"), []string{`{"n":3}`, `{"n":4}`, `{"n":5}`}; !sameStrings(got, want) {
+		c.Errorf("List = %q, want the newest 3 %q", got, want)
+	}
+	if got := c.list(l, "s1", "other"); !sameStrings(got, []string{"x"}) {
+		c.Errorf("the other list = %q", got)
+	}
+	if values, _, _ := c.open("s1", "ledger"); string(values["ledger"]) != "value" || len(values) != 1 {
+		c.Errorf("Open's values beside the lists = %q", values)
+	}
+}
+
+// listEnds: a session's lists go when it ends.
+func listEnds(c *check) {
+	l := c.lists()
+	for _, keep := range []time.Duration{long, 0} {
+		sid := "s-" + strconv.FormatInt(int64(keep), 10)
+		c.create(sid, long)
+		if err := l.Append(bg, sid, "ledger", []byte("r"), 10); err != nil {
+			c.Fatalf("Append: %v", err)
+		}
+		if _, err := c.s.End(bg, sid, keep); err != nil {
+			c.Fatalf("End: %v", err)
+		}
+		_, err := l.List(bg, sid, "ledger")
+		switch {
+		case keep > 0 && !errors.Is(err, session.ErrEnded):
+			c.Errorf("List of an ended session: %v, want ErrEnded", err)
+		case keep == 0 && err != nil:
+			c.Errorf("List of a forgotten session: %v", err)
+		}
+		if err := l.Append(bg, sid, "ledger", []byte("r"), 10); !errors.Is(err, session.ErrEnded) {
+			c.Errorf("Append to an ended session: %v, want ErrEnded", err)
+		}
+		if keep == 0 {
+			// Made again, it has no list.
+			c.create(sid, long)
+			if got := c.list(l, sid, "ledger"); got != nil {
+				c.Errorf("a session made again has the old list: %q", got)
+			}
+		}
 	}
 }
