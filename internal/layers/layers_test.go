@@ -27,8 +27,8 @@ var layers = []struct {
 	pkgs []string
 }{
 	{"leaves: one concept each, no mcpdoor import", []string{
-		"internal/argcheck", "internal/bodies", "internal/cputime", "internal/exposed",
-		"internal/genfacts", "internal/header", "internal/keyring", "internal/openapi",
+		"internal/argcheck", "internal/bodies", "internal/canonical", "internal/cputime", "internal/exposed",
+		"internal/genfacts", "internal/header", "internal/httpwrite", "internal/keyring", "internal/openapi",
 		"internal/pattern", "internal/sessionkey", "internal/store", "internal/table",
 		"internal/typeschema",
 	}},
