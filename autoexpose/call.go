@@ -2,6 +2,7 @@ package autoexpose
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
+	"github.com/mcpdoor/mcpdoor/internal/store"
 )
 
 // calls holds what every tool call needs, whatever its tool.
@@ -103,12 +105,13 @@ func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, mc 
 // the call_id its trajectory names the call by.
 const toolUseIDKey = "claudecode/toolUseId"
 
-// record adds a call the route ran to its session's execution ledger (see
-// rollout.Contract.Record), once its result is known: the one place both
-// transports' calls pass. A failure to record is logged; the call's
-// result stands.
+// record adds a call the route ran to its rollout session's execution
+// ledger (see rollout.Contract.Record), once its result is known: the one
+// place both transports' calls pass. A tokenless call is no rollout's, and
+// is not recorded. A failure to record is logged (but for a session that
+// ended meanwhile); the call's result stands.
 func (c *calls) record(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, mc *mcpCall, status string) {
-	if c.contract == nil || !c.contract.Ledgered() {
+	if c.contract == nil || !c.contract.Ledgered() || !who.token {
 		return
 	}
 	call := rollout.Call{Tool: t.Name, Arguments: rollout.Canonical(req.Params.Arguments), Status: status}
@@ -118,7 +121,7 @@ func (c *calls) record(ctx context.Context, t *tool, who caller, req *mcp.CallTo
 	if id, ok := req.Params.Meta[toolUseIDKey].(string); ok && id != "" {
 		call.IDs = append(call.IDs, id)
 	}
-	if err := c.contract.Record(context.WithoutCancel(ctx), who.sid, call); err != nil {
+	if err := c.contract.Record(context.WithoutCancel(ctx), who.sid, call); err != nil && !errors.Is(err, store.ErrEnded) {
 		c.log.Warn(err.Error(), "tool", t.Name, "sid", who.sid)
 	}
 }

@@ -16,7 +16,11 @@ import (
 // Verify wraps a /verify handler: it sees this server's mcp__<name>__<tool>
 // names as the bare tool names, and its response echoes the emitted ones
 // (see package verifywrap), and, once Expose has named the server's tools,
-// mcp_<name>_<tool> as <tool> for one of them. A body over mcp.rollout.max_verify_bytes gets
+// every agent's form of their names (exposed.Tools.Resolve). Unless
+// mcp.rollout.claims is off, the trajectory's claimed calls are checked
+// first (see check): a trajectory that claims a call the session did not
+// make is refused (422) or marked, and the answer's response object gains
+// the receipts of the accepted ones. A body over mcp.rollout.max_verify_bytes gets
 // 413 naming that key. Its log lines name the request's rollout, when it
 // came under the /ng-rollout/ prefix.
 //
