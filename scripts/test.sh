@@ -168,8 +168,11 @@ fuzzpass() {
 }
 
 # 2. The tests, all modules in one go test: one build, scheduled by -p.
+# A package's binary may run go builds of its own on an empty cache
+# (internal/gen, autoexpose, cmd/mcpdoor): on a loaded machine that takes
+# longer than go test's default -timeout of 10 minutes.
 tests() {
-	step "go test -race" go test -race "${short[@]}" "${pkgs[@]}"
+	step "go test -race" go test -race -timeout=30m "${short[@]}" "${pkgs[@]}"
 }
 
 # 3. The checks.
