@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/mcpdoor/mcpdoor/internal/longtest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -120,9 +121,7 @@ func TestFenceProbe(t *testing.T) {
 // tool calls through the go-sdk, correctly, and says once at startup that
 // the fast path is off and why; the fast path serves nothing.
 func TestFenceOffPath(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a program against a replaced go-sdk (a build of its own, tens of seconds); run without -short")
-	}
+	longtest.Skip(t, "builds a program against a replaced go-sdk (a build of its own, tens of seconds)")
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("needs the go command to build a program: ", err)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpdoor/mcpdoor/internal/longtest"
 )
 
 // banned are the modules a user's build of the library must not compile,
@@ -101,10 +103,11 @@ func TestUserModuleGraph(t *testing.T) {
 	}
 }
 
-// goTool returns the go command, skipping the test without one, and the
-// library module's root.
+// goTool returns the go command, skipping the test without one or without
+// MCPDOOR_LONG=1, and the library module's root.
 func goTool(t *testing.T) (goCmd, root string) {
 	t.Helper()
+	longtest.Skip(t, "runs the go command")
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("needs the go command: ", err)

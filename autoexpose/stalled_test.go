@@ -306,15 +306,21 @@ func TestBodyBudget(t *testing.T) {
 func TestSlowBody(t *testing.T) {
 	srv := rolloutDoor(t, "  body_timeout: 1s\n")
 	const text = "mcpdoor: the request body did not come whole within 1s (mcp.body_timeout)"
+	var stalled []net.Conn
+	var paths, wants []string
 	for _, c := range []struct{ path, want string }{
 		{"/mcp", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"` + text + `"}}`},
 		{"/seed_session", text + "\n"},
 		{"/verify", text + "\n"},
 	} {
-		conn := srv.stall(c.path, 1<<20, rowPart(1000))
+		// The three stall at once: one body_timeout for all.
+		stalled = append(stalled, srv.stall(c.path, 1<<20, rowPart(1000)))
+		paths, wants = append(paths, c.path), append(wants, c.want)
+	}
+	for i, conn := range stalled {
 		status, body, err := readAnswer(conn, 30*time.Second)
-		if err != nil || status != http.StatusRequestTimeout || body != c.want {
-			t.Errorf("%s, a body that stalls: %d %q (%v); want 408 %q", c.path, status, body, err, c.want)
+		if err != nil || status != http.StatusRequestTimeout || body != wants[i] {
+			t.Errorf("%s, a body that stalls: %d %q (%v); want 408 %q", paths[i], status, body, err, wants[i])
 		}
 	}
 }

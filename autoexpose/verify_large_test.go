@@ -14,16 +14,18 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/mcpdoor/mcpdoor/internal/longtest"
 )
 
 // Normalizing 80 MiB under the race detector takes minutes: this test runs
-// without it (scripts/test.sh).
+// without it, and with MCPDOOR_LONG=1 (scripts/test.sh).
 
 // TestVerifyOverOldLimit: an 80 MiB trajectory — over the 64 MiB that was
 // mcp.rollout.max_verify_bytes's default — goes through a rollout server's
 // real /verify route: its verifier, which reads the body as a stream, sees
 // every name bare, and the client gets the emitted name back.
 func TestVerifyOverOldLimit(t *testing.T) {
+	longtest.Skip(t, "80 MiB through /verify")
 	r := chi.NewRouter()
 	r.Post("/weather", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{"weather":"sunny"}`) })
 	r.Post("/seed_session", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{}`) })

@@ -6,32 +6,36 @@
 #   1. installs the Node test dependencies (tests/node: the MCP TypeScript SDK,
 #      @ai-sdk/mcp, the MCP conformance suite and Node 22) when missing or out
 #      of date;
-#   2. go vet ./... and staticcheck ./..., in each module of go.work:
-#      the library (.), its end-to-end tests (tests/), the examples
-#      (examples/), the benchmark (bench/) and the Redis session store
-#      (session/redisstore/);
-#   3. go test -race ./...   in each, with MCPDOOR_REQUIRE_NODE=1, so the
-#      tests that drive the server with the Node client fail instead of
-#      skipping, and
-#      MCPDOOR_LONG=1, so the load tests (TestLoad, TestConcurrentRollouts)
-#      run at full size rather than the small size of a plain go test;
-#      then, without the race detector (under which allocation figures mean
-#      little), the allocation tests: go test -run TestCallAllocations, and
+#   then, over the packages of every module that go.work uses (the library,
+#   its end-to-end tests, the examples, the benchmark, and any module added
+#   there), two jobs side by side, each with its output kept until it ends:
+#   2. tests: go test -race, one go test over every module's packages, with
+#      MCPDOOR_REQUIRE_NODE=1, so the tests that drive the server with the
+#      Node client fail instead of skipping, and MCPDOOR_LONG=1, so the load
+#      tests (TestLoad, TestConcurrentRollouts) run at full size and the
+#      tests that run the go command or push tens of MiB run at all;
+#   3. checks: go vet, then staticcheck (the version tests/go.mod pins with
+#      its tool directive: go tool staticcheck), each in one invocation over
+#      every module; then, without the race detector (under which allocation
+#      figures mean little), the allocation tests TestCallAllocations,
 #      TestWrapMemory and TestVerifyOverOldLimit (80 MiB through /verify,
-#      minutes under the race detector);
-#   4. a short fuzz pass: every Fuzz target of every module, one at a time, for $FUZZTIME
-#      (default 20000x: a count of inputs, not a duration — a duration-based
-#      -fuzztime can fail with "context deadline exceeded" and no crasher,
-#      a race in Go's fuzz coordinator, go.dev/issue/75804, fixed in Go 1.27).
+#      minutes under the race detector); then a short fuzz pass: one
+#      instrumented test binary per package that has Fuzz targets, each
+#      target run from it, one at a time, for $FUZZTIME (default 20000x: a
+#      count of inputs, not a duration — a duration-based -fuzztime can fail
+#      with "context deadline exceeded" and no crasher, a race in Go's fuzz
+#      coordinator, go.dev/issue/75804, fixed in Go 1.27). A crasher is
+#      written to the package's testdata/fuzz, as go test -fuzz writes it.
+#   Any step that fails fails the script, which names it at the end.
 #
 #   --short     pass -short to go test (the load tests run small)
-#   --no-fuzz   skip step 4
+#   --no-fuzz   skip the fuzz pass
 #
 # Works from any directory. Needs go, and npm (for step 1).
 set -euo pipefail
 
 usage() {
-	sed -n '2,25s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	sed -n '2,33s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 short=()
@@ -53,6 +57,7 @@ for arg in "$@"; do
 done
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root="$PWD"
 
 run() {
 	echo "+ $*" >&2
@@ -89,47 +94,116 @@ run "$node_dir/node_modules/node/bin/node" --version
 
 export MCPDOOR_REQUIRE_NODE=1 MCPDOOR_LONG=1
 
-# The repository's modules, as go.work lists them: the library, its
-# end-to-end tests, the examples, the benchmark, the Redis session store.
-mapfile -t modules < <(go list -m -f '{{.Dir}}')
-((${#modules[@]} > 1)) || { echo "test.sh: go list -m lists no module of go.work" >&2; exit 1; }
-
-# 2, 3. Vet, lint and test, module by module.
-for m in "${modules[@]}"; do
-	run go -C "$m" vet ./...
-	run go -C "$m" run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
-done
-for m in "${modules[@]}"; do
-	run go -C "$m" test -race "${short[@]}" ./...
-done
-run go test "${short[@]}" -run '^TestCallAllocations$' ./autoexpose
-run go test "${short[@]}" -run '^(TestWrapMemory|TestVerifyOverOldLimit)$' ./verifywrap ./autoexpose
-
-# 4. Fuzz. `go test -list` prints each package's matching names, then an
-# "ok <package>" line.
-if ((fuzz)); then
-	targets=()
-	for m in "${modules[@]}"; do
-		echo "+ go -C $m test -list '^Fuzz' ./..." >&2
-		list="$(go -C "$m" test -list '^Fuzz' ./...)"
-		names=()
-		while IFS= read -r line; do
-			case "$line" in
-			Fuzz*) names+=("$line") ;;
-			ok*)
-				pkg="$(awk '{print $2}' <<<"$line")"
-				for name in "${names[@]}"; do
-					targets+=("$m $pkg $name")
-				done
-				names=()
-				;;
-			*) names=() ;;
-			esac
-		done <<<"$list"
-	done
-	echo "test.sh: ${#targets[@]} fuzz target(s)" >&2
-	for target in "${targets[@]}"; do
-		read -r m pkg name <<<"$target"
-		run go -C "$m" test -run='^$' -fuzz="^${name}\$" -fuzztime="${FUZZTIME:-20000x}" "$pkg"
-	done
+# The modules: the directories go.work uses, as go work edit -json prints
+# them ("DiskPath": "./tests"). Their packages, as patterns from the root.
+modules=()
+while IFS= read -r dir; do
+	modules+=("$dir")
+done < <(go work edit -json | sed -n 's/^[[:space:]]*"DiskPath": "\(.*\)",\{0,1\}$/\1/p')
+if ((${#modules[@]} == 0)); then
+	echo "test.sh: go work edit -json lists no module" >&2
+	exit 1
 fi
+pkgs=()
+for m in "${modules[@]}"; do
+	pkgs+=("${m%/}/...")
+done
+echo "test.sh: modules ${modules[*]}" >&2
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+# Each step appends its name to $tmp/failed when it fails; the script goes
+# on, so that one run shows every failure.
+step() {
+	local name="$1"
+	shift
+	echo "+ $*" >&2
+	local start=$SECONDS
+	if "$@"; then
+		echo "test.sh: $name: ok in $((SECONDS - start))s" >&2
+	else
+		echo "test.sh: $name: FAILED (exit $?) after $((SECONDS - start))s" >&2
+		echo "$name" >>"$tmp/failed"
+	fi
+}
+
+# fuzzpass builds one instrumented test binary per package with Fuzz
+# targets (go test -c -fuzz, from the package's module), lists its targets
+# with the binary itself, and runs each from the package's directory, where
+# its seed corpus (testdata/fuzz/<target>) is, with the corpus cache that go
+# test -fuzz uses ($GOCACHE/fuzz/<import path>).
+fuzzpass() {
+	local cache
+	cache="$(go env GOCACHE)/fuzz"
+	local list
+	list="$(go list -f '{{.ImportPath}}|{{.Dir}}|{{.Module.Dir}}|{{join .TestGoFiles " "}} {{join .XTestGoFiles " "}}' "${pkgs[@]}")"
+	local n=0 built=0
+	while IFS='|' read -r pkg dir moddir files; do
+		[[ -n "${files// /}" ]] || continue
+		(cd "$dir" && grep -qs '^func Fuzz' $files) || continue
+		local bin
+		bin="$tmp/fuzz/$(tr / _ <<<"$pkg").test"
+		local rel="./${dir#"$moddir"}"
+		rel="${rel/#.\/\//./}"
+		step "fuzz build $pkg" go -C "$moddir" test -c -fuzz=. -o "$bin" "$rel"
+		[[ -x "$bin" ]] || continue
+		built=$((built + 1))
+		local names
+		names="$(cd "$dir" && "$bin" -test.list '^Fuzz')" || {
+			echo "fuzz list $pkg" >>"$tmp/failed"
+			continue
+		}
+		local name
+		for name in $names; do
+			n=$((n + 1))
+			(cd "$dir" && step "fuzz $pkg $name" "$bin" -test.run='^$' -test.fuzz="^${name}\$" \
+				-test.fuzztime="${FUZZTIME:-20000x}" -test.fuzzcachedir="$cache/$pkg")
+		done
+	done <<<"$list"
+	echo "test.sh: fuzz: $n target(s) in $built package(s)" >&2
+	if ((n == 0)); then
+		echo "fuzz: no target found" >>"$tmp/failed"
+	fi
+}
+
+# 2. The tests, all modules in one go test: one build, scheduled by -p.
+# A package's binary may run go builds of its own on an empty cache
+# (internal/gen, autoexpose, cmd/mcpdoor): on a loaded machine that takes
+# longer than go test's default -timeout of 10 minutes.
+tests() {
+	step "go test -race" go test -race -timeout=30m "${short[@]}" "${pkgs[@]}"
+}
+
+# 3. The checks.
+checks() {
+	step "go vet" go vet "${pkgs[@]}"
+	step "staticcheck" go tool staticcheck "${pkgs[@]}"
+	step "allocation tests" go test "${short[@]}" -run '^(TestCallAllocations|TestWrapMemory|TestVerifyOverOldLimit)$' ./autoexpose ./verifywrap
+	if ((fuzz)); then
+		fuzzpass
+	fi
+}
+
+# The two jobs run side by side, each writing its log; a log is printed
+# whole when its job ends, the tests' first.
+start=$SECONDS
+mkdir -p "$tmp/fuzz"
+echo "test.sh: running the tests (go test -race) and the checks (vet, staticcheck, allocation tests$( ((fuzz)) && echo ", fuzz")) side by side" >&2
+tests >"$tmp/tests.log" 2>&1 &
+tests_pid=$!
+checks >"$tmp/checks.log" 2>&1 &
+checks_pid=$!
+wait "$tests_pid" || echo "tests job" >>"$tmp/failed"
+echo "=== tests (go test -race), done at $((SECONDS - start))s" >&2
+cat "$tmp/tests.log" >&2
+wait "$checks_pid" || echo "checks job" >>"$tmp/failed"
+echo "=== checks (vet, staticcheck, allocation tests, fuzz), done at $((SECONDS - start))s" >&2
+cat "$tmp/checks.log" >&2
+
+if [[ -s "$tmp/failed" ]]; then
+	echo "test.sh: FAILED after $((SECONDS - start))s:" >&2
+	sed 's/^/  /' "$tmp/failed" >&2
+	exit 1
+fi
+echo "test.sh: all passed in $((SECONDS - start))s" >&2

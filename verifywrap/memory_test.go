@@ -1,7 +1,8 @@
 //go:build !race
 
 // Allocation figures under the race detector mean little, and normalizing
-// 80 MiB under it takes a minute: these run without it (scripts/test.sh).
+// 80 MiB under it takes a minute: these run without it, and with
+// MCPDOOR_LONG=1 (scripts/test.sh).
 
 package verifywrap
 
@@ -12,6 +13,8 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"testing"
+
+	"github.com/mcpdoor/mcpdoor/internal/longtest"
 )
 
 // countingVerifier reads the trajectory as it streams in, through one
@@ -56,6 +59,7 @@ func countingVerifier(bare, prefixed *int) http.Handler {
 // twice what it sent; the quarter it waited for before held four times). The verifier sees every name bare, and the client gets
 // the emitted name back.
 func TestWrapMemory(t *testing.T) {
+	longtest.Skip(t, "normalizes 80 MiB")
 	body := bigTrajectory(80 << 20)
 	calls := bytes.Count(body, []byte(`"name":"mcp__weather__get_weather"`))
 	var bare, prefixed int

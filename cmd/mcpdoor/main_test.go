@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcpdoor/mcpdoor/internal/longtest"
 )
 
 const fixture = "../../internal/gen/testdata/blog"
@@ -61,9 +63,7 @@ func runIn(t *testing.T, dir string, args ...string) (int, string, string) {
 // module, tens of seconds.
 func long(t *testing.T) {
 	t.Helper()
-	if testing.Short() || os.Getenv("MCPDOOR_LONG") != "1" {
-		t.Skip("builds the fixture module; set MCPDOOR_LONG=1")
-	}
+	longtest.Skip(t, "builds the fixture module")
 }
 
 func goCmd(t *testing.T, dir string, args ...string) (string, error) {

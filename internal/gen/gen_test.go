@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcpdoor/mcpdoor/internal/longtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated files of testdata/blog, the golden files")
@@ -38,18 +40,17 @@ var fixtureDecoders = []string{"example.com/blog/edge.bindForm:1"}
 // with encoding/json/v2, which Go 1.26 has under GOEXPERIMENT=jsonv2.
 func fixtureEnv() []string { return append(os.Environ(), "GOWORK=off", "GOEXPERIMENT=jsonv2") }
 
-// long skips t unless MCPDOOR_LONG=1: it runs go builds or tests of the
-// fixtures, tens of seconds.
+// long skips t unless MCPDOOR_LONG=1: it runs go list -export, go builds
+// or tests of the fixtures, tens of seconds.
 func long(t *testing.T) {
 	t.Helper()
-	if testing.Short() || os.Getenv("MCPDOOR_LONG") != "1" {
-		t.Skip("builds the fixture modules; set MCPDOOR_LONG=1")
-	}
+	longtest.Skip(t, "builds the fixture modules")
 }
 
 // TestGolden: gen writes the fixtures' generated files as they are
 // checked in (-update rewrites them), one for each package with handlers.
 func TestGolden(t *testing.T) {
+	long(t)
 	for _, c := range []struct {
 		dir      string
 		decoders []string

@@ -40,6 +40,7 @@ const oddTags = "package odd\n\nimport (\n\t\"encoding/json\"\n\t\"net/http\"\n)
 // the others in a file), and a member name with a BOM is written into the
 // facts so that the file still compiles.
 func TestOddTags(t *testing.T) {
+	long(t)
 	dir := t.TempDir()
 	for name, data := range map[string]string{"go.mod": "module example.com/odd\n\ngo 1.26.0\n", "odd.go": oddTags} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
