@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpdoor/mcpdoor/internal/store"
+	"github.com/mcpdoor/mcpdoor/session"
 	"github.com/mcpdoor/mcpdoor/session/redisstore"
 )
 
@@ -24,9 +25,16 @@ type ledgerRecord struct {
 	At     int64           `json:"at"`
 }
 
-func ledgerOf(t *testing.T, b store.Backend, sid string) ([]ledgerRecord, error) {
+// ledgerOf reads session sid's ledger from the store's lists.
+func ledgerOf(t *testing.T, s session.Store, sid string) ([]ledgerRecord, error) {
 	t.Helper()
-	recs, err := b.List(context.Background(), sid, "mcpdoor.ledger")
+	l, ok := s.(interface {
+		List(ctx context.Context, sid, list string) ([][]byte, error)
+	})
+	if !ok {
+		t.Fatalf("the store %T keeps no lists", s)
+	}
+	recs, err := l.List(context.Background(), sid, "mcpdoor.ledger")
 	var out []ledgerRecord
 	for _, r := range recs {
 		var rec ledgerRecord
@@ -50,15 +58,15 @@ func TestLedger(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			cfg := replicaConfig()
 			cfg.MCP.Rollout.MaxLedger = 3
-			var b store.Backend
+			var b session.Store
 			if backend == "redis" {
 				client := redis.NewClient(&redis.Options{Addr: rs.Addr})
 				t.Cleanup(func() { client.Close() })
 				cfg.Store = redisstore.New(client, "ledger")
 			} else {
-				cfg.Store = store.New(store.NewMemory(0, nil))
+				cfg.Store = store.NewMemory(0, nil)
 			}
-			b = store.BackendOf(cfg.Store)
+			b = cfg.Store
 			s := serve(t, newStoredNotebookDoor(t, cfg))
 			c := s.newClient()
 			seeded, meta := c.seedSession(`{}`)
