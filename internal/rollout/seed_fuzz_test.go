@@ -1,6 +1,7 @@
 package rollout_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 )
 
 // FuzzSeed: whatever a /seed_session handler answers, the wrap either adds
@@ -32,6 +34,9 @@ func FuzzSeed(f *testing.F) {
 		rec := httptest.NewRecorder()
 		seed.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/seed_session", strings.NewReader(`{}`)))
 		out := rec.Body.String()
+		// Each input's session ends with it, so that the inputs of a long
+		// run do not fill the store (mcp.max_stored_sessions).
+		defer endSeeded(t, mgr, rec.Result())
 
 		members, isObject := object(body)
 		_, hasMCP := members["mcp"]
@@ -65,6 +70,17 @@ func FuzzSeed(f *testing.F) {
 			t.Fatalf("the token names session %q (%v), the cookie %q", got.SID, err, sid)
 		}
 	})
+}
+
+// endSeeded ends the session a seed's response names by its cookie.
+func endSeeded(t *testing.T, mgr *sessions.Manager, resp *http.Response) {
+	for _, c := range resp.Cookies() {
+		if sid, err := mgr.Decode(c.Value); err == nil {
+			if err := mgr.End(context.Background(), sid); err != nil {
+				t.Errorf("ending the seeded session %s: %v", sid, err)
+			}
+		}
+	}
 }
 
 // object decodes s when it is one JSON object, numbers of any size
