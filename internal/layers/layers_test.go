@@ -28,7 +28,7 @@ var layers = []struct {
 }{
 	{"leaves: one concept each, no mcpdoor import", []string{
 		"internal/argcheck", "internal/bodies", "internal/canonical", "internal/cputime", "internal/exposed",
-		"internal/genfacts", "internal/header", "internal/httpwrite", "internal/keyring", "internal/openapi",
+		"internal/genfacts", "internal/header", "internal/httpwrite", "internal/keyring", "internal/longtest", "internal/openapi",
 		"internal/pattern", "internal/sessionkey", "internal/store", "internal/table",
 		"internal/typeschema",
 	}},
