@@ -163,7 +163,9 @@ func TestSessionCapFrees(t *testing.T) {
 // initialize ends after mcp.unused_session_timeout, freeing its place under
 // the cap; a session that has made one lives on, to idle_timeout.
 func TestUnusedSessionTimeout(t *testing.T) {
-	door, srv := statefulServer(t, "  unused_session_timeout: 100ms\n")
+	// 500ms, not less: the used session's connect (initialize, then
+	// its first use) must come within it on a loaded machine.
+	door, srv := statefulServer(t, "  unused_session_timeout: 500ms\n")
 	url := srv.URL + "/mcp"
 	resp, body := rawInitialize(t, http.DefaultClient, url, 1)
 	left := resp.Header.Get(sessionIDHeader)
@@ -180,11 +182,11 @@ func TestUnusedSessionTimeout(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for door.live(left) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the session left after its initialize was still live after 30s (mcp.unused_session_timeout: 100ms)")
+			t.Fatalf("the session left after its initialize was still live after 30s (mcp.unused_session_timeout: 500ms)")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	time.Sleep(200 * time.Millisecond) // past the used session's first timeout too
+	time.Sleep(600 * time.Millisecond) // past the used session's first timeout too
 	if err := used.Ping(context.Background(), nil); err != nil {
 		t.Errorf("the used session's ping: %v", err)
 	}
