@@ -185,34 +185,34 @@ func (b *builder) wrapDoor(h http.Handler, cfg *Config, tools []toolSpec, routes
 // servesGet reports whether h, a chi router or an http.ServeMux, serves
 // GET path itself; another handler is taken not to.
 func servesGet(h http.Handler, path string) bool {
-	if r, ok := h.(chi.Routes); ok {
-		return r.Find(chi.NewRouteContext(), http.MethodGet, path) == path
-	}
-	if mux, ok := h.(*http.ServeMux); ok {
-		_, pattern := mux.Handler(&http.Request{Method: http.MethodGet, URL: &url.URL{Path: path}, Host: "localhost"})
-		_, p, _ := strings.Cut(pattern, " ")
-		if p == "" {
-			p = pattern
-		}
-		return p == path
-	}
-	return false
+	served, _ := routesServe(h, http.MethodGet, path)
+	return served
 }
 
 // wrappedServes reports whether h, a router or a wrapped handler, serves
 // POST path: by its routes, when it is a chi router or an http.ServeMux,
 // or else by its OpenAPI document.
 func wrappedServes(h http.Handler, doc *openapi.Document, path string) bool {
+	if served, known := routesServe(h, http.MethodPost, path); known {
+		return served
+	}
+	return postOperation(doc, path) != nil
+}
+
+// routesServe reports whether h serves method path by its own route for
+// it, when h is a chi router or an http.ServeMux (known); for another
+// handler known is false.
+func routesServe(h http.Handler, method, path string) (served, known bool) {
 	if r, ok := h.(chi.Routes); ok {
-		return r.Find(chi.NewRouteContext(), http.MethodPost, path) == path
+		return r.Find(chi.NewRouteContext(), method, path) == path, true
 	}
 	if mux, ok := h.(*http.ServeMux); ok {
-		_, pattern := mux.Handler(&http.Request{Method: http.MethodPost, URL: &url.URL{Path: path}, Host: "localhost"})
+		_, pattern := mux.Handler(&http.Request{Method: method, URL: &url.URL{Path: path}, Host: "localhost"})
 		_, p, _ := strings.Cut(pattern, " ")
 		if p == "" {
 			p = pattern
 		}
-		return p == path
+		return p == path, true
 	}
-	return postOperation(doc, path) != nil
+	return false, false
 }
