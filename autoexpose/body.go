@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
 // A tool's arguments are one JSON object, and a route's body need not be
@@ -56,11 +57,12 @@ func objectBody(s *jsonschema.Schema) bool {
 // as written; nil when it has none.
 func bodyMember(args []byte, name string) []byte {
 	var value []byte
-	members(args, func(rawKey, v []byte) bool {
-		if unquote(rawKey) == name {
+	wire.Members(args, func(rawKey, v []byte) bool {
+		if wire.Unquote(rawKey) == name {
 			value = v
 		}
 		return true
 	})
+
 	return value
 }

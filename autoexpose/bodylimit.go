@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
+	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
 // readBodies reads an MCP request's body whole, before any other part of
@@ -40,7 +41,7 @@ func (d *Door) readBodies(limit int64, next http.Handler) http.Handler {
 		if r.ContentLength > limit { // refused unread, but for where its id may be
 			bodies.Deadline(w, r, p) // kept: see bodies.Deadline
 			head, _ := io.ReadAll(io.LimitReader(r.Body, idScan))
-			writeRPCError(w, http.StatusRequestEntityTooLarge, leadingID(head), jsonrpc.CodeInvalidRequest, tooLarge)
+			wire.WriteError(w, http.StatusRequestEntityTooLarge, leadingID(head), jsonrpc.CodeInvalidRequest, tooLarge)
 			return
 		}
 		body, release, err := bodies.Read(w, r, limit, p)
@@ -51,12 +52,12 @@ func (d *Door) readBodies(limit int64, next http.Handler) http.Handler {
 			r.Body, r.ContentLength = bodies.Held(body), int64(len(body))
 			next.ServeHTTP(w, r)
 		case errors.As(err, &mbe):
-			writeRPCError(w, http.StatusRequestEntityTooLarge, leadingID(body), jsonrpc.CodeInvalidRequest, tooLarge)
+			wire.WriteError(w, http.StatusRequestEntityTooLarge, leadingID(body), jsonrpc.CodeInvalidRequest, tooLarge)
 		case errors.Is(err, bodies.ErrBusy):
 			w.Header().Set("Retry-After", bodies.RetryAfter)
-			writeRPCError(w, http.StatusServiceUnavailable, nil, sessionCapCode, p.BusyText())
+			wire.WriteError(w, http.StatusServiceUnavailable, nil, sessionCapCode, p.BusyText())
 		case errors.Is(err, bodies.ErrTimeout):
-			writeRPCError(w, http.StatusRequestTimeout, nil, jsonrpc.CodeInvalidRequest, p.TimeoutText())
+			wire.WriteError(w, http.StatusRequestTimeout, nil, jsonrpc.CodeInvalidRequest, p.TimeoutText())
 		default:
 			http.Error(w, "failed to read body", http.StatusBadRequest) // as the SDK says it
 		}

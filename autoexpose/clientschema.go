@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
 // What tools/list and the catalog send of a tool's schemas, whichever
@@ -74,19 +75,19 @@ func objectForms(s, out []byte) []byte {
 	start := len(out)
 	out = append(out, '{')
 	n := 0
-	ok := members(s, func(key, value []byte) bool {
+	ok := wire.Members(s, func(key, value []byte) bool {
 		if n > 0 {
 			out = append(out, ',')
 		}
 		n++
 		out = append(append(out, key...), ':')
-		keyword := unquote(key)
+		keyword := wire.Unquote(key)
 		switch schemaKeywords[keyword] {
 		case oneSchema:
 			switch {
 			case closers[keyword] && string(value) == "false":
 				out = append(out, value...)
-			case value[0] == '[': // draft 4's "items": [schemas]
+			case value[0] == '[':
 				out = eachItem(value, out)
 			default:
 				out = objectForms(value, out)
@@ -102,6 +103,7 @@ func objectForms(s, out []byte) []byte {
 		}
 		return true
 	})
+
 	if !ok { // not reached: the JSON is json.Marshal's
 		return append(out[:start], s...)
 	}
@@ -115,9 +117,9 @@ func eachItem(list, out []byte) []byte {
 	}
 	start := len(out)
 	out = append(out, '[')
-	i := skipSpace(list, 1)
+	i := wire.SkipSpace(list, 1)
 	for n := 0; i < len(list) && list[i] != ']'; n++ {
-		end := skipValue(list, i)
+		end := wire.SkipValue(list, i)
 		if end < 0 { // not reached: the JSON is json.Marshal's
 			return append(out[:start], list...)
 		}
@@ -125,9 +127,9 @@ func eachItem(list, out []byte) []byte {
 			out = append(out, ',')
 		}
 		out = objectForms(list[i:end], out)
-		i = skipSpace(list, end)
+		i = wire.SkipSpace(list, end)
 		if i < len(list) && list[i] == ',' {
-			i = skipSpace(list, i+1)
+			i = wire.SkipSpace(list, i+1)
 		}
 	}
 	return append(out, ']')
@@ -143,7 +145,7 @@ func eachMember(m, out []byte, names bool) []byte {
 	start := len(out)
 	out = append(out, '{')
 	n := 0
-	ok := members(m, func(key, value []byte) bool {
+	ok := wire.Members(m, func(key, value []byte) bool {
 		if n > 0 {
 			out = append(out, ',')
 		}
@@ -156,6 +158,7 @@ func eachMember(m, out []byte, names bool) []byte {
 		}
 		return true
 	})
+
 	if !ok { // not reached: the JSON is json.Marshal's
 		return append(out[:start], m...)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpdoor/mcpdoor/internal/httpwrite"
+	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
 // exclusiveErrorCode is the JSON-RPC error code of the 409 that an
@@ -465,7 +466,7 @@ func (s *slot) wrap(next http.Handler) http.Handler {
 		body := heldBody(r)
 		who, token := s.identify(r)
 		if s.tokenHeader != "" && !token {
-			writeRPCError(w, http.StatusForbidden, requestID(body), exclusiveErrorCode, needsToken(s.tokenHeader, r.Header.Get(s.tokenHeader) != ""))
+			wire.WriteError(w, http.StatusForbidden, requestID(body), exclusiveErrorCode, needsToken(s.tokenHeader, r.Header.Get(s.tokenHeader) != ""))
 			return
 		}
 		takeover, ok := s.claim(r.Context(), who, token)
@@ -493,5 +494,5 @@ func requestID(body []byte) json.RawMessage {
 
 // writeExclusive answers 409 with a JSON-RPC error for the request id.
 func writeExclusive(w http.ResponseWriter, id json.RawMessage, message string) {
-	writeRPCError(w, http.StatusConflict, id, exclusiveErrorCode, message)
+	wire.WriteError(w, http.StatusConflict, id, exclusiveErrorCode, message)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
 // TestExclusiveBody: the 409's body for each kind of request id, and the
@@ -237,10 +238,10 @@ func FuzzExclusiveBody(f *testing.F) {
 		var got struct {
 			JSONRPC string          `json:"jsonrpc"`
 			ID      json.RawMessage `json:"id"`
-			Error   rpcError        `json:"error"`
+			Error   wire.Error      `json:"error"`
 		}
 		if w.Code != http.StatusConflict || json.Unmarshal(w.Body.Bytes(), &got) != nil || got.JSONRPC != "2.0" ||
-			got.Error != (rpcError{exclusiveErrorCode, "busy"}) {
+			got.Error != (wire.Error{Code: exclusiveErrorCode, Message: "busy"}) {
 			t.Fatalf("%d %s", w.Code, w.Body)
 		}
 		var sent struct {

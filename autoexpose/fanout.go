@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/mcpdoor/mcpdoor/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -40,8 +41,9 @@ func limitBatch(max int, next http.Handler) http.Handler {
 			return
 		}
 		if n := batchSize(heldBody(r)); n > max {
-			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.CodeInvalidRequest,
+			wire.WriteError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.CodeInvalidRequest,
 				fmt.Sprintf("mcpdoor: a JSON-RPC batch of %d messages is over the limit of %d (mcp.max_batch); send at most %d messages in one request", n, max, max))
+
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -52,19 +54,19 @@ func limitBatch(max int, next http.Handler) http.Handler {
 // counted as far as the array reads (the go-sdk refuses a malformed one),
 // or 0 when body is not an array.
 func batchSize(body []byte) int {
-	i := skipSpace(body, 0)
+	i := wire.SkipSpace(body, 0)
 	if i >= len(body) || body[i] != '[' {
 		return 0
 	}
 	n := 0
-	for i = skipSpace(body, i+1); i < len(body) && body[i] != ']'; {
-		end := skipValue(body, i)
+	for i = wire.SkipSpace(body, i+1); i < len(body) && body[i] != ']'; {
+		end := wire.SkipValue(body, i)
 		if end <= i {
 			break
 		}
 		n++
-		if i = skipSpace(body, end); i < len(body) && body[i] == ',' {
-			i = skipSpace(body, i+1)
+		if i = wire.SkipSpace(body, end); i < len(body) && body[i] == ',' {
+			i = wire.SkipSpace(body, i+1)
 		}
 	}
 	return n

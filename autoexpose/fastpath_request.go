@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/mcpdoor/mcpdoor/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -54,7 +55,7 @@ func (d *Door) readCall(body []byte, version string, h http.Header) (*fastCall, 
 	c := &fastCall{version: version}
 	var seen [4]bool // jsonrpc, id, method, params
 	var params []byte
-	ok := members(body, func(key, val []byte) bool {
+	ok := wire.Members(body, func(key, val []byte) bool {
 		i := indexOf(requestKeys[:], key)
 		if i < 0 || seen[i] {
 			return false
@@ -73,6 +74,7 @@ func (d *Door) readCall(body []byte, version string, h http.Header) (*fastCall, 
 			return true
 		}
 	})
+
 	if !ok || seen != [4]bool{true, true, true, true} || !d.readParams(c, params, h) {
 		return nil, false
 	}
@@ -102,7 +104,7 @@ func (d *Door) readParams(c *fastCall, params []byte, h http.Header) bool {
 	modern := c.version >= protocolVersion2026
 	var seen [5]bool // the keys of paramKeys
 	var meta []byte
-	ok := members(params, func(key, val []byte) bool {
+	ok := wire.Members(params, func(key, val []byte) bool {
 		i := indexOf(paramKeys[:], key)
 		if i < 0 || seen[i] || (i > 2 && !modern) {
 			return false
@@ -122,8 +124,7 @@ func (d *Door) readParams(c *fastCall, params []byte, h http.Header) bool {
 			meta = val
 			return true
 		case 3:
-			// Decoded by the type's own UnmarshalJSON, as the go-sdk
-			// decodes it.
+
 			return val[0] == '{' && json.Unmarshal(val, &c.answers) == nil
 		default:
 			if !plainString(val) {
@@ -133,6 +134,7 @@ func (d *Door) readParams(c *fastCall, params []byte, h http.Header) bool {
 			return true
 		}
 	})
+
 	if !ok || !seen[0] {
 		return false
 	}
@@ -164,7 +166,7 @@ const protocolVersion2026 = "2026-07-28"
 // go-sdk accepts as it stands.
 func readMeta(c *fastCall, meta []byte, modern bool) bool {
 	var seen [len(metaKeys)]bool
-	ok := members(meta, func(key, val []byte) bool {
+	ok := wire.Members(meta, func(key, val []byte) bool {
 		i := indexOf(metaKeys[:], key)
 		if i < 0 || seen[i] || (i > 0 && i < firstTraceKey && !modern) {
 			return false
@@ -192,10 +194,11 @@ func readMeta(c *fastCall, meta []byte, modern bool) bool {
 			if !plainString(val) {
 				return false
 			}
-			c.level = mcp.LoggingLevel(val[1 : len(val)-1]) //lint:ignore SA1019 see logLevels
+			c.level = mcp.LoggingLevel(val[1 : len(val)-1])
 			return slices.Contains(logLevels, c.level)
 		}
 	})
+
 	return ok && (!modern || seen[1] && seen[2])
 }
 
@@ -229,7 +232,7 @@ var implementationKeys = []string{"name", "title", "description", "version", "we
 // it.
 func stringFields(val []byte, keys []string) bool {
 	var seen uint64
-	return members(val, func(key, v []byte) bool {
+	return wire.Members(val, func(key, v []byte) bool {
 		i := indexOf(keys, key)
 		if i < 0 || seen&(1<<i) != 0 || v[0] != '"' {
 			return false
@@ -237,6 +240,7 @@ func stringFields(val []byte, keys []string) bool {
 		seen |= 1 << i
 		return true
 	})
+
 }
 
 // decodesStrictly reports whether the JSON object val decodes into v with
@@ -327,7 +331,7 @@ func withinDepth(data []byte) bool {
 	for i := 0; i < len(data); i++ {
 		switch data[i] {
 		case '"':
-			i = skipString(data, i) - 1
+			i = wire.SkipString(data, i) - 1
 		case '{', '[':
 			if depth++; depth > maxDepth {
 				return false

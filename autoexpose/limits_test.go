@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/mcpdoor/mcpdoor/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -29,7 +30,7 @@ func TestLeadingID(t *testing.T) {
 		{``, `null`},
 	} {
 		w := httptest.NewRecorder()
-		writeRPCError(w, http.StatusRequestEntityTooLarge, leadingID([]byte(tc.body)), -32600, "too large")
+		wire.WriteError(w, http.StatusRequestEntityTooLarge, leadingID([]byte(tc.body)), -32600, "too large")
 		if want := `{"jsonrpc":"2.0","id":` + tc.want + `,"error":{"code":-32600,"message":"too large"}}`; w.Body.String() != want {
 			t.Errorf("answer to %.40q: %s, want %s", tc.body, w.Body, want)
 		}

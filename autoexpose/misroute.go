@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
+	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
 // A replica holds the sessions registered in its session store
@@ -97,7 +98,7 @@ func (d *Door) heldOrRefused(w http.ResponseWriter, r *http.Request) (*http.Requ
 	if err := s.Open(ctx); err != nil {
 		d.log.ErrorContext(ctx, "mcpdoor: session store: cannot read the request's session; the request is refused (503)", "sid", s.ID, "err", err)
 		if onMCP {
-			writeRPCError(w, http.StatusServiceUnavailable, bodyID(r), codeInternal, sessions.StoreDownText)
+			wire.WriteError(w, http.StatusServiceUnavailable, bodyID(r), codeInternal, sessions.StoreDownText)
 		} else {
 			http.Error(w, sessions.StoreDownText, http.StatusServiceUnavailable)
 		}
@@ -115,7 +116,7 @@ func (d *Door) heldOrRefused(w http.ResponseWriter, r *http.Request) (*http.Requ
 	d.misroutes.warn(d, s.ID, r)
 	text := (&sessions.Misrouted{SID: s.ID}).Error()
 	if onMCP {
-		writeRPCError(w, http.StatusMisdirectedRequest, bodyID(r), codeMisrouted, text)
+		wire.WriteError(w, http.StatusMisdirectedRequest, bodyID(r), codeMisrouted, text)
 	} else {
 		http.Error(w, text, http.StatusMisdirectedRequest)
 	}

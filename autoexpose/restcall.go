@@ -2,7 +2,6 @@ package autoexpose
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
+	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
 // input is a call's arguments as its route's request: the body, and for a
@@ -75,7 +75,7 @@ func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 // when args is no JSON object.
 func (r *restTool) takeApart(args []byte, values map[string]string) (query url.Values, body []byte, removed, ok bool) {
 	kept := 0
-	ok = members(args, func(rawKey, value []byte) bool {
+	ok = wire.Members(args, func(rawKey, value []byte) bool {
 		key, ok := r.member(rawKey)
 		switch {
 		case ok && key.path:
@@ -90,13 +90,13 @@ func (r *restTool) takeApart(args []byte, values map[string]string) (query url.V
 			}
 			name := key.name
 			if !ok {
-				name = unquote(rawKey)
+				name = wire.Unquote(rawKey)
 			}
-			query.Del(name) // a repeated member replaces, as for the schema's check
+			query.Del(name)
 			addQuery(query, name, value)
 		case r.bodyArg != "":
-			if unquote(rawKey) == r.bodyArg {
-				body = value // the body itself, as the client wrote it
+			if wire.Unquote(rawKey) == r.bodyArg {
+				body = value
 			}
 			return true
 		default:
@@ -114,6 +114,7 @@ func (r *restTool) takeApart(args []byte, values map[string]string) (query url.V
 		removed = true
 		return true
 	})
+
 	return query, body, removed, ok
 }
 
@@ -164,7 +165,7 @@ type restMember struct {
 func (r *restTool) member(rawKey []byte) (restMember, bool) {
 	k := rawKey[1 : len(rawKey)-1]
 	if bytes.IndexByte(k, '\\') >= 0 {
-		k = []byte(unquote(rawKey))
+		k = []byte(wire.Unquote(rawKey))
 	}
 	for _, p := range r.params {
 		if string(k) == p {
@@ -183,16 +184,6 @@ func (r *restTool) member(rawKey []byte) (restMember, bool) {
 // template reads, one a call.
 var pathValues = sync.Pool{New: func() any { return make(map[string]string, 4) }}
 
-// unquote decodes the JSON string s.
-func unquote(s []byte) string {
-	if bytes.IndexByte(s, '\\') < 0 {
-		return string(s[1 : len(s)-1])
-	}
-	var out string
-	json.Unmarshal(s, &out)
-	return out
-}
-
 // valueText is a JSON value as a path or query parameter's text: a
 // string's text, a number or boolean as written, another value's JSON. A
 // null is no value.
@@ -201,7 +192,7 @@ func valueText(v []byte) (string, bool) {
 	case 'n':
 		return "", false
 	case '"':
-		return unquote(v), true
+		return wire.Unquote(v), true
 	}
 	return string(v), true
 }
@@ -216,18 +207,18 @@ func addQuery(query url.Values, key string, v []byte) {
 		}
 		return
 	}
-	i := skipSpace(v, 1)
+	i := wire.SkipSpace(v, 1)
 	for i < len(v) && v[i] != ']' {
-		end := skipValue(v, i)
+		end := wire.SkipValue(v, i)
 		if end < 0 {
 			return
 		}
 		if s, ok := valueText(v[i:end]); ok {
 			query.Add(key, s)
 		}
-		i = skipSpace(v, end)
+		i = wire.SkipSpace(v, end)
 		if i < len(v) && v[i] == ',' {
-			i = skipSpace(v, i+1)
+			i = wire.SkipSpace(v, i+1)
 		}
 	}
 }

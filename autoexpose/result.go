@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
+	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
 // Result returns the tool result that a call of tool gets when the tool's
@@ -121,7 +122,7 @@ func isCompact(data []byte) bool {
 	for i := 0; i < len(data); i++ {
 		switch data[i] {
 		case '"':
-			i = skipString(data, i) - 1
+			i = wire.SkipString(data, i) - 1
 		case ' ', '\t', '\n', '\r':
 			return false
 		}

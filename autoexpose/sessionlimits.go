@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpdoor/mcpdoor/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -87,7 +88,7 @@ func (c *sessionCap) wrap(next http.Handler) http.Handler {
 		if !ok {
 			// The id of the request, for the client to match the error to.
 			w.Header().Set("Retry-After", c.retry)
-			writeRPCError(w, http.StatusServiceUnavailable, requestID(heldBody(r)), sessionCapCode, c.message)
+			wire.WriteError(w, http.StatusServiceUnavailable, requestID(heldBody(r)), sessionCapCode, c.message)
 			return
 		}
 		defer opened()

@@ -30,7 +30,7 @@ var layers = []struct {
 		"internal/argcheck", "internal/bodies", "internal/canonical", "internal/cputime", "internal/exposed",
 		"internal/genfacts", "internal/header", "internal/httpwrite", "internal/keyring", "internal/longtest", "internal/openapi",
 		"internal/pattern", "internal/sessionkey", "internal/store", "internal/table",
-		"internal/typeschema",
+		"internal/typeschema", "internal/wire",
 	}},
 	{"concepts: detection, dispatch, tokens, sessions, the verify wrapper", []string{
 		"internal/detect", "internal/dispatch", "internal/gen", "internal/sessions",
