@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/internal/argcheck"
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
@@ -61,7 +62,7 @@ func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.Call
 	ctx = mcpcall.With(ctx, mc)
 	ctx = withSpan(ctx, mc)
 	if t.checked != nil {
-		ctx = withChecked(ctx, t.checked, in.body)
+		ctx = argcheck.WithChecked(ctx, t.checked, in.body)
 	}
 	if c.timeout <= 0 {
 		return c.serve(ctx, t, rc)
