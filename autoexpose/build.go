@@ -15,6 +15,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
+	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
@@ -189,7 +190,8 @@ func (b *builder) newDoor(target http.Handler) *Door {
 		path:     m.path(),
 		log:      b.log,
 		tools:    make(map[string]*tool),
-		life:     newLifecycle(),
+		life:     edge.NewLifecycle(),
+		misroute: edge.NewMisroute(b.log, m.path(), b.sessions, b.contract),
 		serves:   target,
 		tel:      newTelemetry(b.cfg, b.stdio),
 		bodies:   b.bodies,
@@ -210,6 +212,7 @@ func (b *builder) newDoor(target http.Handler) *Door {
 		},
 	}
 	d.catalog = b.catalog(d.calls.limiter)
+	d.front = d.newFront(target)
 	return d
 }
 
