@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+
 	"github.com/mcpdoor/mcpdoor/internal/edge"
 )
 

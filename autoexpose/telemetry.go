@@ -23,6 +23,8 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 )
 
 // The Door traces and measures every MCP request it serves, as
@@ -458,14 +460,14 @@ func requestProtocol(method string, meta map[string]any, res mcp.Result, ss *mcp
 
 // withSpan returns ctx, the context a call is dispatched in, with the
 // span of mc and its baggage, where ctx does not carry them already.
-func withSpan(ctx context.Context, mc *mcpCall) context.Context {
-	if mc == nil || mc.traced == nil {
+func withSpan(ctx context.Context, mc *mcpcall.Call) context.Context {
+	if mc == nil || mc.Traced == nil {
 		return ctx
 	}
-	if span := trace.SpanFromContext(mc.traced); span.IsRecording() || span.SpanContext().IsValid() {
+	if span := trace.SpanFromContext(mc.Traced); span.IsRecording() || span.SpanContext().IsValid() {
 		ctx = trace.ContextWithSpan(ctx, span)
 	}
-	if b := baggage.FromContext(mc.traced); b.Len() > 0 {
+	if b := baggage.FromContext(mc.Traced); b.Len() > 0 {
 		ctx = baggage.ContextWithBaggage(ctx, b)
 	}
 	return ctx

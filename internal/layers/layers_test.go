@@ -33,7 +33,7 @@ var layers = []struct {
 		"internal/typeschema", "internal/wire",
 	}},
 	{"concepts: detection, dispatch, tokens, sessions, the verify wrapper", []string{
-		"internal/detect", "internal/dispatch", "internal/gen", "internal/sessions",
+		"internal/detect", "internal/dispatch", "internal/gen", "internal/mcpcall", "internal/sessions",
 		"token", "verifywrap",
 	}},
 	{"faces of the concepts, and the rollout contract", []string{
