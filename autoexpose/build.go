@@ -15,6 +15,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
+	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
@@ -190,7 +191,8 @@ func (b *builder) newDoor(target http.Handler) *Door {
 		path:     m.path(),
 		log:      b.log,
 		tools:    make(map[string]*tool),
-		life:     newLifecycle(),
+		life:     edge.NewLifecycle(),
+		misroute: edge.NewMisroute(b.log, m.path(), b.sessions, b.contract),
 		serves:   target,
 		tel:      newTelemetry(b.cfg, b.stdio),
 		bodies:   b.bodies,
@@ -211,6 +213,7 @@ func (b *builder) newDoor(target http.Handler) *Door {
 		},
 	}
 	d.catalog = b.catalog(d.calls.limiter)
+	d.front = d.newFront(target)
 	return d
 }
 

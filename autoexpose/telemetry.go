@@ -374,12 +374,12 @@ func (d *Door) traced(next mcp.MethodHandler) mcp.MethodHandler {
 		var ambient *http.Request
 		var carrier propagation.TextMapCarrier
 		if header != nil {
-			ambient = d.calls.inflight.lookup(header)
+			ambient = d.calls.inflight.Lookup(header)
 			carrier = propagation.HeaderCarrier(header)
 		}
 		var id []byte // read now: it goes with the HTTP request, which ends as the answer is written
 		if header != nil && !strings.HasPrefix(method, "notifications/") {
-			id = d.calls.inflight.id(header)
+			id = d.calls.inflight.ID(header)
 		}
 		ctx, op := t.start(ctx, name, method, tool, meta, carrier, ambient)
 		res, err := next(ctx, method, req)
