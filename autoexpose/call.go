@@ -13,6 +13,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/internal/store"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 )
 
 // calls holds what every tool call needs, whatever its tool.
@@ -52,13 +53,13 @@ type calls struct {
 //     error for a call that failed for want of a client capability
 //     (input.go).
 //
-// Steps 2 to 4 refuse with an isError result (errors.go); the route runs
-// only if all of them pass. The error, a *jsonrpc.Error, is a protocol
-// error the client gets in place of a result. mc is the MCP call as the
-// transport that carried it made it (newMCPCall for the go-sdk's,
+// Steps 2 to 4 refuse with an isError result (internal/toolset's
+// errors.go); the route runs only if all of them pass. The error, a
+// *jsonrpc.Error, is a protocol error the client gets in place of a
+// result. mc is the MCP call as the transport that carried it made it (newMCPCall for the go-sdk's,
 // fastpath.go for the fast path's), for the handler's Progress, Log,
 // Elicit, Sample and Roots; nil for none.
-func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, mc *mcpCall) (*mcp.CallToolResult, error) {
+func (c *calls) call(ctx context.Context, t *toolset.Tool, req *mcp.CallToolRequest, mc *mcpCall) (*mcp.CallToolResult, error) {
 	if err := mc.openAnswers(t.Name, c.states); err != nil {
 		return nil, err
 	}
@@ -89,7 +90,7 @@ func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, mc 
 		return nil, err
 	}
 	c.pageWarning(t, resp)
-	res := t.result(resp)
+	res := toolResult(t, resp)
 	if resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden {
 		withUnforwarded(res, c.unforwarded(headerOf(req)))
 	}
@@ -110,7 +111,7 @@ const toolUseIDKey = "claudecode/toolUseId"
 // place both transports' calls pass. A tokenless call is no rollout's, and
 // is not recorded. A failure to record is logged (but for a session that
 // ended meanwhile); the call's result stands.
-func (c *calls) record(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, mc *mcpCall, status string) {
+func (c *calls) record(ctx context.Context, t *toolset.Tool, who caller, req *mcp.CallToolRequest, mc *mcpCall, status string) {
 	if c.contract == nil || !c.contract.Ledgered() || !who.token {
 		return
 	}

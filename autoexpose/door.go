@@ -11,6 +11,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 )
 
 // A Door is an installed MCP endpoint: the tools it serves, the startup
@@ -23,7 +24,7 @@ type Door struct {
 	path   string
 	log    *slog.Logger
 	report []detector.Row
-	tools  map[string]*tool
+	tools  map[string]*toolset.Tool
 	names  []string // exposed tool names, sorted
 	server *mcp.Server
 	impl   *mcp.Implementation // how server names itself

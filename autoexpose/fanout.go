@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 	"github.com/mcpdoor/mcpdoor/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -124,7 +125,7 @@ func (c *callSlots) acquire(ctx context.Context, key string) (release func(), er
 
 // callMCP serves a tools/call that came through the go-sdk once a slot of
 // its session is free (see callSlots).
-func (c *calls) callMCP(ctx context.Context, t *tool, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (c *calls) callMCP(ctx context.Context, t *toolset.Tool, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	release, err := c.slots.acquire(ctx, callKey(req))
 	if err != nil {
 		return nil, err
