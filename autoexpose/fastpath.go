@@ -154,7 +154,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 		Params: &mcp.CallToolParamsRaw{Name: c.tool.Name, Arguments: c.args, InputResponses: c.answers, RequestState: c.state},
 		Extra:  &mcp.RequestExtra{Header: r.Header},
 	}
-	traced, op := f.d.tel.start(r.Context(), c.tool.spanName, "tools/call", c.tool.Name, c.trace.carrier(), propagation.HeaderCarrier(r.Header), nil)
+	traced, op := f.d.tel.start(r.Context(), c.tool.SpanName, "tools/call", c.tool.Name, c.trace.carrier(), propagation.HeaderCarrier(r.Header), nil)
 	op.describe(c.id, "", c.version)
 	mc := &mcpcall.Call{
 		Req:           req,

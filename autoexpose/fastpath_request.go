@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
@@ -18,7 +19,7 @@ import (
 // what it read of the request's body.
 type fastCall struct {
 	id       []byte           // the request's id, as sent; the go-sdk writes it back the same
-	tool     *tool            // the tool called
+	tool     *toolset.Tool    // the tool called
 	args     json.RawMessage  // its arguments, as sent
 	progress any              // _meta.progressToken as the go-sdk decodes it (a string or a float64), or nil
 	level    mcp.LoggingLevel //lint:ignore SA1019 see mcpcall.LogLevels
@@ -118,7 +119,7 @@ func (d *Door) readParams(c *fastCall, params []byte, h http.Header) bool {
 				return false
 			}
 			c.tool = d.tools[string(val[1:len(val)-1])]
-			return c.tool != nil && c.tool.fast
+			return c.tool != nil && c.tool.Fast
 		case 1:
 			c.args = val
 			return true

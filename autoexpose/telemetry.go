@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel"
@@ -331,7 +332,7 @@ func rpcFailure(op *operation, err error) (errType, message string) {
 
 // toolFailure returns error.type and the message of a tools/call result:
 // "" for a success; for an isError result, the code of the door's error
-// envelope (see errorInfo), else tool_error.
+// envelope (see toolset.ErrorInfo), else tool_error.
 func toolFailure(res *mcp.CallToolResult) (errType, message string) {
 	if res == nil || !res.IsError {
 		return "", ""
@@ -341,9 +342,9 @@ func toolFailure(res *mcp.CallToolResult) (errType, message string) {
 			message = text.Text
 		}
 	}
-	envelope, _ := res.StructuredContent.(map[string]errorInfo)
+	envelope, _ := res.StructuredContent.(map[string]toolset.ErrorInfo)
 	if envelope == nil {
-		envelope, _ = res.Meta[ErrorMetaKey].(map[string]errorInfo)
+		envelope, _ = res.Meta[ErrorMetaKey].(map[string]toolset.ErrorInfo)
 	}
 	if info, ok := envelope["error"]; ok && info.Code != "" {
 		return info.Code, message
