@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
 // A tool's arguments are one JSON object, and a route's body need not be
@@ -51,18 +50,4 @@ func objectBody(s *jsonschema.Schema) bool {
 		return slices.Contains(s.Types, "object")
 	}
 	return true
-}
-
-// bodyMember returns the value of the member name of the JSON object args,
-// as written; nil when it has none.
-func bodyMember(args []byte, name string) []byte {
-	var value []byte
-	wire.Members(args, func(rawKey, v []byte) bool {
-		if wire.Unquote(rawKey) == name {
-			value = v
-		}
-		return true
-	})
-
-	return value
 }

@@ -1,7 +1,6 @@
 package autoexpose
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
+	"github.com/mcpdoor/mcpdoor/internal/call"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/edge"
@@ -209,7 +209,7 @@ func (b *builder) door(tools []harvest.Spec, target http.Handler, routes chi.Rou
 	slices.SortStableFunc(b.report, compareRows)
 	d.report = b.report
 	d.server = d.newServer()
-	d.calls.server = d.server
+	d.calls.pipe.SetServer(d.server)
 	seedPath := ""
 	if b.contract != nil {
 		seedPath = rollout.SeedPath
@@ -233,21 +233,28 @@ func (b *builder) newDoor(target http.Handler) *Door {
 		bodies:   b.bodies,
 		extended: b.cfg.ExtendServer != nil,
 		calls: &calls{
-			log:          b.log,
-			contract:     b.contract,
-			sessions:     b.sessions,
-			localSID:     rand.Text(),
-			byMCPSession: newMCPSessionSIDs(m),
-			forward:      m.forwardHeaders(),
-			maxBody:      m.maxBodyBytes(),
-			limiter:      newRateLimiter(m.RateLimit),
-			timeout:      m.CallTimeout,
-			stateless:    !m.stateful() && !b.stdio,
-			slots:        newCallSlots(m.maxConcurrentCalls()),
-			states:       mcpcall.NewStates(b.sessions.Keys()),
+			contract:  b.contract,
+			sessions:  b.sessions,
+			maxBody:   m.maxBodyBytes(),
+			stateless: !m.stateful() && !b.stdio,
+			slots:     newCallSlots(m.maxConcurrentCalls()),
 		},
 	}
-	d.catalog = b.catalog(d.calls.limiter)
+	d.calls.pipe = call.New(call.Settings{
+		Log:       b.log,
+		Contract:  b.contract,
+		Sessions:  b.sessions,
+		Inflight:  &d.calls.inflight,
+		Forward:   m.forwardHeaders(),
+		MaxBody:   m.maxBodyBytes(),
+		RateLimit: call.RateLimit(m.RateLimit),
+		Timeout:   m.CallTimeout,
+		Stateful:  m.stateful(),
+		Exclusive: m.Exclusive,
+		States:    mcpcall.NewStates(b.sessions.Keys()),
+		Span:      withSpan,
+	})
+	d.catalog = b.catalog(d.calls.pipe)
 	d.front = d.newFront(target)
 	return d
 }
@@ -267,7 +274,7 @@ type toolBuilder struct {
 // it from being served.
 func (tb *toolBuilder) tool(tl harvest.Spec) (*toolset.Tool, error) {
 	rt := tl.Detected
-	t := &toolset.Tool{Spec: tl, Path: "/" + tl.Name, Fast: !bindsHeaders(tl.InputSchema), ImageBudget: imageBudget(tb.maxBody)}
+	t := &toolset.Tool{Spec: tl, Path: "/" + tl.Name, Fast: !bindsHeaders(tl.InputSchema), ImageBudget: call.ImageBudget(tb.maxBody)}
 	t.Request, t.SpanName = "POST "+t.Path, "tools/call "+t.Name
 	if rest := tl.REST; rest != nil {
 		t.Path, t.Request = rt.Pattern, rt.Method+" "+rt.Pattern

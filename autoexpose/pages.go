@@ -5,10 +5,8 @@ import (
 	"mime"
 	"strings"
 
-	"github.com/mcpdoor/mcpdoor/internal/dispatch"
-	"github.com/mcpdoor/mcpdoor/internal/toolset"
-
 	"github.com/mcpdoor/mcpdoor/internal/detect"
+	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 )
 
@@ -95,26 +93,9 @@ func hasForm(types []string) bool {
 // onlyHTML reports whether media types are HTML's and nothing else.
 func onlyHTML(types []string) bool {
 	for _, t := range types {
-		if !isHTML(t) {
+		if !harvest.IsHTML(t) {
 			return false
 		}
 	}
 	return len(types) > 0
-}
-
-// isHTML reports whether a Content-Type is a page's.
-func isHTML(contentType string) bool {
-	mt, _, _ := mime.ParseMediaType(contentType)
-	return mt == "text/html" || mt == "application/xhtml+xml"
-}
-
-// pageWarning warns, the first time a REST tool's route answers a page
-// (2xx text/html), that the tool is a browser's: Install could not tell,
-// and the model now reads a page meant for a person.
-func (c *calls) pageWarning(t *toolset.Tool, resp *dispatch.Response) {
-	if t.REST == nil || resp.Status < 200 || resp.Status > 299 || !isHTML(resp.Header.Get("Content-Type")) || !t.PageWarned.CompareAndSwap(false, true) {
-		return
-	}
-	c.log.Warn("mcpdoor: a tool's route answered a page (text/html), which is for a browser, not a model; if the route is a server-rendered UI's, keep it off MCP",
-		"tool", t.Name, "route", t.Request, "fix", "mcp.exclude: ["+t.Name+"]")
 }

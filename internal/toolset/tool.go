@@ -35,7 +35,7 @@ type Tool struct {
 	// which the go-sdk checks.
 	Fast bool
 	// ImageBudget is the bytes of pixels an image the route answers may
-	// decode to (see autoexpose/image.go's imageBudget).
+	// decode to (see call.ImageBudget).
 	ImageBudget int64
 	// PageWarned is set once the route's answer of a page is warned of.
 	PageWarned atomic.Bool

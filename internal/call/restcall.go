@@ -1,4 +1,4 @@
-package autoexpose
+package call
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ type input struct {
 	call *dispatch.Call // a REST tool's request: its method and URI; nil for a tool route
 }
 
-// restInput takes a REST tool's arguments apart (see rest.go): the path
+// restInput takes a REST tool's arguments apart (see harvest.REST): the path
 // parameters go into the request URI through the route's template, the
 // query parameters after it, and the other members are the JSON body. A
 // body is the arguments as they came when no member is taken out of them,
@@ -237,7 +237,7 @@ func restResult(t *toolset.Tool, resp *dispatch.Response) *mcp.CallToolResult {
 		plain := *resp
 		plain.Header = resp.Header.Clone()
 		plain.Header.Del("Location")
-		res := toolResult(t, &plain)
+		res := Result(t, &plain)
 		res.Content = append(res.Content, &mcp.TextContent{Text: "Location: " + loc})
 		return res
 	}

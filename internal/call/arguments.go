@@ -1,4 +1,4 @@
-package autoexpose
+package call
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/toolset"
+	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
 // arguments returns a call's arguments as the route's request (the body;
@@ -15,17 +16,17 @@ import (
 // result that refuses them: over mcp.max_body_bytes, breaking the tool's
 // input schema, or a path parameter's value the route cannot be sent. The
 // route is then not called.
-func (c *calls) arguments(t *toolset.Tool, raw json.RawMessage) (input, *mcp.CallToolResult) {
+func (p *Pipeline) arguments(t *toolset.Tool, raw json.RawMessage) (input, *mcp.CallToolResult) {
 	args := []byte(raw)
 	if len(args) == 0 || string(args) == "null" {
 		args = []byte("{}") // MCP clients omit the arguments of a tool that takes none
 	}
-	if int64(len(args)) > c.maxBody {
+	if int64(len(args)) > p.MaxBody {
 		return input{}, t.Fail(
-			fmt.Sprintf("Arguments to %s are %d bytes, over the %d-byte limit (mcp.max_body_bytes).", t.Request, len(args), c.maxBody),
+			fmt.Sprintf("Arguments to %s are %d bytes, over the %d-byte limit (mcp.max_body_bytes).", t.Request, len(args), p.MaxBody),
 			toolset.ErrorInfo{
 				Code:    toolset.CodeRequestTooLarge,
-				Message: fmt.Sprintf("the arguments exceed %d bytes", c.maxBody),
+				Message: fmt.Sprintf("the arguments exceed %d bytes", p.MaxBody),
 				Status:  http.StatusRequestEntityTooLarge,
 				Effect:  toolset.EffectNotApplied,
 			})
@@ -48,4 +49,18 @@ func (c *calls) arguments(t *toolset.Tool, raw json.RawMessage) (input, *mcp.Cal
 		return input{body: bodyMember(args, t.BodyArg)}, nil
 	}
 	return input{body: args}, nil
+}
+
+// bodyMember returns the value of the member name of the JSON object args,
+// as written; nil when it has none.
+func bodyMember(args []byte, name string) []byte {
+	var value []byte
+	wire.Members(args, func(rawKey, v []byte) bool {
+		if wire.Unquote(rawKey) == name {
+			value = v
+		}
+		return true
+	})
+
+	return value
 }
