@@ -17,7 +17,9 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
+	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/harvest"
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
@@ -266,7 +268,8 @@ func (b *builder) newDoor(target http.Handler) *Door {
 		path:     m.path(),
 		log:      b.log,
 		tools:    make(map[string]*toolset.Tool),
-		life:     newLifecycle(),
+		life:     edge.NewLifecycle(),
+		misroute: edge.NewMisroute(b.log, m.path(), b.sessions, b.contract),
 		serves:   target,
 		tel:      newTelemetry(b.cfg, b.stdio),
 		bodies:   b.bodies,
@@ -283,10 +286,11 @@ func (b *builder) newDoor(target http.Handler) *Door {
 			timeout:      m.CallTimeout,
 			stateless:    !m.stateful() && !b.stdio,
 			slots:        newCallSlots(m.maxConcurrentCalls()),
-			states:       newInputStates(b.sessions.Keys()),
+			states:       mcpcall.NewStates(b.sessions.Keys()),
 		},
 	}
 	d.catalog = b.catalog(d.calls.limiter)
+	d.front = d.newFront(target)
 	return d
 }
 

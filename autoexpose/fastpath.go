@@ -15,9 +15,12 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 )
 
 // The fast path serves the hot case of a stateless endpoint — one POST
@@ -45,7 +48,7 @@ type fastPath struct {
 // fastVersions are the protocol versions the fast path serves: those a
 // stateless go-sdk endpoint answers a tools/call under, all alike but for
 // what 2026-07-28 adds to a result.
-var fastVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25", protocolVersion2026}
+var fastVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25", mcpcall.ProtocolVersion2026}
 
 // withFastPath serves next behind the fast path, when the endpoint has one:
 // a stateless endpoint, unless mcp.disable_fast_path or Config.ExtendServer
@@ -66,7 +69,7 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.next.ServeHTTP(w, r)
 		return
 	}
-	body, ok := readBody(r)
+	body, ok := bodies.ReadDeclared(r)
 	if !ok {
 		f.next.ServeHTTP(w, r)
 		return
@@ -142,7 +145,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	s := &fastStream{w: w, oneWrite: chunkedWithoutFlush(w, r), cancel: cancel}
-	if c.version >= protocolVersion2026 {
+	if c.version >= mcpcall.ProtocolVersion2026 {
 		s.level = c.level
 	} else {
 		s.level = "info" // what a stateless go-sdk session starts at
@@ -153,15 +156,15 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 	}
 	traced, op := f.d.tel.start(r.Context(), c.tool.SpanName, "tools/call", c.tool.Name, c.trace.carrier(), propagation.HeaderCarrier(r.Header), nil)
 	op.describe(c.id, "", c.version)
-	mc := &mcpCall{
-		req:           req,
-		to:            s,
-		progressToken: c.progress,
-		version:       c.version,
-		capabilities:  c.capabilities,
-		stateless:     true,
-		traced:        traced,
-		rpcID:         c.id,
+	mc := &mcpcall.Call{
+		Req:           req,
+		To:            s,
+		ProgressToken: c.progress,
+		Version:       c.version,
+		Capabilities:  c.capabilities,
+		Stateless:     true,
+		Traced:        traced,
+		RPCID:         c.id,
 	}
 	res, err := f.d.calls.call(ctx, c.tool, req, mc)
 	var errType, message string
@@ -230,7 +233,7 @@ type serverWriter interface {
 // It is the call's notifier.
 type fastStream struct {
 	w http.ResponseWriter
-	//lint:ignore SA1019 see logLevels
+	//lint:ignore SA1019 see mcpcall.LogLevels
 	level mcp.LoggingLevel // the least severe level Log sends; "" for none
 	// oneWrite: the response's framing is set (see chunkedWithoutFlush),
 	// and its last event needs no flush.
@@ -285,9 +288,9 @@ func (s *fastStream) NotifyProgress(_ context.Context, params *mcp.ProgressNotif
 // Log sends a notifications/message message, if its level is at least the
 // stream's.
 //
-//lint:ignore SA1019 see logLevels
+//lint:ignore SA1019 see mcpcall.LogLevels
 func (s *fastStream) Log(_ context.Context, params *mcp.LoggingMessageParams) error {
-	if s.level == "" || slices.Index(logLevels, params.Level) < slices.Index(logLevels, s.level) {
+	if s.level == "" || slices.Index(mcpcall.LogLevels, params.Level) < slices.Index(mcpcall.LogLevels, s.level) {
 		return nil
 	}
 	return s.notify("notifications/message", params)
@@ -351,7 +354,7 @@ func (s *fastStream) respondError(ctx context.Context, c *fastCall, err error) {
 	buf.Truncate(buf.Len() - 1) // Encode's newline
 	buf.WriteByte('}')
 	status := 0
-	if c.version >= protocolVersion2026 {
+	if c.version >= mcpcall.ProtocolVersion2026 {
 		switch rpcErr.Code {
 		case jsonrpc.CodeMethodNotFound:
 			status = http.StatusNotFound
@@ -416,7 +419,7 @@ func (d *Door) writeResponse(w *sseWriter, c *fastCall, res *mcp.CallToolResult)
 	w.string(`{"jsonrpc":"2.0","id":`)
 	w.bytes(c.id)
 	w.string(`,"result":`)
-	d.writeResult(w, res, c.version >= protocolVersion2026)
+	d.writeResult(w, res, c.version >= mcpcall.ProtocolVersion2026)
 	w.string("}")
 }
 

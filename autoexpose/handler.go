@@ -15,7 +15,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/argcheck"
+	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/harvest"
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/internal/toolset"
 	"github.com/mcpdoor/mcpdoor/internal/typeschema"
@@ -124,7 +126,7 @@ type typedHandler[In, Out any] struct {
 func (h *typedHandler[In, Out]) TypedInfo() *harvest.TypedInfo { return &h.info }
 
 func (h *typedHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := readAll(w, r, typedLimit(&h.info))
+	body, err := bodies.ReadAll(w, r, typedLimit(&h.info))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -176,7 +178,7 @@ func (h *typedHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request
 			writeJSONError(w, http.StatusServiceUnavailable, sessions.StoreDownText)
 			return
 		}
-		if errors.Is(err, errInputRequired) {
+		if errors.Is(err, mcpcall.ErrInputRequired) {
 			// Not a failure: the question goes to the client, and the
 			// answer written here is dropped.
 			writeJSONError(w, http.StatusServiceUnavailable, err.Error())

@@ -24,6 +24,8 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 )
 
 // The Door traces and measures every MCP request it serves, as
@@ -373,12 +375,12 @@ func (d *Door) traced(next mcp.MethodHandler) mcp.MethodHandler {
 		var ambient *http.Request
 		var carrier propagation.TextMapCarrier
 		if header != nil {
-			ambient = d.calls.inflight.lookup(header)
+			ambient = d.calls.inflight.Lookup(header)
 			carrier = propagation.HeaderCarrier(header)
 		}
 		var id []byte // read now: it goes with the HTTP request, which ends as the answer is written
 		if header != nil && !strings.HasPrefix(method, "notifications/") {
-			id = d.calls.inflight.id(header)
+			id = d.calls.inflight.ID(header)
 		}
 		ctx, op := t.start(ctx, name, method, tool, meta, carrier, ambient)
 		res, err := next(ctx, method, req)
@@ -459,14 +461,14 @@ func requestProtocol(method string, meta map[string]any, res mcp.Result, ss *mcp
 
 // withSpan returns ctx, the context a call is dispatched in, with the
 // span of mc and its baggage, where ctx does not carry them already.
-func withSpan(ctx context.Context, mc *mcpCall) context.Context {
-	if mc == nil || mc.traced == nil {
+func withSpan(ctx context.Context, mc *mcpcall.Call) context.Context {
+	if mc == nil || mc.Traced == nil {
 		return ctx
 	}
-	if span := trace.SpanFromContext(mc.traced); span.IsRecording() || span.SpanContext().IsValid() {
+	if span := trace.SpanFromContext(mc.Traced); span.IsRecording() || span.SpanContext().IsValid() {
 		ctx = trace.ContextWithSpan(ctx, span)
 	}
-	if b := baggage.FromContext(mc.traced); b.Len() > 0 {
+	if b := baggage.FromContext(mc.Traced); b.Len() > 0 {
 		ctx = baggage.ContextWithBaggage(ctx, b)
 	}
 	return ctx

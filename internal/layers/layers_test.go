@@ -33,14 +33,14 @@ var layers = []struct {
 		"internal/typeschema", "internal/wire",
 	}},
 	{"concepts: detection, dispatch, tokens, sessions, the verify wrapper", []string{
-		"internal/detect", "internal/dispatch", "internal/gen", "internal/sessions",
+		"internal/detect", "internal/dispatch", "internal/gen", "internal/mcpcall", "internal/sessions",
 		"token", "verifywrap",
 	}},
 	{"faces of the concepts, and the rollout contract", []string{
 		"internal/rollout", "replay", "session",
 	}},
-	{"detection with the rollout contract's routes; the store's public contract suite", []string{
-		"detector", "session/storetest",
+	{"detection with the rollout contract's routes; the endpoint's HTTP steps; the store's public contract suite", []string{
+		"detector", "internal/edge", "session/storetest",
 	}},
 	{"the harvest: a server's routes as tool specs", []string{"internal/harvest"}},
 	{"the tool set: the tools a door serves, a failed call's result", []string{"internal/toolset"}},
