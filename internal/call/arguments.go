@@ -7,8 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/toolset"
-	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
 // arguments returns a call's arguments as the route's request (the body;
@@ -46,21 +46,7 @@ func (p *Pipeline) arguments(t *toolset.Tool, raw json.RawMessage) (input, *mcp.
 	case t.REST != nil:
 		return restInput(t, args)
 	case t.BodyArg != "":
-		return input{body: bodyMember(args, t.BodyArg)}, nil
+		return input{body: harvest.BodyMember(args, t.BodyArg)}, nil
 	}
 	return input{body: args}, nil
-}
-
-// bodyMember returns the value of the member name of the JSON object args,
-// as written; nil when it has none.
-func bodyMember(args []byte, name string) []byte {
-	var value []byte
-	wire.Members(args, func(rawKey, v []byte) bool {
-		if wire.Unquote(rawKey) == name {
-			value = v
-		}
-		return true
-	})
-
-	return value
 }

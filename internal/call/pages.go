@@ -6,9 +6,9 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/toolset"
 )
 
-// A REST tool's route is left off MCP at Install when it can be told to be
-// a browser's (autoexpose/pages.go); the rest is only known once the route
-// answers.
+// A REST tool's route is left off MCP at Install when it can be told to
+// be a browser's (internal/harvest browser.go); the rest is only known
+// once the route answers.
 
 // pageWarning warns, the first time a REST tool's route answers a page
 // (2xx text/html), that the tool is a browser's: Install could not tell,

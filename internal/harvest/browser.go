@@ -1,4 +1,4 @@
-package autoexpose
+package harvest
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mcpdoor/mcpdoor/internal/detect"
-	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 )
 
@@ -37,15 +36,15 @@ import (
 
 // leftOff says why the REST route rt, whose operation in doc is op (nil
 // for none), is left off by default, or "" when it is a tool.
-func leftOff(cfg *Config, doc *openapi.Document, op *openapi.Operation, rt *detect.Route, gen *genIndex) string {
-	if _, typed := rt.Endpoint.(typedTool); typed {
+func leftOff(declared map[string]Declaration, doc *openapi.Document, op *openapi.Operation, rt *detect.Route, gen *GenIndex) string {
+	if _, typed := rt.Endpoint.(Typed); typed {
 		return ""
 	}
 	name := detect.RESTName(rt.Method, rt.Pattern)
 	if op != nil && op.ID != "" {
 		name = op.ID
 	}
-	if _, ok := cfg.Declared[name]; ok {
+	if _, ok := declared[name]; ok {
 		return ""
 	}
 	const fix = "; name it in mcp.rest.names to make it a tool"
@@ -93,9 +92,15 @@ func hasForm(types []string) bool {
 // onlyHTML reports whether media types are HTML's and nothing else.
 func onlyHTML(types []string) bool {
 	for _, t := range types {
-		if !harvest.IsHTML(t) {
+		if !IsHTML(t) {
 			return false
 		}
 	}
 	return len(types) > 0
+}
+
+// IsHTML reports whether a Content-Type is a page's.
+func IsHTML(contentType string) bool {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	return mt == "text/html" || mt == "application/xhtml+xml"
 }

@@ -1,16 +1,17 @@
-package autoexpose
+package harvest
 
 import (
 	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
 // A tool's arguments are one JSON object, and a route's body need not be
 // one: a bulk route decodes a JSON array. When the typed handler's input,
 // the OpenAPI request body or the declaration is not an object's schema,
 // the tool takes the body as its one argument "body" (beside a REST tool's
-// path and query parameters), advertised with the body's own schema, and
+// path and query parameters), Advertised with the body's own schema, and
 // a call sends that argument's value, as the client wrote it, as the
 // route's body.
 
@@ -50,4 +51,18 @@ func objectBody(s *jsonschema.Schema) bool {
 		return slices.Contains(s.Types, "object")
 	}
 	return true
+}
+
+// BodyMember returns the value of the member name of the JSON object args,
+// as written; nil when it has none.
+func BodyMember(args []byte, name string) []byte {
+	var value []byte
+	wire.Members(args, func(rawKey, v []byte) bool {
+		if wire.Unquote(rawKey) == name {
+			value = v
+		}
+		return true
+	})
+
+	return value
 }
