@@ -47,7 +47,8 @@ type Settings struct {
 	// States sign the request states of input-required results.
 	States mcpcall.States
 	// Span returns ctx, the context a call is dispatched in, with the span
-	// of mc and its baggage, where ctx does not carry them already.
+	// of mc and its baggage, where ctx does not carry them already; nil for
+	// none (no tracing).
 	Span func(ctx context.Context, mc *mcpcall.Call) context.Context
 }
 

@@ -61,7 +61,9 @@ func (p *Pipeline) dispatch(ctx context.Context, t *toolset.Tool, who caller, re
 	}
 	ctx = p.Sessions.ForCall(ctx, from, who.sid, who.token)
 	ctx = mcpcall.With(ctx, mc)
-	ctx = p.Span(ctx, mc)
+	if p.Span != nil {
+		ctx = p.Span(ctx, mc)
+	}
 	if t.Checked != nil {
 		ctx = argcheck.WithChecked(ctx, t.Checked, in.body)
 	}
