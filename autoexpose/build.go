@@ -40,7 +40,7 @@ type builder struct {
 	wrapping bool              // building for Wrap: no route table to read
 	// paths is what REST tools' path values are checked against when that
 	// is not the router the tools were read from (Wrap: the wrapped
-	// handler's own routes; see pathRouter).
+	// handler's own routes; see harvest.Wrapped.Paths).
 	paths  dispatch.Router
 	report []detector.Row
 	errs   []error
@@ -104,7 +104,7 @@ func (b *builder) inspect(r chi.Router, doc *openapi.Document) *detect.Report {
 	}
 	mode, _ := detect.ParseMode(string(m.Dispatch))
 	rep, err := detect.Inspect(r, &detect.Options{Mode: mode, Transparent: m.TransparentMiddleware, MCPPath: m.path(), Reserved: b.reserved,
-		REST: b.restOptions(doc, harvest.NewGenIndex(discardLog))})
+		REST: b.restOptions(doc, harvest.NewGenIndex(nil))})
 	if err != nil {
 		b.errs = append(b.errs, fmt.Errorf("mcpdoor: %w", err))
 		return &detect.Report{}
@@ -172,10 +172,6 @@ func declarations(decls map[string]Declaration) map[string]harvest.Declaration {
 func (a Annotations) apply(base *mcp.ToolAnnotations) *mcp.ToolAnnotations {
 	return harvest.Annotate(base, a.Title, a.ReadOnly, a.Destructive, a.Idempotent, a.OpenWorld)
 }
-
-// discardLog is the logger of a harvest.GenIndex read twice at Install:
-// the one that harvests the tools logs what is wrong with a file.
-var discardLog = slog.New(slog.DiscardHandler)
 
 // loadOpenAPI reads Config.OpenAPI. It returns nil without one.
 func loadOpenAPI(cfg *Config) (*openapi.Document, error) {
