@@ -1,7 +1,6 @@
 package autoexpose
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
+	"github.com/mcpdoor/mcpdoor/internal/call"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/edge"
@@ -225,7 +225,7 @@ func (b *builder) door(tools []harvest.Spec, target http.Handler, routes chi.Rou
 		Paths:       routes, // what a REST tool's path is checked against
 		Routes:      routes,
 		Fast:        func(s *jsonschema.Schema) bool { return !bindsHeaders(s) },
-		ImageBudget: imageBudget(m.maxBodyBytes()),
+		ImageBudget: call.ImageBudget(m.maxBodyBytes()),
 	}
 	if b.paths != nil {
 		tb.Paths = b.paths
@@ -250,7 +250,7 @@ func (b *builder) door(tools []harvest.Spec, target http.Handler, routes chi.Rou
 	slices.SortStableFunc(b.report, harvest.CompareRows)
 	d.report = b.report
 	d.server = d.newServer()
-	d.calls.server = d.server
+	d.calls.pipe.SetServer(d.server)
 	seedPath := ""
 	if b.contract != nil {
 		seedPath = rollout.SeedPath
@@ -274,21 +274,28 @@ func (b *builder) newDoor(target http.Handler) *Door {
 		bodies:   b.bodies,
 		extended: b.cfg.ExtendServer != nil,
 		calls: &calls{
-			log:          b.log,
-			contract:     b.contract,
-			sessions:     b.sessions,
-			localSID:     rand.Text(),
-			byMCPSession: newMCPSessionSIDs(m),
-			forward:      m.forwardHeaders(),
-			maxBody:      m.maxBodyBytes(),
-			limiter:      newRateLimiter(m.RateLimit),
-			timeout:      m.CallTimeout,
-			stateless:    !m.stateful() && !b.stdio,
-			slots:        newCallSlots(m.maxConcurrentCalls()),
-			states:       mcpcall.NewStates(b.sessions.Keys()),
+			contract:  b.contract,
+			sessions:  b.sessions,
+			maxBody:   m.maxBodyBytes(),
+			stateless: !m.stateful() && !b.stdio,
+			slots:     newCallSlots(m.maxConcurrentCalls()),
 		},
 	}
-	d.catalog = b.catalog(d.calls.limiter)
+	d.calls.pipe = call.New(call.Settings{
+		Log:       b.log,
+		Contract:  b.contract,
+		Sessions:  b.sessions,
+		Inflight:  &d.calls.inflight,
+		Forward:   m.forwardHeaders(),
+		MaxBody:   m.maxBodyBytes(),
+		RateLimit: call.RateLimit(m.RateLimit),
+		Timeout:   m.CallTimeout,
+		Stateful:  m.stateful(),
+		Exclusive: m.Exclusive,
+		States:    mcpcall.NewStates(b.sessions.Keys()),
+		Span:      withSpan,
+	})
+	d.catalog = b.catalog(d.calls.pipe)
 	d.front = d.newFront(target)
 	return d
 }

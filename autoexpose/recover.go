@@ -21,7 +21,7 @@ import (
 // JSON-RPC internal error (-32603) of that one request, the details go to
 // the log (ERROR), and the server goes on serving. The one goroutine the
 // Door starts of its own, besides, recovers alike (see watchSession and
-// calls.serveWithin).
+// internal/call's serveWithin).
 
 // recovering is a receiving middleware that turns a panic in next into the
 // request's internal error.

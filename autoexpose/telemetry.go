@@ -371,7 +371,7 @@ func (d *Door) traced(next mcp.MethodHandler) mcp.MethodHandler {
 		if m != nil {
 			meta = metaCarrier(m)
 		}
-		header := headerOf(req)
+		header := mcpcall.Header(req)
 		var ambient *http.Request
 		var carrier propagation.TextMapCarrier
 		if header != nil {
