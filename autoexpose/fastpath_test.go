@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -250,7 +251,7 @@ func (p *goldenPair) compare(t *testing.T, rq goldenRequest) answer {
 	}
 	served := p.fastDoor.fastCalls.Load() - before
 	want := p.send(t, p.sdk, rq)
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(sealedAlike(want, got)); diff != "" {
 		t.Errorf("fast path's answer differs from the go-sdk's (-sdk +fast):\n%s", diff)
 	}
 	switch {
@@ -261,6 +262,20 @@ func (p *goldenPair) compare(t *testing.T, rq goldenRequest) answer {
 	}
 	return got
 }
+
+// sealedAlike returns want and got with their request states, when both
+// carry one, written alike. A state holds the second it was sealed in, so
+// two sealed on either side of a second differ in that alone; what a state
+// does is tested by sending one door's state to both.
+func sealedAlike(want, got answer) (answer, answer) {
+	if requestState.MatchString(want.Body) && requestState.MatchString(got.Body) {
+		want.Body = requestState.ReplaceAllString(want.Body, `"requestState":"<sealed>"`)
+		got.Body = requestState.ReplaceAllString(got.Body, `"requestState":"<sealed>"`)
+	}
+	return want, got
+}
+
+var requestState = regexp.MustCompile(`"requestState":"[^"]+"`)
 
 // A goldenRequest is a request of a golden test.
 type goldenRequest struct {
