@@ -49,6 +49,7 @@ type Call struct {
 // tool call (see bench_test.go).
 type exchange struct {
 	url  url.URL
+	ctx  routeContext // Direct's
 	body body
 	rec  recorder
 	resp Response
