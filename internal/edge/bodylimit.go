@@ -44,8 +44,8 @@ func ReadBodies(limit int64, p *bodies.Policy) func(http.Handler) http.Handler {
 				wire.WriteError(w, http.StatusRequestEntityTooLarge, leadingID(head), jsonrpc.CodeInvalidRequest, tooLarge)
 				return
 			}
-			body, release, err := bodies.Read(w, r, limit, p)
-			defer release()
+			body, taken, err := bodies.ReadTaken(w, r, limit, p)
+			defer taken.Release()
 			var mbe *http.MaxBytesError
 			switch {
 			case err == nil:
