@@ -38,7 +38,7 @@ func ID(r *http.Request) string {
 
 // WithSession returns a context that carries session s, and its id.
 func WithSession(ctx context.Context, s *Session) context.Context {
-	return &sessionContext{ctx, s}
+	return &sessionContext{Context: ctx, s: s}
 }
 
 // A sessionContext carries a session and its id in one value, where
@@ -46,7 +46,8 @@ func WithSession(ctx context.Context, s *Session) context.Context {
 // call gets one on every call.
 type sessionContext struct {
 	context.Context
-	s *Session
+	s     *Session
+	named Session // s, when ForCall made it
 }
 
 func (c *sessionContext) Value(key any) any {
@@ -127,7 +128,12 @@ func (m *Manager) ForCall(ctx, from context.Context, sid string, rollout bool) c
 		s = Resolved(from)
 	}
 	if s == nil || s.ID != sid {
-		s = m.Named(sid, rollout)
+		// m.Named's session, made in the context that carries it: one
+		// allocation for both.
+		c := &sessionContext{Context: ctx}
+		c.named = Session{ID: sid, m: m, rollout: rollout}
+		c.s = &c.named
+		return c
 	}
 	return WithSession(ctx, s)
 }
