@@ -31,6 +31,9 @@ type recorder struct {
 	counts    []int
 	sentBuf   [16]string
 	countsBuf [6]int
+	// bodyBuf holds a small body, that of most calls, which then costs no
+	// allocation of its own.
+	bodyBuf   [128]byte
 	status    int
 	body      []byte
 	limit     int64
@@ -116,6 +119,10 @@ func (r *recorder) Write(p []byte) (int, error) {
 func (r *recorder) grow(n int) {
 	need := len(r.body) + n
 	if need <= cap(r.body) {
+		return
+	}
+	if r.body == nil && need <= len(r.bodyBuf) && int64(need) <= r.limit {
+		r.body = r.bodyBuf[:0:min(int64(len(r.bodyBuf)), r.limit)]
 		return
 	}
 	b := make([]byte, len(r.body), min(max(2*cap(r.body), need), int(r.limit)))
