@@ -85,7 +85,8 @@ func (d *Direct) Dispatch(ctx context.Context, c *Call) *Response {
 	defer routeContexts.Put(rctx)
 	rctx.Reset() // a reset chi.Context is what chi.NewRouteContext returns
 	rctx.Routes = d.routes
-	req, err := e.request(context.WithValue(ctx, chi.RouteCtxKey, rctx), c)
+	e.ctx = routeContext{ctx, rctx}
+	req, err := e.request(&e.ctx, c)
 	if err != nil {
 		return failed(err)
 	}
@@ -165,3 +166,20 @@ func match(parts []pattern.Part, path string, params *chi.RouteParams) {
 		path = path[end:]
 	}
 }
+
+// routeContext is a context carrying a chi route context, as
+// context.WithValue(ctx, chi.RouteCtxKey, rctx) would, held in the
+// exchange so that it costs no allocation of its own.
+type routeContext struct {
+	context.Context
+	rctx *chi.Context
+}
+
+func (c *routeContext) Value(key any) any {
+	if key == chi.RouteCtxKey {
+		return c.rctx
+	}
+	return c.Context.Value(key)
+}
+
+func (c *routeContext) String() string { return "dispatch.routeContext" }

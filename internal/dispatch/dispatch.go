@@ -49,9 +49,13 @@ type Call struct {
 // tool call (see bench_test.go).
 type exchange struct {
 	url  url.URL
+	ctx  routeContext // Direct's
 	body body
 	rec  recorder
 	resp Response
+	// values holds the request header's values when they fit (see
+	// cloneHeader).
+	values [16]string
 }
 
 // body is a request body reading a Call's bytes.
@@ -65,13 +69,7 @@ func (e *exchange) request(ctx context.Context, c *Call) (*http.Request, error) 
 	if err := parsePath(&e.url, c.Path); err != nil {
 		return nil, fmt.Errorf("mcpdoor: building request for %s: %w", c.Path, err)
 	}
-	header := c.Header.Clone()
-	if header == nil {
-		header = make(http.Header, 1)
-	}
-	if len(c.Body) > 0 && header.Get("Content-Type") == "" {
-		header.Set("Content-Type", "application/json")
-	}
+	header := e.cloneHeader(c.Header, len(c.Body) > 0 && c.Header.Get("Content-Type") == "")
 	method := c.Method
 	if method == "" {
 		method = http.MethodPost
@@ -94,6 +92,44 @@ func (e *exchange) request(ctx context.Context, c *Call) (*http.Request, error) 
 		req.Body, req.ContentLength = &e.body, int64(len(c.Body))
 	}
 	return req.WithContext(ctx), nil
+}
+
+// cloneHeader returns a copy of h, as h.Clone does, with Content-Type
+// application/json when json: its values in e.values when they fit, and
+// the Content-Type in them, so that the copy costs the map alone.
+func (e *exchange) cloneHeader(h http.Header, json bool) http.Header {
+	n := 0
+	for _, vs := range h {
+		n += len(vs)
+	}
+	if json {
+		n++
+	}
+	var values []string
+	if n <= len(e.values) {
+		values = e.values[:n:n]
+	} else {
+		values = make([]string, n)
+	}
+	size := len(h)
+	if json {
+		size++
+	}
+	c := make(http.Header, size)
+	for k, vs := range h {
+		if vs == nil {
+			c[k] = nil
+			continue
+		}
+		m := copy(values, vs)
+		c[k] = values[:m:m]
+		values = values[m:]
+	}
+	if json {
+		values[0] = "application/json"
+		c["Content-Type"] = values[:1:1]
+	}
+	return c
 }
 
 // parsePath sets *u to path parsed as url.Parse would. Tool paths

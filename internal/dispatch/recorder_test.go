@@ -110,6 +110,59 @@ func TestRecorder(t *testing.T) {
 			wantBody:   "{}",
 		},
 		{
+			// The recorded header is the one at WriteHeader whatever the
+			// handler does to its header afterwards: a value changed in
+			// place, a header deleted, one emptied, one added back.
+			name: "headers changed in place after WriteHeader are not sent",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				h := w.Header()
+				h.Set("Content-Type", "application/json")
+				h.Add("X-Multi", "a")
+				h.Add("X-Multi", "b")
+				h.Set("X-Gone", "1")
+				w.WriteHeader(http.StatusAccepted)
+				h["Content-Type"][0] = "text/html"
+				h["X-Multi"] = h["X-Multi"][:1]
+				h.Del("X-Gone")
+				io.WriteString(w, "{}")
+			},
+			wantStatus: http.StatusAccepted,
+			wantHeader: http.Header{"Content-Type": {"application/json"}, "X-Multi": {"a", "b"}, "X-Gone": {"1"}},
+			wantBody:   "{}",
+		},
+		{
+			// A handler reads its own header after WriteHeader as it left
+			// it, as under net/http.
+			name: "a handler reads its headers after WriteHeader",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("X-Early", "1")
+				w.WriteHeader(http.StatusOK)
+				w.Header().Set("X-Late", "2")
+				io.WriteString(w, w.Header().Get("X-Early")+w.Header().Get("X-Late"))
+			},
+			wantStatus: http.StatusOK,
+			wantHeader: http.Header{"X-Early": {"1"}},
+			wantBody:   "12",
+		},
+		{
+			name: "a header of more names than the recorder holds inline",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				for i := range 12 {
+					w.Header().Set(fmt.Sprintf("X-H%d", i), "v")
+				}
+				w.WriteHeader(http.StatusOK)
+				w.Header().Set("X-H0", "late")
+			},
+			wantStatus: http.StatusOK,
+			wantHeader: func() http.Header {
+				h := http.Header{}
+				for i := range 12 {
+					h.Set(fmt.Sprintf("X-H%d", i), "v")
+				}
+				return h
+			}(),
+		},
+		{
 			name: "headers set after the first Write are not sent",
 			handler: func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("X-Early", "1")

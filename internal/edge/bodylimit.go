@@ -44,24 +44,33 @@ func ReadBodies(limit int64, p *bodies.Policy) func(http.Handler) http.Handler {
 				wire.WriteError(w, http.StatusRequestEntityTooLarge, leadingID(head), jsonrpc.CodeInvalidRequest, tooLarge)
 				return
 			}
-			body, release, err := bodies.Read(w, r, limit, p)
-			defer release()
-			var mbe *http.MaxBytesError
-			switch {
-			case err == nil:
+			body, taken, err := bodies.ReadTaken(w, r, limit, p)
+			defer taken.Release()
+			if err == nil {
 				r.Body, r.ContentLength = bodies.Held(body), int64(len(body))
 				next.ServeHTTP(w, r)
-			case errors.As(err, &mbe):
-				wire.WriteError(w, http.StatusRequestEntityTooLarge, leadingID(body), jsonrpc.CodeInvalidRequest, tooLarge)
-			case errors.Is(err, bodies.ErrBusy):
-				w.Header().Set("Retry-After", bodies.RetryAfter)
-				wire.WriteError(w, http.StatusServiceUnavailable, nil, sessionCapCode, p.BusyText())
-			case errors.Is(err, bodies.ErrTimeout):
-				wire.WriteError(w, http.StatusRequestTimeout, nil, jsonrpc.CodeInvalidRequest, p.TimeoutText())
-			default:
-				http.Error(w, "failed to read body", http.StatusBadRequest) // as the SDK says it
+				return
 			}
+			refuseBody(w, err, body, tooLarge, p)
 		})
+	}
+}
+
+// refuseBody answers a request whose body ReadBodies could not read with
+// err; body holds its first bytes. (Apart from ReadBodies, so that the
+// error it looks into costs the requests it reads nothing.)
+func refuseBody(w http.ResponseWriter, err error, body []byte, tooLarge string, p *bodies.Policy) {
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		wire.WriteError(w, http.StatusRequestEntityTooLarge, leadingID(body), jsonrpc.CodeInvalidRequest, tooLarge)
+	case errors.Is(err, bodies.ErrBusy):
+		w.Header().Set("Retry-After", bodies.RetryAfter)
+		wire.WriteError(w, http.StatusServiceUnavailable, nil, sessionCapCode, p.BusyText())
+	case errors.Is(err, bodies.ErrTimeout):
+		wire.WriteError(w, http.StatusRequestTimeout, nil, jsonrpc.CodeInvalidRequest, p.TimeoutText())
+	default:
+		http.Error(w, "failed to read body", http.StatusBadRequest) // as the SDK says it
 	}
 }
 

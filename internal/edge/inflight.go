@@ -17,18 +17,36 @@ const RequestRefHeader = "Mcpdoor-Request-Ref"
 // Its zero value is ready for use.
 type Inflight struct {
 	next atomic.Uint64
-	reqs sync.Map // ref string → *http.Request
-	ids  sync.Map // ref string → []byte: the id of the one JSON-RPC request a POST carries (see NoteID)
+	// reqs holds the requests by their number (the ref, in base 36), in
+	// shards by it: maps that, once grown, take a request in without an
+	// allocation.
+	reqs [inflightShards]struct {
+		mu sync.Mutex
+		m  map[uint64]*http.Request
+	}
+	ids sync.Map // ref string → []byte: the id of the one JSON-RPC request a POST carries (see NoteID)
 }
+
+const inflightShards = 16
 
 // Track is the step that serves a request with it registered for the
 // duration, for a tool call to find (Lookup). It refuses nothing.
 func (f *Inflight) Track(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ref := strconv.FormatUint(f.next.Add(1), 36)
-		r.Header.Set(RequestRefHeader, ref)
-		f.reqs.Store(ref, r)
-		defer f.reqs.Delete(ref)
+		n := f.next.Add(1)
+		r.Header.Set(RequestRefHeader, strconv.FormatUint(n, 36))
+		s := &f.reqs[n%inflightShards]
+		s.mu.Lock()
+		if s.m == nil {
+			s.m = make(map[uint64]*http.Request)
+		}
+		s.m[n] = r
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			delete(s.m, n)
+			s.mu.Unlock()
+		}()
 		h.ServeHTTP(w, r)
 	})
 }
@@ -36,13 +54,14 @@ func (f *Inflight) Track(h http.Handler) http.Handler {
 // Lookup returns the request whose header h is, or nil (stdio, or a
 // request that has ended).
 func (f *Inflight) Lookup(h http.Header) *http.Request {
-	ref := h.Get(RequestRefHeader)
-	if ref == "" {
+	n, err := strconv.ParseUint(h.Get(RequestRefHeader), 36, 64)
+	if err != nil {
 		return nil
 	}
-	r, _ := f.reqs.Load(ref)
-	req, _ := r.(*http.Request)
-	return req
+	s := &f.reqs[n%inflightShards]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[n]
 }
 
 // NoteID is the step that notes the JSON-RPC id of the one request a POST

@@ -18,6 +18,12 @@ type Lifecycle struct {
 
 	mu     sync.Mutex
 	closed bool
+	// live holds the cancel funcs of the requests in flight, by a number
+	// of each, for Close to end their contexts. A map of them costs a
+	// request no allocation once it has grown, where a context.AfterFunc on
+	// ctx would cost two.
+	live map[uint64]context.CancelFunc
+	next uint64
 	// opening counts the requests that may create a session (a stateful
 	// POST without Mcp-Session-Id), so that Close can wait for them before
 	// it ends the sessions there are, and the POSTs of a stateless endpoint,
@@ -39,18 +45,32 @@ func NewLifecycle() *Lifecycle {
 	return l
 }
 
-// enter admits a request, unless the Door is closed. A request counted in
-// opening (opens) must call l.opening.Done when it ends.
-func (l *Lifecycle) enter(opens bool) bool {
+// enter admits a request whose context cancel ends, unless the Door is
+// closed; Close calls cancel. An admitted request must call l.leave with
+// the number enter returns when it ends, and one counted in opening
+// (opens) l.opening.Done.
+func (l *Lifecycle) enter(opens bool, cancel context.CancelFunc) (uint64, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
-		return false
+		return 0, false
 	}
 	if opens {
 		l.opening.Add(1)
 	}
-	return true
+	if l.live == nil {
+		l.live = make(map[uint64]context.CancelFunc)
+	}
+	l.next++
+	l.live[l.next] = cancel
+	return l.next, true
+}
+
+// leave forgets the request enter numbered n.
+func (l *Lifecycle) leave(n uint64) {
+	l.mu.Lock()
+	delete(l.live, n)
+	l.mu.Unlock()
 }
 
 // Wrap is the step that serves a request until the Door closes, and 503
@@ -62,16 +82,17 @@ func (l *Lifecycle) Wrap(stateful bool) func(http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			// A POST that may open a session, or carries a stateless call.
 			opens := r.Method == http.MethodPost && (!stateful || r.Header.Get(SessionIDHeader) == "")
-			if !l.enter(opens) {
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			n, ok := l.enter(opens, cancel)
+			if !ok {
 				http.Error(w, ClosedBody, http.StatusServiceUnavailable)
 				return
 			}
+			defer l.leave(n)
 			if opens {
 				defer l.opening.Done()
 			}
-			ctx, cancel := context.WithCancel(r.Context())
-			defer cancel()
-			defer context.AfterFunc(l.ctx, cancel)()
 			next.ServeHTTP(w, r.WithContext(ctx))
 		})
 	}
@@ -89,8 +110,13 @@ func (l *Lifecycle) Close(endSessions func() error) error {
 	l.once.Do(func() {
 		l.mu.Lock()
 		l.closed = true
+		live := l.live
+		l.live = nil
 		l.mu.Unlock()
 		l.cancel()
+		for _, cancel := range live {
+			cancel()
+		}
 		l.opening.Wait()
 		if l.Unused != nil {
 			l.Unused.Stop() // the sessions end here

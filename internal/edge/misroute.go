@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -50,8 +49,6 @@ const codeInternal = -32603
 // its JSON-RPC id.
 const maxIDScan = 64 << 10
 
-type routeCheckedKey struct{}
-
 // A Misroute reads the session a request names and refuses a request of a
 // session no request may run in (see above). NewMisroute makes one.
 type Misroute struct {
@@ -76,14 +73,14 @@ func NewMisroute(log *slog.Logger, path string, m *sessions.Manager, contract *r
 // request is checked once.
 func (mr *Misroute) Check(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
 	ctx := r.Context()
-	if ctx.Value(routeCheckedKey{}) != nil {
+	if sessions.Owner(ctx) != nil { // checked: only Check names an owner
 		return r, true
 	}
 	m := mr.sessions
 	// What passes here has been checked: a session middleware behind
 	// takes up the session read here, and a session middleware of
 	// another manager defers to the Door's.
-	ctx = sessions.WithOwner(context.WithValue(ctx, routeCheckedKey{}, true), m)
+	ctx = sessions.WithOwner(ctx, m)
 	r = r.WithContext(ctx)
 	if r.URL.Path == rollout.SeedPath && mr.contract != nil {
 		return r, true

@@ -21,8 +21,13 @@ func NewContext(ctx context.Context, id string) context.Context {
 
 // FromContext returns the session id ctx carries.
 func FromContext(ctx context.Context) (string, bool) {
-	id, ok := ctx.Value(idKey{}).(string)
-	return id, ok && id != ""
+	switch v := ctx.Value(idKey{}).(type) {
+	case string:
+		return v, v != ""
+	case *Session: // WithSession's
+		return v.ID, v.ID != ""
+	}
+	return "", false
 }
 
 // ID returns the session id of r, or "" when no session middleware ran for it.
@@ -33,8 +38,27 @@ func ID(r *http.Request) string {
 
 // WithSession returns a context that carries session s, and its id.
 func WithSession(ctx context.Context, s *Session) context.Context {
-	return context.WithValue(NewContext(ctx, s.ID), sessionKey{}, s)
+	return &sessionContext{Context: ctx, s: s}
 }
+
+// A sessionContext carries a session and its id in one value, where
+// NewContext and a context.WithValue would take three allocations: a tool
+// call gets one on every call.
+type sessionContext struct {
+	context.Context
+	s     *Session
+	named Session // s, when ForCall made it
+}
+
+func (c *sessionContext) Value(key any) any {
+	switch key.(type) {
+	case idKey, sessionKey:
+		return c.s // FromContext reads the id of it
+	}
+	return c.Context.Value(key)
+}
+
+func (c *sessionContext) String() string { return "sessions.WithSession" }
 
 // SessionOf returns the session of the id ctx carries, or nil when ctx
 // carries none, or only an id (NewContext) and no session of it.
@@ -72,10 +96,14 @@ func WithTokenSession(ctx context.Context, s *Session) context.Context {
 
 // WithOwner returns a context that says m, the Door's Manager, owns the
 // sessions of the request: a session middleware of another Manager behind
-// it defers to m.
+// it defers to m. The Door's misroute check alone calls it, so that it also
+// marks the request checked (see Owner).
 func WithOwner(ctx context.Context, m *Manager) context.Context {
 	return context.WithValue(ctx, ownerKey{}, m)
 }
+
+// Owner returns the Manager WithOwner put in ctx, or nil.
+func Owner(ctx context.Context) *Manager { return ownerOf(ctx) }
 
 func ownerOf(ctx context.Context) *Manager {
 	m, _ := ctx.Value(ownerKey{}).(*Manager)
@@ -100,7 +128,12 @@ func (m *Manager) ForCall(ctx, from context.Context, sid string, rollout bool) c
 		s = Resolved(from)
 	}
 	if s == nil || s.ID != sid {
-		s = m.Named(sid, rollout)
+		// m.Named's session, made in the context that carries it: one
+		// allocation for both.
+		c := &sessionContext{Context: ctx}
+		c.named = Session{ID: sid, m: m, rollout: rollout}
+		c.s = &c.named
+		return c
 	}
 	return WithSession(ctx, s)
 }
