@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
@@ -18,6 +19,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
+	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 )
 
 // A builder makes a Door from a config: it reads the router, decides the
@@ -191,7 +193,7 @@ func (b *builder) newDoor(target http.Handler) *Door {
 		tools:    make(map[string]*tool),
 		life:     newLifecycle(),
 		serves:   target,
-		tel:      newTelemetry(b.cfg, b.stdio),
+		tel:      b.newTelemetry(),
 		bodies:   b.bodies,
 		extended: b.cfg.ExtendServer != nil,
 		calls: &calls{
@@ -211,6 +213,29 @@ func (b *builder) newDoor(target http.Handler) *Door {
 	}
 	d.catalog = b.catalog(d.calls.limiter)
 	return d
+}
+
+// newTelemetry returns what the Door traces and measures with.
+func (b *builder) newTelemetry() *telemetry.Telemetry {
+	return telemetry.New(telemetry.Options{
+		TracerProvider: b.cfg.TracerProvider,
+		MeterProvider:  b.cfg.MeterProvider,
+		Propagators:    b.cfg.Propagators,
+		Log:            b.log,
+		Version:        version(),
+		Stdio:          b.stdio,
+		FailureCode:    failureCode,
+	})
+}
+
+// failureCode is the code of the door's error envelope (see errorInfo) an
+// isError result carries, for its span's error.type; "" for none.
+func failureCode(res *mcp.CallToolResult) string {
+	envelope, _ := res.StructuredContent.(map[string]errorInfo)
+	if envelope == nil {
+		envelope, _ = res.Meta[ErrorMetaKey].(map[string]errorInfo)
+	}
+	return envelope["error"].Code
 }
 
 // A toolBuilder makes the tools of one Door from their specs.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 )
 
 // dispatch sends a call's arguments to the tool's route, as the request
@@ -24,7 +25,7 @@ import (
 // session (in place of any the MCP request's context held), the caller's
 // rollout id (its token's, else that of the /ng-rollout/ prefix it came
 // under), the MCP call mc (for Progress, Log, Elicit and Sample) and the
-// call's span (telemetry.go), and it ends when the client cancels the call or goes away, or the door
+// call's span (internal/telemetry), and it ends when the client cancels the call or goes away, or the door
 // closes.
 func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, mc *mcpCall, in input) *dispatch.Response {
 	rc := in.call
@@ -58,7 +59,9 @@ func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.Call
 	}
 	ctx = c.sessions.ForCall(ctx, from, who.sid, who.token)
 	ctx = withMCPCall(ctx, mc)
-	ctx = withSpan(ctx, mc)
+	if mc != nil {
+		ctx = telemetry.WithSpan(ctx, mc.traced)
+	}
 	if t.checked != nil {
 		ctx = withChecked(ctx, t.checked, in.body)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 )
 
 // A Door is an installed MCP endpoint: the tools it serves, the startup
@@ -31,7 +32,7 @@ type Door struct {
 	// io.modelcontextprotocol/serverInfo, encoded.
 	serverInfo []byte
 	calls      *calls
-	tel        *telemetry
+	tel        *telemetry.Telemetry
 	bodies     *bodies.Policy // how request bodies are read (see readBodies)
 	handler    http.Handler   // the MCP endpoint; nil for a Door that serves no MCP
 	life       *lifecycle     // nil for a Door that serves no MCP

@@ -52,7 +52,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.h.Serve
 //     wait for one of their session's mcp.max_concurrent_calls slots
 //     (fanout.go).
 func (d *Door) endpoint(m *MCPConfig) http.Handler {
-	h := d.calls.inflight.track(d.withFastPath(m, d.calls.inflight.noteID(d.tel.off, limitBatch(m.maxBatch(), d.transport(m)))))
+	h := d.calls.inflight.track(d.withFastPath(m, d.calls.inflight.noteID(d.tel.Off, limitBatch(m.maxBatch(), d.transport(m)))))
 	if m.Exclusive {
 		tokenHeader := ""
 		if d.calls.contract != nil {

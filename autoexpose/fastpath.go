@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/propagation"
@@ -151,8 +152,8 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 		Params: &mcp.CallToolParamsRaw{Name: c.tool.Name, Arguments: c.args, InputResponses: c.answers, RequestState: c.state},
 		Extra:  &mcp.RequestExtra{Header: r.Header},
 	}
-	traced, op := f.d.tel.start(r.Context(), c.tool.spanName, "tools/call", c.tool.Name, c.trace.carrier(), propagation.HeaderCarrier(r.Header), nil)
-	op.describe(c.id, "", c.version)
+	traced, op := f.d.tel.Start(r.Context(), c.tool.spanName, "tools/call", c.tool.Name, c.trace.Carrier(), propagation.HeaderCarrier(r.Header), nil)
+	op.Describe(c.id, "", c.version)
 	mc := &mcpCall{
 		req:           req,
 		to:            s,
@@ -167,15 +168,15 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 	var errType, message string
 	if err != nil {
 		s.respondError(ctx, c, err)
-		errType, message = rpcFailure(&op, err)
+		errType, message = telemetry.RPCFailure(&op, err)
 	} else {
 		s.respond(ctx, f.d, c, res)
-		errType, message = toolFailure(res)
+		errType, message = f.d.tel.ToolFailure(res)
 	}
 	if err := s.writeErr(); err != nil {
 		f.d.log.Warn("mcpdoor: fast path: writing the answer failed, which ended the request", "tool", c.tool.Name, "err", err)
 	}
-	f.d.tel.end(traced, &op, errType, message)
+	f.d.tel.End(traced, &op, errType, message)
 }
 
 // chunkedWithoutFlush reports whether the response is net/http's own, to an

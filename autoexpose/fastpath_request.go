@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 	"github.com/mcpdoor/mcpdoor/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -28,8 +29,8 @@ type fastCall struct {
 	answers mcp.InputResponseMap
 	state   string
 	// trace is the W3C trace context and baggage of _meta (see
-	// traceKeys), for the call's span.
-	trace traceMeta
+	// telemetry.TraceKeys), for the call's span.
+	trace telemetry.TraceMeta
 }
 
 // readCall reads body as the one tools/call request of an HTTP request
@@ -194,7 +195,7 @@ func readMeta(c *fastCall, meta []byte, modern bool) bool {
 			if !plainString(val) {
 				return false
 			}
-			c.level = mcp.LoggingLevel(val[1 : len(val)-1])
+			c.level = mcp.LoggingLevel(val[1 : len(val)-1]) //lint:ignore SA1019 see logLevels
 			return slices.Contains(logLevels, c.level)
 		}
 	})
@@ -210,10 +211,10 @@ var metaKeys = [...]string{
 	mcp.MetaKeyClientCapabilities,
 	mcp.MetaKeyClientInfo,
 	mcp.MetaKeyLogLevel, //lint:ignore SA1019 see logLevels
-	traceKeys[0], traceKeys[1], traceKeys[2],
+	telemetry.TraceKeys[0], telemetry.TraceKeys[1], telemetry.TraceKeys[2],
 }
 
-// firstTraceKey is the index in metaKeys of the first of traceKeys.
+// firstTraceKey is the index in metaKeys of the first of telemetry.TraceKeys.
 const firstTraceKey = 5
 
 // clientCapabilities is the shape the go-sdk reads a request's client

@@ -2,13 +2,10 @@ package autoexpose
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
-	"runtime/debug"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/internal/recovery"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
 
@@ -20,8 +17,8 @@ import (
 // go-sdk's own handling of each method beneath them: a panic becomes the
 // JSON-RPC internal error (-32603) of that one request, the details go to
 // the log (ERROR), and the server goes on serving. The one goroutine the
-// Door starts of its own, besides, recovers alike (see watchSession and
-// calls.serveWithin).
+// Door starts of its own, besides, recovers alike (see internal/telemetry's
+// session watch and calls.serveWithin).
 
 // recovering is a receiving middleware that turns a panic in next into the
 // request's internal error.
@@ -29,7 +26,7 @@ func (d *Door) recovering(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 		defer func() {
 			if v := recover(); v != nil {
-				res, err = nil, panicked(rollout.Logger(ctx, d.log), method, v)
+				res, err = nil, recovery.Panicked(rollout.Logger(ctx, d.log), method, v)
 			}
 		}()
 		return next(ctx, method, req)
@@ -40,21 +37,4 @@ func (d *Door) recovering(next mcp.MethodHandler) mcp.MethodHandler {
 // its own to the go-sdk server.
 func (d *Door) recovers(m mcp.Middleware) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler { return d.recovering(m(next)) }
-}
-
-// panicked logs the panic v of serving an MCP request of method, and
-// returns the JSON-RPC error its client gets: the internal error, which
-// tells nothing of the cause.
-func panicked(log *slog.Logger, method string, v any) error {
-	log.Error("mcpdoor: serving an MCP request panicked; its client gets an internal error (-32603)",
-		"method", method, "panic", v, "stack", string(debug.Stack()))
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("mcpdoor: internal error serving %s; the server logged it", method)}
-}
-
-// recovered logs a panic of a goroutine the Door started for what, from
-// the defer that recovers it: v is what recover returned.
-func recovered(log *slog.Logger, what string, v any) {
-	if v != nil {
-		log.Error("mcpdoor: "+what+" panicked", "panic", v, "stack", string(debug.Stack()))
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 )
 
 // newServer builds the go-sdk server: one low-level tool per exposed tool,
@@ -36,8 +37,21 @@ func (d *Door) newServer() *mcp.Server {
 	// traced as the request's error (see recover.go).
 	s.AddReceivingMiddleware(d.recovering)
 	s.AddReceivingMiddleware(d.recovers(d.middleware))
-	s.AddReceivingMiddleware(d.recovers(d.traced)) // outside the middleware: its refusals are traced too
+	s.AddReceivingMiddleware(d.recovers(d.tel.Middleware(d.served()))) // outside the middleware: its refusals are traced too
 	return s
+}
+
+// served is what the go-sdk server's tracing needs of d.
+func (d *Door) served() telemetry.Served {
+	return telemetry.Served{
+		Known: func(tool string) bool {
+			_, ok := d.tools[tool]
+			return ok
+		},
+		Request:  d.calls.inflight.lookup,
+		ID:       d.calls.inflight.id,
+		Stateful: !d.calls.stateless,
+	}
 }
 
 // transport serves the Streamable HTTP transport: stateless, or with

@@ -29,12 +29,12 @@ var layers = []struct {
 	{"leaves: one concept each, no mcpdoor import", []string{
 		"internal/argcheck", "internal/bodies", "internal/canonical", "internal/cputime", "internal/exposed",
 		"internal/genfacts", "internal/header", "internal/httpwrite", "internal/keyring", "internal/longtest", "internal/openapi",
-		"internal/pattern", "internal/sessionkey", "internal/store", "internal/table",
+		"internal/pattern", "internal/recovery", "internal/sessionkey", "internal/store", "internal/table",
 		"internal/typeschema", "internal/wire",
 	}},
 	{"concepts: detection, dispatch, tokens, sessions, the verify wrapper", []string{
 		"internal/detect", "internal/dispatch", "internal/gen", "internal/sessions",
-		"token", "verifywrap",
+		"internal/telemetry", "token", "verifywrap",
 	}},
 	{"faces of the concepts, and the rollout contract", []string{
 		"internal/rollout", "replay", "session",
