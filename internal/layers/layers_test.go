@@ -29,7 +29,7 @@ var layers = []struct {
 	{"leaves: one concept each, no mcpdoor import", []string{
 		"internal/argcheck", "internal/bodies", "internal/canonical", "internal/cputime", "internal/exposed",
 		"internal/genfacts", "internal/header", "internal/httpwrite", "internal/keyring", "internal/longtest", "internal/openapi",
-		"internal/pattern", "internal/recovery", "internal/sessionkey", "internal/store", "internal/table",
+		"internal/pattern", "internal/recovery", "internal/sessionkey", "internal/stdio", "internal/store", "internal/table",
 		"internal/typeschema", "internal/wire",
 	}},
 	{"concepts: detection, dispatch, tokens, sessions, the verify wrapper", []string{
