@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 )
 
 // TestJSONAnswerIsGoSDKs: the door's answer to a request that streams
@@ -27,7 +29,7 @@ func TestJSONAnswerIsGoSDKs(t *testing.T) {
 		"ping":       {header: callHeader("2025-11-25", ""), body: `{"jsonrpc":"2.0","id":2,"method":"ping"}`},
 		"tools/list": {header: callHeader("2025-11-25", ""), body: `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`},
 	}
-	for _, v := range []string{"2025-11-25", protocolVersion2026} {
+	for _, v := range []string{"2025-11-25", mcpcall.ProtocolVersion2026} {
 		requests[v+" tools/call"] = goldenRequest{header: callHeader(v, "echo"), body: callBody(v, "4", "echo", `{"text":"a<b"}`, "")}
 		requests[v+" a long tools/call"] = goldenRequest{header: callHeader(v, "echo"), body: callBody(v, "5", "echo", `{"text":"`+strings.Repeat("long ", 1000)+`"}`, "")}
 		requests[v+" an HTTP error"] = goldenRequest{header: callHeader(v, "teapot"), body: callBody(v, "6", "teapot", `{}`, "")}

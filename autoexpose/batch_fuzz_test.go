@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 )
 
 // batchVersions are the Mcp-Protocol-Version headers FuzzBatch posts a
@@ -112,7 +114,7 @@ func openSession(t *testing.T, url, version string) string {
 // pingVersion is the header of a request in a session of a stateful door
 // opened under version: the stateless protocol's is refused there.
 func pingVersion(version string) string {
-	if version >= protocolVersion2026 {
+	if version >= mcpcall.ProtocolVersion2026 {
 		return "2025-11-25"
 	}
 	return version

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
@@ -208,7 +209,7 @@ func (b *builder) newDoor(target http.Handler) *Door {
 			timeout:      m.CallTimeout,
 			stateless:    !m.stateful() && !b.stdio,
 			slots:        newCallSlots(m.maxConcurrentCalls()),
-			states:       newInputStates(b.sessions.Keys()),
+			states:       mcpcall.NewStates(b.sessions.Keys()),
 		},
 	}
 	d.catalog = b.catalog(d.calls.limiter)

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/internal/store"
@@ -32,34 +33,34 @@ type calls struct {
 	timeout      time.Duration   // mcp.call_timeout; 0: none
 	stateless    bool            // the transport is stateless Streamable HTTP
 	slots        *callSlots      // mcp.max_concurrent_calls, for the go-sdk's calls
-	states       inputStates     // sign the request states of input-required results
+	states       mcpcall.States  // sign the request states of input-required results
 }
 
 // call serves one tools/call, a step a file:
 //
 //  1. under 2026-07-28, the answers the call carries to its handler's
 //     earlier questions: a request state that does not verify refuses the
-//     call (input.go);
+//     call (internal/mcpcall input.go);
 //  2. admit: who calls, in which session; the rollout contract's token
 //     checks (admit.go);
 //  3. the rate limit of the session, client or server (ratelimit.go);
 //  4. the arguments: their size, and the tool's input schema (arguments.go);
 //  5. dispatch to the route, directly or replayed through the router,
 //     within the call timeout (dispatch.go), with the MCP call in its
-//     context (progress.go, client.go);
+//     context (internal/mcpcall);
 //  6. the route's answer as an MCP result (result.go), or the questions
 //     the handler asked a client of protocol 2026-07-28, or the protocol's
 //     error for a call that failed for want of a client capability
-//     (input.go).
+//     (internal/mcpcall input.go).
 //
 // Steps 2 to 4 refuse with an isError result (errors.go); the route runs
 // only if all of them pass. The error, a *jsonrpc.Error, is a protocol
 // error the client gets in place of a result. mc is the MCP call as the
-// transport that carried it made it (newMCPCall for the go-sdk's,
+// transport that carried it made it (mcpcall.New for the go-sdk's,
 // fastpath.go for the fast path's), for the handler's Progress, Log,
 // Elicit, Sample and Roots; nil for none.
-func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, mc *mcpCall) (*mcp.CallToolResult, error) {
-	if err := mc.openAnswers(t.Name, c.states); err != nil {
+func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, mc *mcpcall.Call) (*mcp.CallToolResult, error) {
+	if err := mc.OpenAnswers(t.Name, c.states); err != nil {
 		return nil, err
 	}
 	who, refused := c.admit(t, req)
@@ -78,13 +79,13 @@ func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, mc 
 		c.record(ctx, t, who, req, mc, "timeout")
 		return c.timedOut(t), nil
 	}
-	if res, err := mc.inputRequired(t.Name, c.states); res != nil || err != nil {
+	if res, err := mc.InputRequired(t.Name, c.states); res != nil || err != nil {
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}
 		return res, nil // the handler asked the client; it runs again with the answers
 	}
-	if err := mc.missingCapability(t.Name, resp.Status); err != nil {
+	if err := mc.MissingCapability(t.Name, resp.Status); err != nil {
 		c.record(ctx, t, who, req, mc, "error")
 		return nil, err
 	}
@@ -110,13 +111,13 @@ const toolUseIDKey = "claudecode/toolUseId"
 // place both transports' calls pass. A tokenless call is no rollout's, and
 // is not recorded. A failure to record is logged (but for a session that
 // ended meanwhile); the call's result stands.
-func (c *calls) record(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, mc *mcpCall, status string) {
+func (c *calls) record(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, mc *mcpcall.Call, status string) {
 	if c.contract == nil || !c.contract.Ledgered() || !who.token {
 		return
 	}
 	call := rollout.Call{Tool: t.Name, Arguments: rollout.Canonical(req.Params.Arguments), Status: status}
-	if mc != nil && len(mc.rpcID) > 0 {
-		call.IDs = append(call.IDs, "rpc:"+string(mc.rpcID))
+	if mc != nil && len(mc.RPCID) > 0 {
+		call.IDs = append(call.IDs, "rpc:"+string(mc.RPCID))
 	}
 	if id, ok := req.Params.Meta[toolUseIDKey].(string); ok && id != "" {
 		call.IDs = append(call.IDs, id)

@@ -129,7 +129,7 @@ func text(res *mcp.CallToolResult) string {
 }
 
 // callResult serves a tool call that no MCP call carries (calls.call with a
-// nil mcpCall), which has no protocol error: only a result.
+// nil mcpcall.Call), which has no protocol error: only a result.
 func (c *calls) callResult(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
 	res, err := c.call(ctx, t, req, nil)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 //
 //   - tools, without listChanged: the door's tools are those Install
 //     found, and it never sends notifications/tools/list_changed;
-//   - logging: a handler's Log reaches the client (progress.go);
+//   - logging: a handler's Log reaches the client (internal/mcpcall);
 //   - resources, without listChanged or subscribe, under mcp.catalog only:
 //     the catalog, which does not change either;
 //   - nothing else. A method of a capability the door does not declare —

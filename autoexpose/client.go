@@ -2,28 +2,18 @@ package autoexpose
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 )
 
 // ErrNoClient is the error [Elicit], [Sample] and [Roots] wrap on the HTTP door: no
 // MCP client made the request, so there is no one to ask. A handler that
 // can take the answer another way (a field of its request body) checks for
 // it with [errors.Is]. It also matches [errors.ErrUnsupported].
-var ErrNoClient = unsupported("no MCP client: the request came through the HTTP door")
-
-// unsupportedError is a question that cannot be put to a user; it matches
-// errors.ErrUnsupported.
-type unsupportedError struct{ msg string }
-
-func unsupported(msg string) error { return &unsupportedError{msg} }
-
-func (e *unsupportedError) Error() string        { return e.msg }
-func (e *unsupportedError) Is(target error) bool { return target == errors.ErrUnsupported }
+var ErrNoClient = mcpcall.ErrNoClient
 
 // Elicit asks the user of the MCP client that made the current tool call to
 // fill in a form (an MCP elicitation/create request): message says what for,
@@ -65,24 +55,7 @@ func (e *unsupportedError) Is(target error) bool { return target == errors.ErrUn
 // route's answer; a route that goes on without the answer (a status below
 // 400) keeps its answer.
 func Elicit(ctx context.Context, message string, schema *jsonschema.Schema) (*mcp.ElicitResult, error) {
-	params := &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema}
-	if schema == nil {
-		params.RequestedSchema = json.RawMessage(`{"type":"object","properties":{}}`)
-	}
-	ans, err := ask(ctx, "elicit", params, func(ss *mcp.ServerSession) (mcp.InputResponse, error) {
-		return ss.Elicit(ctx, params)
-	})
-	if err != nil {
-		return nil, err
-	}
-	res, ok := ans.(*mcp.ElicitResult)
-	if !ok {
-		return nil, fmt.Errorf("mcpdoor: elicit: the client answered with a %T", ans)
-	}
-	if err := checkElicitAnswer(schema, res); err != nil {
-		return nil, fmt.Errorf("mcpdoor: elicit: %w", err)
-	}
-	return res, nil
+	return mcpcall.Elicit(ctx, message, schema)
 }
 
 // Sample asks the MCP client that made the current tool call for a
@@ -104,31 +77,7 @@ func Elicit(ctx context.Context, message string, schema *jsonschema.Schema) (*mc
 //
 //lint:ignore SA1019 sampling stays in the protocol for the deprecation window, and clients use it
 func Sample(ctx context.Context, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-	if params == nil {
-		//lint:ignore SA1019 see above
-		params = &mcp.CreateMessageParams{}
-	}
-	ans, err := ask(ctx, "sample", params, func(ss *mcp.ServerSession) (mcp.InputResponse, error) {
-		//lint:ignore SA1019 see above
-		return ss.CreateMessage(ctx, params)
-	})
-	if err != nil {
-		return nil, err
-	}
-	switch res := ans.(type) {
-	//lint:ignore SA1019 see above
-	case *mcp.CreateMessageResult:
-		return res, nil
-	//lint:ignore SA1019 see above
-	case *mcp.CreateMessageWithToolsResult:
-		// What a client answers an input request with.
-		if len(res.Content) != 1 {
-			return nil, fmt.Errorf("mcpdoor: sample: the client answered with %d content blocks, want 1", len(res.Content))
-		}
-		//lint:ignore SA1019 see above
-		return &mcp.CreateMessageResult{Meta: res.Meta, Content: res.Content[0], Model: res.Model, Role: res.Role, StopReason: res.StopReason}, nil
-	}
-	return nil, fmt.Errorf("mcpdoor: sample: the client answered with a %T", ans)
+	return mcpcall.Sample(ctx, params)
 }
 
 // Roots asks the MCP client that made the current tool call for its roots
@@ -148,24 +97,8 @@ func Sample(ctx context.Context, params *mcp.CreateMessageParams) (*mcp.CreateMe
 //
 //lint:ignore SA1019 roots stay in the protocol for the deprecation window, and clients use them
 func Roots(ctx context.Context) (*mcp.ListRootsResult, error) {
-	//lint:ignore SA1019 see above
-	params := &mcp.ListRootsParams{}
-	ans, err := ask(ctx, "roots", params, func(ss *mcp.ServerSession) (mcp.InputResponse, error) {
-		//lint:ignore SA1019 see above
-		return ss.ListRoots(ctx, params)
-	})
-	if err != nil {
-		return nil, err
-	}
-	//lint:ignore SA1019 see above
-	res, ok := ans.(*mcp.ListRootsResult)
-	if !ok {
-		return nil, fmt.Errorf("mcpdoor: roots: the client answered with a %T", ans)
-	}
-	return res, nil
+	return mcpcall.Roots(ctx)
 }
-
-type inputKeyKey struct{}
 
 // InputKey returns a copy of ctx under which the question that [Elicit],
 // [Sample] or [Roots] asks is the input request key of the 2026-07-28
@@ -181,72 +114,5 @@ type inputKeyKey struct{}
 // nothing on a session that carries the question itself (stateful, stdio,
 // protocols before 2026-07-28).
 func InputKey(ctx context.Context, key string) context.Context {
-	return context.WithValue(ctx, inputKeyKey{}, key)
-}
-
-// ask puts question to the client of the MCP call in ctx (feature: elicit,
-// sample or roots): with send on a session that can carry it, as an input
-// request of the 2026-07-28 protocol on one that cannot.
-func ask(ctx context.Context, feature string, question mcp.InputRequest, send func(*mcp.ServerSession) (mcp.InputResponse, error)) (mcp.InputResponse, error) {
-	c := mcpCallFrom(ctx)
-	if c == nil {
-		return nil, fmt.Errorf("mcpdoor: %s: %w", feature, ErrNoClient)
-	}
-	version := c.version
-	inputRequests := version >= protocolVersion2026
-	if c.stateless && !inputRequests {
-		return nil, fmt.Errorf("mcpdoor: %s: %w", feature, unsupported(fmt.Sprintf(
-			"a stateless MCP session cannot send the client a request on protocol %s: serve stateful sessions (mcp.stateful: true), or use a client of protocol 2026-07-28 or later", version)))
-	}
-	caps := c.clientCapabilities()
-	var capable bool
-	name := map[string]string{"elicit": "elicitation", "sample": "sampling", "roots": "roots"}[feature]
-	if caps != nil {
-		switch feature {
-		case "elicit":
-			capable = caps.Elicitation != nil
-		case "sample":
-			//lint:ignore SA1019 sampling stays in the protocol for the deprecation window, and clients use it
-			capable = caps.Sampling != nil
-		default:
-			//lint:ignore SA1019 roots stay in the protocol for the deprecation window, and clients use them
-			capable = caps.RootsV2 != nil
-		}
-	}
-	if !capable {
-		c.input.lacks(name)
-		return nil, fmt.Errorf("mcpdoor: %s: %w", feature, unsupported(fmt.Sprintf(
-			"the MCP client does not support %s (it declared no %s capability)", name, name)))
-	}
-	var (
-		ans mcp.InputResponse
-		err error
-	)
-	if inputRequests {
-		key, _ := ctx.Value(inputKeyKey{}).(string)
-		ans, err = c.input.ask(key, question)
-	} else {
-		ans, err = send(c.session)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("mcpdoor: %s: %w", feature, err)
-	}
-	return ans, nil
-}
-
-// checkElicitAnswer checks an accepted answer's content against the schema
-// asked with, and fills in the schema's defaults, as the go-sdk does for the
-// answers it receives itself.
-func checkElicitAnswer(schema *jsonschema.Schema, res *mcp.ElicitResult) error {
-	if res.Action != "accept" || res.Content == nil || schema == nil {
-		return nil
-	}
-	resolved, err := schema.Resolve(nil)
-	if err != nil {
-		return fmt.Errorf("the requested schema: %w", err)
-	}
-	if err := resolved.Validate(res.Content); err != nil {
-		return fmt.Errorf("the answer does not match the requested schema: %w", err)
-	}
-	return resolved.ApplyDefaults(&res.Content)
+	return mcpcall.InputKey(ctx, key)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 )
@@ -27,7 +28,7 @@ import (
 // under), the MCP call mc (for Progress, Log, Elicit and Sample) and the
 // call's span (internal/telemetry), and it ends when the client cancels the call or goes away, or the door
 // closes.
-func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, mc *mcpCall, in input) *dispatch.Response {
+func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, mc *mcpcall.Call, in input) *dispatch.Response {
 	rc := in.call
 	if rc == nil {
 		rc = &dispatch.Call{Path: t.path}
@@ -58,9 +59,9 @@ func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.Call
 		from = who.req.Context()
 	}
 	ctx = c.sessions.ForCall(ctx, from, who.sid, who.token)
-	ctx = withMCPCall(ctx, mc)
+	ctx = mcpcall.With(ctx, mc)
 	if mc != nil {
-		ctx = telemetry.WithSpan(ctx, mc.traced)
+		ctx = telemetry.WithSpan(ctx, mc.Traced)
 	}
 	if t.checked != nil {
 		ctx = withChecked(ctx, t.checked, in.body)

@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/mcpdoor/mcpdoor/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
+	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
 // One POST may fan out into many tool calls: under protocol 2025-03-26 its
@@ -130,7 +132,7 @@ func (c *calls) callMCP(ctx context.Context, t *tool, req *mcp.CallToolRequest) 
 		return nil, err
 	}
 	defer release()
-	return c.call(ctx, t, req, c.newMCPCall(req))
+	return c.call(ctx, t, req, mcpcall.New(req, c.stateless))
 }
 
 // callKey is what a call's slot is counted by: its MCP session, or on a

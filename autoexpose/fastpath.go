@@ -10,15 +10,17 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpdoor/mcpdoor/internal/fastpath"
 	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 )
 
 // The fast path serves the hot case of a stateless endpoint — one POST
@@ -37,7 +39,7 @@ import (
 // (initialize, server/discover, tools/list, batches, notifications, an
 // unknown tool, anything malformed or unusual) goes to the go-sdk,
 // unchanged. mcp.disable_fast_path turns it off, and so does a go-sdk it
-// was not verified against (fence.go).
+// was not verified against (see fastpath.Fenced).
 type fastPath struct {
 	d    *Door
 	next http.Handler // the go-sdk's Streamable HTTP handler
@@ -46,16 +48,16 @@ type fastPath struct {
 // fastVersions are the protocol versions the fast path serves: those a
 // stateless go-sdk endpoint answers a tools/call under, all alike but for
 // what 2026-07-28 adds to a result.
-var fastVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25", protocolVersion2026}
+var fastVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25", mcpcall.ProtocolVersion2026}
 
 // withFastPath serves next behind the fast path, when the endpoint has one:
 // a stateless endpoint, unless mcp.disable_fast_path or Config.ExtendServer
 // (what that adds must see every call). The go-sdk's
 // MCPGODEBUG settings change its answers; with any set, every request goes
 // to the go-sdk. So it does in a binary built with a go-sdk the fast path
-// was not verified against (see fence.go), which the Door logs.
+// was not verified against (see fastpath.Fenced), which the Door logs.
 func (d *Door) withFastPath(m *MCPConfig, next http.Handler) http.Handler {
-	if m.stateful() || m.DisableFastPath || d.extended || os.Getenv("MCPGODEBUG") != "" || d.fenced() {
+	if m.stateful() || m.DisableFastPath || d.extended || os.Getenv("MCPGODEBUG") != "" || fastpath.Fenced(d.log) {
 		return next
 	}
 	return &fastPath{d: d, next: next}
@@ -97,53 +99,20 @@ func (f *fastPath) takes(r *http.Request) (version string, ok bool) {
 			return "", false
 		}
 	}
-	return version, accepts(r.Header.Values("Accept"))
-}
-
-// accepts reports whether an Accept header takes both JSON and an event
-// stream, read as the go-sdk reads it.
-func accepts(values []string) bool {
-	var jsonOK, streamOK bool
-	for _, value := range values {
-		for rest, more := value, true; more; {
-			var token string
-			token, rest, more = strings.Cut(rest, ",")
-			base, _, _ := strings.Cut(strings.TrimSpace(token), ";")
-			switch lower(strings.TrimSpace(base)) {
-			case "application/json", "application/*":
-				jsonOK = true
-			case "text/event-stream", "text/*":
-				streamOK = true
-			case "*/*":
-				jsonOK, streamOK = true, true
-			}
-		}
-	}
-	return jsonOK && streamOK
-}
-
-// lower is strings.ToLower, without its allocation for a string of ASCII
-// letters that is already lower case.
-func lower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
-			return strings.ToLower(s)
-		}
-	}
-	return s
+	return version, fastpath.Accepts(r.Header.Values("Accept"))
 }
 
 // serve serves call c of request r: the call's notifications and its
 // result, each an SSE event, or, when the call sends no notification, its
 // result alone as one JSON body, as the door answers through the go-sdk
-// (answer.go).
+// (see fastpath.JSONAnswers).
 func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 	// A write that fails ends the request: the call's context, so that its
 	// handler stops, and everything the stream would write after it.
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	s := &fastStream{w: w, oneWrite: chunkedWithoutFlush(w, r), cancel: cancel}
-	if c.version >= protocolVersion2026 {
+	if c.version >= mcpcall.ProtocolVersion2026 {
 		s.level = c.level
 	} else {
 		s.level = "info" // what a stateless go-sdk session starts at
@@ -154,15 +123,15 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 	}
 	traced, op := f.d.tel.Start(r.Context(), c.tool.spanName, "tools/call", c.tool.Name, c.trace.Carrier(), propagation.HeaderCarrier(r.Header), nil)
 	op.Describe(c.id, "", c.version)
-	mc := &mcpCall{
-		req:           req,
-		to:            s,
-		progressToken: c.progress,
-		version:       c.version,
-		capabilities:  c.capabilities,
-		stateless:     true,
-		traced:        traced,
-		rpcID:         c.id,
+	mc := &mcpcall.Call{
+		Req:           req,
+		To:            s,
+		ProgressToken: c.progress,
+		Version:       c.version,
+		Capabilities:  c.capabilities,
+		Stateless:     true,
+		Traced:        traced,
+		RPCID:         c.id,
 	}
 	res, err := f.d.calls.call(ctx, c.tool, req, mc)
 	var errType, message string
@@ -231,7 +200,7 @@ type serverWriter interface {
 // It is the call's notifier.
 type fastStream struct {
 	w http.ResponseWriter
-	//lint:ignore SA1019 see logLevels
+	//lint:ignore SA1019 see mcpcall.LogLevels
 	level mcp.LoggingLevel // the least severe level Log sends; "" for none
 	// oneWrite: the response's framing is set (see chunkedWithoutFlush),
 	// and its last event needs no flush.
@@ -286,9 +255,9 @@ func (s *fastStream) NotifyProgress(_ context.Context, params *mcp.ProgressNotif
 // Log sends a notifications/message message, if its level is at least the
 // stream's.
 //
-//lint:ignore SA1019 see logLevels
+//lint:ignore SA1019 see mcpcall.LogLevels
 func (s *fastStream) Log(_ context.Context, params *mcp.LoggingMessageParams) error {
-	if s.level == "" || slices.Index(logLevels, params.Level) < slices.Index(logLevels, s.level) {
+	if s.level == "" || slices.Index(mcpcall.LogLevels, params.Level) < slices.Index(mcpcall.LogLevels, s.level) {
 		return nil
 	}
 	return s.notify("notifications/message", params)
@@ -352,7 +321,7 @@ func (s *fastStream) respondError(ctx context.Context, c *fastCall, err error) {
 	buf.Truncate(buf.Len() - 1) // Encode's newline
 	buf.WriteByte('}')
 	status := 0
-	if c.version >= protocolVersion2026 {
+	if c.version >= mcpcall.ProtocolVersion2026 {
 		switch rpcErr.Code {
 		case jsonrpc.CodeMethodNotFound:
 			status = http.StatusNotFound
@@ -366,8 +335,8 @@ func (s *fastStream) respondError(ctx context.Context, c *fastCall, err error) {
 // answer writes the call's last message, its JSON-RPC response or error,
 // which body writes: after the call's notifications, as the last event of
 // their stream; else as the answer's JSON body, unflushed, as the door
-// answers through the go-sdk (answer.go decides the same for the go-sdk's
-// answers), with status when it is not 0 (an error of a code with an HTTP
+// answers through the go-sdk (fastpath.JSONAnswers decides the same for the
+// go-sdk's answers), with status when it is not 0 (an error of a code with an HTTP
 // status of its own). Such an error after the call's notifications is
 // written as the go-sdk writes it, after the events as it stands,
 // unframed: its status and Content-Type come too late. Nothing is written
@@ -392,7 +361,7 @@ func (s *fastStream) answer(ctx context.Context, status int, body func(*sseWrite
 		body(w)
 		w.send()
 	case !s.started:
-		jsonAnswerHeader(s.w.Header())
+		fastpath.JSONAnswerHeader(s.w.Header())
 		if status != 0 {
 			s.w.Header().Set("Connection", "keep-alive") // as the go-sdk sets it for an error of its own status
 			s.w.WriteHeader(status)
@@ -417,7 +386,7 @@ func (d *Door) writeResponse(w *sseWriter, c *fastCall, res *mcp.CallToolResult)
 	w.string(`{"jsonrpc":"2.0","id":`)
 	w.bytes(c.id)
 	w.string(`,"result":`)
-	d.writeResult(w, res, c.version >= protocolVersion2026)
+	d.writeResult(w, res, c.version >= mcpcall.ProtocolVersion2026)
 	w.string("}")
 }
 

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 )
 
 // The golden tests of the features a tool call may use besides its
@@ -70,7 +72,7 @@ func inputRequired(t *testing.T, a answer) (keys []string, state string) {
 // and the go-sdk's alike.
 func TestFastPathGoldenElicit(t *testing.T) {
 	p := newGoldenPair(t, "", false)
-	const v = protocolVersion2026
+	const v = mcpcall.ProtocolVersion2026
 	answers := map[string]string{
 		"ask":    `{"action":"accept","content":{"sure":true}}`,
 		"sample": `{"role":"assistant","model":"m","content":[{"type":"text","text":"<hi> & bye"}]}`,
@@ -203,7 +205,7 @@ func TestFastPathGoldenREST(t *testing.T) {
 		{"mounted, forwarded Authorization", "delete_admin_user_file", `{"user":"u","name":"a b","ext":"txt"}`, []string{"Authorization", "Bearer root"}},
 		{"mounted, hostile", "delete_admin_user_file", `{"user":"../u","name":"a","ext":"txt"}`, []string{"Authorization", "Bearer root"}},
 	}
-	for _, v := range []string{"2025-11-25", protocolVersion2026} {
+	for _, v := range []string{"2025-11-25", mcpcall.ProtocolVersion2026} {
 		for _, c := range cases {
 			t.Run(v+"/"+c.name, func(t *testing.T) {
 				if !slices.Contains(p.fastDoor.names, c.tool) {
@@ -221,10 +223,10 @@ func TestFastPathGoldenREST(t *testing.T) {
 func TestFastPathGoldenCatalog(t *testing.T) {
 	p := newGoldenPair(t, "  catalog: true\n", false)
 	const uri = "golden://catalog"
-	for _, v := range []string{"2025-11-25", protocolVersion2026} {
+	for _, v := range []string{"2025-11-25", mcpcall.ProtocolVersion2026} {
 		list := `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`
 		read := `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"` + uri + `"}}`
-		if v >= protocolVersion2026 {
+		if v >= mcpcall.ProtocolVersion2026 {
 			list = `{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{` + clientMeta + `}}}`
 			read = `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{` + clientMeta + `},"uri":"` + uri + `"}}`
 		}

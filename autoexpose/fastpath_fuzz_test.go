@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 )
 
 // fuzzHeader is the header FuzzFastPath sends a body with, chosen by a
@@ -109,7 +111,7 @@ func FuzzFastPath(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, variant uint8, body []byte) {
 		header := fuzzHeader(variant)
-		if v := header.Get("Mcp-Protocol-Version"); v >= protocolVersion2026 {
+		if v := header.Get("Mcp-Protocol-Version"); v >= mcpcall.ProtocolVersion2026 {
 			// The name a 2026-07-28 client sends is the one it calls.
 			var call struct {
 				Params struct {

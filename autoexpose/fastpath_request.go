@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 	"github.com/mcpdoor/mcpdoor/internal/wire"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A fastCall is a tools/call request the fast path serves (fastpath.go):
@@ -20,7 +22,7 @@ type fastCall struct {
 	tool     *tool            // the tool called
 	args     json.RawMessage  // its arguments, as sent
 	progress any              // _meta.progressToken as the go-sdk decodes it (a string or a float64), or nil
-	level    mcp.LoggingLevel //lint:ignore SA1019 see logLevels
+	level    mcp.LoggingLevel //lint:ignore SA1019 see mcpcall.LogLevels
 	version  string           // the request's protocol version
 	// capabilities are the client's, from _meta under 2026-07-28, as sent.
 	capabilities json.RawMessage
@@ -100,9 +102,9 @@ var requestKeys = [...]string{"jsonrpc", "id", "method", "params"}
 
 // readParams reads a tools/call request's params into c: name, arguments
 // and _meta; under 2026-07-28, also the answers to the questions of an
-// earlier round (inputResponses, requestState; see input.go).
+// earlier round (inputResponses, requestState; see internal/mcpcall input.go).
 func (d *Door) readParams(c *fastCall, params []byte, h http.Header) bool {
-	modern := c.version >= protocolVersion2026
+	modern := c.version >= mcpcall.ProtocolVersion2026
 	var seen [5]bool // the keys of paramKeys
 	var meta []byte
 	ok := wire.Members(params, func(key, val []byte) bool {
@@ -153,11 +155,6 @@ func (d *Door) readParams(c *fastCall, params []byte, h http.Header) bool {
 // readParams's seen.
 var paramKeys = [...]string{"name", "arguments", "_meta", "inputResponses", "requestState"}
 
-// protocolVersion2026 is the first protocol version without sessions,
-// whose requests each carry the protocol version, client information and
-// capabilities in their _meta.
-const protocolVersion2026 = "2026-07-28"
-
 // readMeta reads a tools/call request's _meta into c. Before 2026-07-28,
 // _meta may hold a progressToken and trace context (traceparent,
 // tracestate, baggage: strings the go-sdk ignores) only; from 2026-07-28
@@ -195,8 +192,8 @@ func readMeta(c *fastCall, meta []byte, modern bool) bool {
 			if !plainString(val) {
 				return false
 			}
-			c.level = mcp.LoggingLevel(val[1 : len(val)-1]) //lint:ignore SA1019 see logLevels
-			return slices.Contains(logLevels, c.level)
+			c.level = mcp.LoggingLevel(val[1 : len(val)-1]) //lint:ignore SA1019 see mcpcall.LogLevels
+			return slices.Contains(mcpcall.LogLevels, c.level)
 		}
 	})
 
@@ -210,7 +207,7 @@ var metaKeys = [...]string{
 	mcp.MetaKeyProtocolVersion,
 	mcp.MetaKeyClientCapabilities,
 	mcp.MetaKeyClientInfo,
-	mcp.MetaKeyLogLevel, //lint:ignore SA1019 see logLevels
+	mcp.MetaKeyLogLevel, //lint:ignore SA1019 see mcpcall.LogLevels
 	telemetry.TraceKeys[0], telemetry.TraceKeys[1], telemetry.TraceKeys[2],
 }
 

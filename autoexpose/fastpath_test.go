@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpdoor/mcpdoor/internal/store"
 	"io"
 	"log/slog"
 	"net"
@@ -21,6 +20,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
+	"github.com/mcpdoor/mcpdoor/internal/store"
 )
 
 // The golden tests send the same requests to two endpoints of one config,
@@ -278,7 +280,7 @@ func callHeader(v, tool string, extra ...string) http.Header {
 	if v != "" {
 		h.Set("Mcp-Protocol-Version", v)
 	}
-	if v >= protocolVersion2026 {
+	if v >= mcpcall.ProtocolVersion2026 {
 		h.Set("Mcp-Method", "tools/call")
 		h.Set("Mcp-Name", tool)
 	}
@@ -302,9 +304,9 @@ const clientMeta = `"_meta":{"io.modelcontextprotocol/clientCapabilities":{"root
 func callBody(v, id, tool, args, meta string) string {
 	var m string
 	switch {
-	case v >= protocolVersion2026 && meta != "":
+	case v >= mcpcall.ProtocolVersion2026 && meta != "":
 		m = clientMeta + "," + meta + "},"
-	case v >= protocolVersion2026:
+	case v >= mcpcall.ProtocolVersion2026:
 		m = clientMeta + "},"
 	case meta != "":
 		m = `"_meta":{` + meta + "},"
@@ -349,7 +351,7 @@ func TestFastPathGolden(t *testing.T) {
 			{"log level error", "11", "report", `{}`, `"io.modelcontextprotocol/logLevel":"error"`},
 		}
 		for _, c := range cases {
-			if strings.Contains(c.meta, "io.modelcontextprotocol/") && v < protocolVersion2026 {
+			if strings.Contains(c.meta, "io.modelcontextprotocol/") && v < mcpcall.ProtocolVersion2026 {
 				continue
 			}
 			t.Run(v+"/"+c.name, func(t *testing.T) {
@@ -361,7 +363,7 @@ func TestFastPathGolden(t *testing.T) {
 
 // TestFastPathGoldenSuccess pins the fast path's answer to a small echo
 // call, the bytes a client reads: one JSON body, since the call streams
-// nothing (answer.go).
+// nothing (internal/fastpath/answer.go).
 func TestFastPathGoldenSuccess(t *testing.T) {
 	p := newGoldenPair(t, "", false)
 	for v, want := range map[string]string{

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/argcheck"
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/internal/typeschema"
 )
@@ -196,7 +197,7 @@ func (h *typedHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request
 			writeJSONError(w, http.StatusServiceUnavailable, sessions.StoreDownText)
 			return
 		}
-		if errors.Is(err, errInputRequired) {
+		if errors.Is(err, mcpcall.ErrInputRequired) {
 			// Not a failure: the question goes to the client, and the
 			// answer written here is dropped.
 			writeJSONError(w, http.StatusServiceUnavailable, err.Error())

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/internal/fastpath"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 )
@@ -66,7 +67,7 @@ func (d *Door) transport(m *MCPConfig) http.Handler {
 	if m.stateful() {
 		opts.SessionTimeout = m.idleTimeout()
 	}
-	return jsonAnswers(d.log, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.server }, opts))
+	return fastpath.JSONAnswers(d.log, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.server }, opts))
 }
 
 // middleware answers a call to an unknown tool with the JSON-RPC error the

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -66,12 +67,44 @@ type rewrite struct {
 	refuse   error // the trajectory is refused: the verifier does not run
 }
 
-// plan returns the rewrite of body, for server and door (nil: no door).
+// plan returns the rewrite of body, for server and door (nil: no door):
+// each call's target name, the door's verdict on the claims among them,
+// the renames as edits, the rejections as the root's last member, and the
+// emitted names to restore in the answer.
 func plan(body []byte, server string, door *exposed.Door) (rewrite, error) {
 	if !json.Valid(body) {
 		return rewrite{}, fmt.Errorf("mcpdoor: request body: %w", ErrInvalidJSON)
 	}
 	doc := scan(body)
+	targets, claims, claimed := resolveTargets(body, doc, server, door)
+	var out rewrite
+	var rejections []byte
+	if len(claims) > 0 {
+		v := door.Check(claims, parseReceipts(body, doc.receipts))
+		if v.Refuse != nil {
+			return rewrite{refuse: v.Refuse}, nil
+		}
+		out.receipts = v.Receipts
+		for i := range v.Rejected {
+			// A failed claim reaches the verifier as it was emitted.
+			targets[claimed[i]] = doc.calls[claimed[i]].name
+		}
+		rejections = rejectionsMember(doc, claims, v.Rejected)
+	}
+	renamed := out.renameEdits(doc, targets)
+	if rejections != nil {
+		at := doc.root.end - 1
+		out.edits = append(out.edits, edit{span{at, at}, rejections})
+	}
+	if renamed != nil {
+		out.emitted = emittedOf(body, doc, renamed, len(out.edits))
+	}
+	return out, nil
+}
+
+// resolveTargets returns the name each call of doc targets, and the claims
+// among them the door checks, with each claim's index in doc.calls.
+func resolveTargets(body []byte, doc document, server string, door *exposed.Door) (targets []string, claims []exposed.Claim, claimed []int) {
 	origins, authoritative := parseProvenance(body[doc.provenance.start:doc.provenance.end])
 	var tools *exposed.Tools
 	if door != nil {
@@ -83,9 +116,7 @@ func plan(body []byte, server string, door *exposed.Door) (rewrite, error) {
 			ids[c.id]++
 		}
 	}
-	targets := make([]string, len(doc.calls))
-	var claims []exposed.Claim
-	var claimed []int // by claim: its index in doc.calls
+	targets = make([]string, len(doc.calls))
 	for i, c := range doc.calls {
 		name, claim := c.target(origins, authoritative, ids[c.id] > 1, server, tools)
 		targets[i] = name
@@ -95,27 +126,41 @@ func plan(body []byte, server string, door *exposed.Door) (rewrite, error) {
 			claimed = append(claimed, i)
 		}
 	}
-	var out rewrite
-	var rejections []byte
-	if len(claims) > 0 {
-		v := door.Check(claims, parseReceipts(body, doc.receipts))
-		if v.Refuse != nil {
-			return rewrite{refuse: v.Refuse}, nil
-		}
-		out.receipts = v.Receipts
-		for i, why := range v.Rejected {
-			// A failed claim reaches the verifier as it was emitted.
-			targets[claimed[i]] = doc.calls[claimed[i]].name
-			if rejections == nil {
-				rejections = make([]byte, 0, 64)
-			}
-			rejections = append(rejections, ',')
-			rejections = append(rejections, quote(claims[i].ID)...)
-			rejections = append(rejections, ':')
-			rejections = append(rejections, quote(why)...)
-		}
+	return targets, claims, claimed
+}
+
+// rejectionsMember is the member the door's rejections of claims add to
+// the root object, {"<key>":{"<call id>":"<why>",...}} in the order of the
+// claims, with its leading comma where the root has members; nil when
+// nothing was rejected. It is
+// the root's last member, so that it is the one a decoder keeps over any
+// the client sent.
+func rejectionsMember(doc document, claims []exposed.Claim, rejected map[int]string) []byte {
+	if len(rejected) == 0 {
+		return nil
 	}
-	var renamed []bool // by index in doc.calls
+	var member []byte
+	if doc.rootMembers {
+		member = append(member, ',')
+	}
+	member = append(member, quote(exposed.RejectionsKey)...)
+	member = append(member, ':')
+	sep := byte('{')
+	for _, i := range slices.Sorted(maps.Keys(rejected)) {
+		member = append(member, sep)
+		sep = ','
+		member = append(member, quote(claims[i].ID)...)
+		member = append(member, ':')
+		member = append(member, quote(rejected[i])...)
+	}
+	return append(member, '}')
+}
+
+// renameEdits adds to out an edit for each call of doc whose target is not
+// the name it was emitted with, and returns which calls were renamed (by
+// index in doc.calls; nil for none).
+func (out *rewrite) renameEdits(doc document, targets []string) []bool {
+	var renamed []bool
 	// A trajectory names few tools: each name's literal is made once.
 	lits := make(map[string][]byte)
 	for i, c := range doc.calls {
@@ -135,46 +180,33 @@ func plan(body []byte, server string, door *exposed.Door) (rewrite, error) {
 		out.edits = append(out.edits, edit{c.at, lit})
 		renamed[i] = true
 	}
-	if rejections != nil {
-		// The last member of the root object, so that it is the one a
-		// decoder keeps over any the client sent.
-		rejections[0] = '{'
-		member := append([]byte(nil), ',')
-		if !doc.rootMembers {
-			member = member[:0]
-		}
-		member = append(member, quote(exposed.RejectionsKey)...)
-		member = append(member, ':')
-		member = append(member, rejections...)
-		member = append(member, '}')
-		at := doc.root.end - 1
-		out.edits = append(out.edits, edit{span{at, at}, member})
-	}
-	if renamed == nil {
-		return out, nil
-	}
-	// Every item of a call_id renamed is recorded, renamed or not.
-	out.emitted = make(emittedNames, len(out.edits))
+	return renamed
+}
+
+// emittedOf records the names as emitted of every item of a call_id one of
+// whose items was renamed, renamed or not, to restore in the answer.
+func emittedOf(body []byte, doc document, renamed []bool, size int) emittedNames {
+	emitted := make(emittedNames, size)
 	for i, c := range doc.calls {
 		if renamed[i] {
-			out.emitted[c.id] = nil
+			emitted[c.id] = nil
 		}
 	}
-	emittedLits := make(map[string]string)
+	lits := make(map[string]string)
 	for _, c := range doc.calls {
-		names, renamed := out.emitted[c.id]
+		names, renamed := emitted[c.id]
 		if !renamed {
 			continue
 		}
 		raw := body[c.at.start:c.at.end]
-		lit, ok := emittedLits[string(raw)]
+		lit, ok := lits[string(raw)]
 		if !ok {
 			lit = string(raw)
-			emittedLits[lit] = lit
+			lits[lit] = lit
 		}
-		out.emitted[c.id] = append(names, lit)
+		emitted[c.id] = append(names, lit)
 	}
-	return out, nil
+	return emitted
 }
 
 // restoreResponse puts the emitted names back into the response.output

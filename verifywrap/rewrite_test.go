@@ -1,7 +1,10 @@
 package verifywrap
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -341,6 +344,40 @@ func TestSingleUnderscore(t *testing.T) {
 		}
 		if got, _ := c.target(nil, false, false, tc.server, nil); got != Normalize(tc.name, tc.server) {
 			t.Errorf("server %q, %q, no tools known: %q, want Normalize's %q", tc.server, tc.name, got, Normalize(tc.name, tc.server))
+		}
+	}
+}
+
+// TestRejectionsInClaimOrder: the rejections member the verifier reads
+// lists the rejected claims in the order of the trajectory, the same bytes
+// on every run, where it once followed a map's order.
+func TestRejectionsInClaimOrder(t *testing.T) {
+	tools := exposed.NewTools([]string{"weather"})
+	door := &exposed.Door{Tools: tools, Check: func(claims []exposed.Claim, _ map[string]string) exposed.Verdict {
+		v := exposed.Verdict{Rejected: map[int]string{}}
+		for i := range claims {
+			v.Rejected[i] = exposed.RejectNotExecuted
+		}
+		return v
+	}}
+	var body strings.Builder
+	body.WriteString(`{"response":{"output":[`)
+	for i := range 8 {
+		if i > 0 {
+			body.WriteString(",")
+		}
+		fmt.Fprintf(&body, `{"type":"function_call","call_id":"c%d","name":"mcp__s__weather","arguments":"{}"}`, i)
+	}
+	body.WriteString(`]}}`)
+	want := `"` + exposed.RejectionsKey + `":{"c0":"not_executed","c1":"not_executed","c2":"not_executed","c3":"not_executed",` +
+		`"c4":"not_executed","c5":"not_executed","c6":"not_executed","c7":"not_executed"}}`
+	for run := range 20 {
+		rw, err := plan([]byte(body.String()), "s", door)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out := readSpliced(t, []byte(body.String()), rw.edits); !bytes.HasSuffix(out, []byte(want)) {
+			t.Fatalf("run %d: the verifier's body ends %q, want it to end %q", run, out[max(0, len(out)-len(want)):], want)
 		}
 	}
 }

@@ -59,92 +59,120 @@ type Options struct {
 // When a name changed, next's response is held back until next returns, then
 // sent with the first status next wrote (200 if none), the headers next set,
 // and its body with the emitted names restored whatever the status, as
-// restoreResponse does, written out from the held body. Flush is then a no-op; informational 1xx statuses are
-// dropped; a Content-Length header is corrected when the body's length
-// changes.
+// restoreResponse does, written out from the held body. Flush is then a
+// no-op; informational 1xx statuses are dropped; a Content-Length header is
+// corrected when the body's length changes.
 func Wrap(next http.Handler, server string, opts *Options) http.Handler {
-	limit := int64(DefaultMaxBodyBytes)
-	logf := func(string, ...any) {}
+	w := &wrapper{next: next, server: server, limit: DefaultMaxBodyBytes, logf: func(string, ...any) {}}
 	var limitName string
 	if opts != nil {
 		if opts.MaxBodyBytes > 0 {
-			limit = opts.MaxBodyBytes
+			w.limit = opts.MaxBodyBytes
 		}
 		if opts.Logf != nil {
-			logf = opts.Logf
+			w.logf = opts.Logf
 		}
 		if opts.LimitName != "" {
 			limitName = " (" + opts.LimitName + ")"
 		}
 	}
-	tooLargeText := fmt.Sprintf("request body exceeds the %d-byte limit%s", limit, limitName)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// The line names the request; the error's own "mcpdoor: " goes, as
-		// Logf's writer adds its own prefix.
-		fail := func(err error) {
-			logf("%s %s: %s", r.Method, r.URL.EscapedPath(), strings.TrimPrefix(err.Error(), "mcpdoor: "))
-		}
+	w.tooLarge = fmt.Sprintf("request body exceeds the %d-byte limit%s", w.limit, limitName)
+	return w
+}
 
-		if r.ContentLength > limit {
-			fail(fmt.Errorf("request body over %d bytes", limit))
-			http.Error(w, tooLargeText, http.StatusRequestEntityTooLarge)
-			return
-		}
-		policy := bodies.PolicyFrom(r.Context()) // the door's budget and deadline, under a door
-		body, release, err := bodies.Read(w, r, limit, policy)
-		defer release()
-		var tooLarge *http.MaxBytesError
-		switch {
-		case errors.As(err, &tooLarge):
-			fail(fmt.Errorf("request body over %d bytes", limit))
-			http.Error(w, tooLargeText, http.StatusRequestEntityTooLarge)
-			return
-		case bodies.Refuse(w, err, policy):
-			fail(err)
-			return
-		case err != nil:
-			fail(fmt.Errorf("reading request body: %w", err))
-			http.Error(w, "cannot read request body", http.StatusBadRequest)
-			return
-		}
+// A wrapper is the handler Wrap returns.
+type wrapper struct {
+	next     http.Handler
+	server   string
+	limit    int64
+	logf     func(format string, args ...any)
+	tooLarge string // the 413's text
+}
 
-		rw, err := plan(body, server, exposed.From(r.Context()))
-		if err != nil {
-			fail(err)
-		}
-		if rw.refuse != nil {
-			fail(rw.refuse)
-			http.Error(w, rw.refuse.Error(), http.StatusUnprocessableEntity)
-			return
-		}
-		// The handler reads the normalized body as a stream from the one
-		// read, never a copy of it.
-		in := newSpliced(body, rw.edits)
-		r = withBody(r, in, in.Len())
-		if len(rw.edits) == 0 && len(rw.receipts) == 0 {
-			next.ServeHTTP(w, r)
-			return
-		}
+// ServeHTTP reads the body, plans its rewrite, and serves next the
+// rewritten body: its answer as next wrote it when no name changed, else
+// held and restored (see serveRestored).
+func (wr *wrapper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, release, ok := wr.readBody(w, r)
+	defer release()
+	if !ok {
+		return
+	}
+	rw, err := plan(body, wr.server, exposed.From(r.Context()))
+	if err != nil {
+		wr.fail(r, err)
+	}
+	if rw.refuse != nil {
+		wr.fail(r, rw.refuse)
+		http.Error(w, rw.refuse.Error(), http.StatusUnprocessableEntity)
+		return
+	}
+	// The handler reads the normalized body as a stream from the one
+	// read, never a copy of it.
+	in := newSpliced(body, rw.edits)
+	r = withBody(r, in, in.Len())
+	if len(rw.edits) == 0 && len(rw.receipts) == 0 {
+		wr.next.ServeHTTP(w, r)
+		return
+	}
+	wr.serveRestored(w, r, rw)
+}
 
-		rec := &recorder{w: w}
-		next.ServeHTTP(rec, r)
-		held := rec.body.Bytes()
-		out := newSpliced(held, nil)
-		// An empty body (nothing written, 204, HEAD) has no names to restore
-		// and is not worth a log line.
-		if len(held) > 0 {
-			if back, err := restoreEdits(held, rw.emitted); err != nil {
-				fail(err)
-			} else {
-				out = newSpliced(held, withReceipts(held, back, rw.receipts))
-			}
+// fail logs err for r. The line names the request; the error's own
+// "mcpdoor: " goes, as Logf's writer adds its own prefix.
+func (wr *wrapper) fail(r *http.Request, err error) {
+	wr.logf("%s %s: %s", r.Method, r.URL.EscapedPath(), strings.TrimPrefix(err.Error(), "mcpdoor: "))
+}
+
+// readBody reads r's body whole, within the limit and, under a door, the
+// door's budget and deadline. It answers a body it cannot read (413, the
+// door's refusal, 400) and then reports false. release frees the body.
+func (wr *wrapper) readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), ok bool) {
+	if r.ContentLength > wr.limit {
+		wr.fail(r, fmt.Errorf("request body over %d bytes", wr.limit))
+		http.Error(w, wr.tooLarge, http.StatusRequestEntityTooLarge)
+		return nil, func() {}, false
+	}
+	policy := bodies.PolicyFrom(r.Context()) // the door's budget and deadline, under a door
+	body, release, err := bodies.Read(w, r, wr.limit, policy)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		wr.fail(r, fmt.Errorf("request body over %d bytes", wr.limit))
+		http.Error(w, wr.tooLarge, http.StatusRequestEntityTooLarge)
+		return nil, release, false
+	case bodies.Refuse(w, err, policy):
+		wr.fail(r, err)
+		return nil, release, false
+	case err != nil:
+		wr.fail(r, fmt.Errorf("reading request body: %w", err))
+		http.Error(w, "cannot read request body", http.StatusBadRequest)
+		return nil, release, false
+	}
+	return body, release, true
+}
+
+// serveRestored serves next with its answer held, then writes it with the
+// emitted names restored and the receipts added.
+func (wr *wrapper) serveRestored(w http.ResponseWriter, r *http.Request, rw rewrite) {
+	rec := &recorder{w: w}
+	wr.next.ServeHTTP(rec, r)
+	held := rec.body.Bytes()
+	out := newSpliced(held, nil)
+	// An empty body (nothing written, 204, HEAD) has no names to restore
+	// and is not worth a log line.
+	if len(held) > 0 {
+		if back, err := restoreEdits(held, rw.emitted); err != nil {
+			wr.fail(r, err)
+		} else {
+			out = newSpliced(held, withReceipts(held, back, rw.receipts))
 		}
-		if h := w.Header(); out.Len() != len(held) && h.Get("Content-Length") != "" {
-			h.Set("Content-Length", strconv.Itoa(out.Len()))
-		}
-		w.WriteHeader(rec.statusOrOK())
-		out.WriteTo(w) // an error means the client is gone: nothing left to do
-	})
+	}
+	if h := w.Header(); out.Len() != len(held) && h.Get("Content-Length") != "" {
+		h.Set("Content-Length", strconv.Itoa(out.Len()))
+	}
+	w.WriteHeader(rec.statusOrOK())
+	out.WriteTo(w) // an error means the client is gone: nothing left to do
 }
 
 // withBody returns a copy of r whose body reads body, n bytes, with its

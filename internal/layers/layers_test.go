@@ -33,7 +33,7 @@ var layers = []struct {
 		"internal/typeschema", "internal/wire",
 	}},
 	{"concepts: detection, dispatch, tokens, sessions, the verify wrapper", []string{
-		"internal/detect", "internal/dispatch", "internal/gen", "internal/sessions",
+		"internal/detect", "internal/dispatch", "internal/gen", "internal/mcpcall", "internal/sessions",
 		"internal/telemetry", "token", "verifywrap",
 	}},
 	{"faces of the concepts, and the rollout contract", []string{
@@ -42,6 +42,7 @@ var layers = []struct {
 	{"detection with the rollout contract's routes; the store's public contract suite", []string{
 		"detector", "session/storetest",
 	}},
+	{"transports: the fast path", []string{"internal/fastpath"}},
 	{"the door", []string{"autoexpose"}},
 	{"on top of the door: its test kit, the generator's command", []string{
 		"autoexpose/autoexposetest", "cmd/mcpdoor",

@@ -1,4 +1,4 @@
-package autoexpose
+package mcpcall
 
 import (
 	"crypto/sha256"
@@ -28,7 +28,7 @@ import (
 // a question that changed is asked again. The client sends back only the
 // answers to the last round's questions; the earlier ones travel in the
 // request state, which the client echoes. The state is signed with the
-// door's secret and bound to the tool (see inputStates): a state the client
+// door's secret and bound to the tool (see States): a state the client
 // changed is refused, so that what a handler got as an earlier answer is
 // what the client answered then, to this tool's question.
 type inputRound struct {
@@ -39,17 +39,17 @@ type inputRound struct {
 	// missing is the client capability a question needed and the client
 	// did not declare ("elicitation", "sampling", "roots"), if any: a call
 	// that then fails is answered with the protocol's error that says so
-	// (see mcpCall.missingCapability).
+	// (see Call.MissingCapability).
 	missing string
 }
 
-// errInputRequired is what Elicit, Sample and Roots return to a handler
+// ErrInputRequired is what Elicit, Sample and Roots return to a handler
 // whose question goes back to the client in the call's result.
-var errInputRequired = errors.New("the question goes to the client in this call's result (protocol 2026-07-28 input request), and this handler runs again with the answer: return")
+var ErrInputRequired = errors.New("the question goes to the client in this call's result (protocol 2026-07-28 input request), and this handler runs again with the answer: return")
 
 // ask returns the answer to question, asked under key ("" for the
 // generated one), that the call carries, or notes the question and returns
-// errInputRequired.
+// ErrInputRequired.
 func (r *inputRound) ask(key string, question mcp.InputRequest) (mcp.InputResponse, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -69,7 +69,7 @@ func (r *inputRound) ask(key string, question mcp.InputRequest) (mcp.InputRespon
 		r.asked = make(mcp.InputRequestMap)
 	}
 	r.asked[key] = question
-	return nil, errInputRequired
+	return nil, ErrInputRequired
 }
 
 // lacks notes that a question needed the client capability name.
@@ -81,13 +81,14 @@ func (r *inputRound) lacks(name string) {
 	}
 }
 
-// inputStates signs and opens the request states of a door's input-required
+// States signs and opens the request states of a door's input-required
 // results: its key ring's codecs of purpose "input-state", which refuse a
 // state over 64 KiB encoded. A state is the JSON of the answers so far,
 // signed under the tool's name.
-type inputStates []securecookie.Codec
+type States []securecookie.Codec
 
-func newInputStates(keys keyring.Keys) inputStates {
+// NewStates returns the States of a door's key ring.
+func NewStates(keys keyring.Keys) States {
 	return keyring.Codecs(keys, "input-state", 0)
 }
 
@@ -98,7 +99,7 @@ var errBadState = errors.New("the requestState does not verify: it was changed, 
 // in its request state, and those of the last round; or, for a state that
 // does not verify, the JSON-RPC error (invalid params) that refuses the
 // call.
-func (s inputStates) open(tool string, p *mcp.CallToolParamsRaw) (mcp.InputResponseMap, error) {
+func (s States) open(tool string, p *mcp.CallToolParamsRaw) (mcp.InputResponseMap, error) {
 	if p.RequestState == "" {
 		return p.InputResponses, nil // the call's own, which it does not change
 	}
@@ -119,7 +120,7 @@ func (s inputStates) open(tool string, p *mcp.CallToolParamsRaw) (mcp.InputRespo
 
 // seal returns the request state that carries answers to the next call of
 // tool.
-func (s inputStates) seal(tool string, answers mcp.InputResponseMap) (string, error) {
+func (s States) seal(tool string, answers mcp.InputResponseMap) (string, error) {
 	b, err := json.Marshal(answers)
 	if err != nil {
 		return "", err
@@ -127,13 +128,13 @@ func (s inputStates) seal(tool string, answers mcp.InputResponseMap) (string, er
 	return securecookie.EncodeMulti(tool, json.RawMessage(b), s...)
 }
 
-// openAnswers reads, for a call of tool under 2026-07-28, the answers it
-// carries to its handler's questions (see inputStates.open).
-func (c *mcpCall) openAnswers(tool string, states inputStates) error {
-	if c == nil || c.version < protocolVersion2026 {
+// OpenAnswers reads, for a call of tool under 2026-07-28, the answers it
+// carries to its handler's questions (see States.open).
+func (c *Call) OpenAnswers(tool string, states States) error {
+	if c == nil || c.Version < ProtocolVersion2026 {
 		return nil
 	}
-	answers, err := states.open(tool, c.req.Params)
+	answers, err := states.open(tool, c.Req.Params)
 	if err != nil {
 		return err
 	}
@@ -141,10 +142,10 @@ func (c *mcpCall) openAnswers(tool string, states inputStates) error {
 	return nil
 }
 
-// inputRequired returns the result that asks the client the questions the
+// InputRequired returns the result that asks the client the questions the
 // handler asked, or nil when it asked none the call did not answer; or the
 // error of answers too large to carry on in a request state.
-func (c *mcpCall) inputRequired(tool string, states inputStates) (*mcp.CallToolResult, error) {
+func (c *Call) InputRequired(tool string, states States) (*mcp.CallToolResult, error) {
 	if c == nil {
 		return nil, nil
 	}
@@ -163,14 +164,14 @@ func (c *mcpCall) inputRequired(tool string, states inputStates) (*mcp.CallToolR
 	return &mcp.CallToolResult{Content: []mcp.Content{}, InputRequests: maps.Clone(r.asked), RequestState: state}, nil
 }
 
-// missingCapability returns the protocol's error for a call of tool that
+// MissingCapability returns the protocol's error for a call of tool that
 // needed a client capability the client did not declare, and failed
 // (status is the route's): MissingRequiredClientCapabilityError (-32021,
 // SEP-2575), which names the capability; nil for a call that declared all
 // it needed, or that went on without (a route that answered below 400),
 // and before protocol 2026-07-28, which has no such error.
-func (c *mcpCall) missingCapability(tool string, status int) error {
-	if c == nil || c.version < protocolVersion2026 || status < 400 {
+func (c *Call) MissingCapability(tool string, status int) error {
+	if c == nil || c.Version < ProtocolVersion2026 || status < 400 {
 		return nil
 	}
 	c.input.mu.Lock()

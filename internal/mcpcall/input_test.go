@@ -1,4 +1,4 @@
-package autoexpose
+package mcpcall
 
 import (
 	"encoding/json"
@@ -15,33 +15,33 @@ import (
 )
 
 // testStates signs request states with a fixed secret.
-func testStates(t testing.TB) inputStates {
+func testStates(t testing.TB) States {
 	t.Helper()
 	keys, err := keyring.New([]byte("a test secret of at least 32 bytes long"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newInputStates(keys)
+	return NewStates(keys)
 }
 
 // round runs the questions of one handler run of tool over the call's
 // params, each under its key ("" for none), and returns each one's answer
 // (nil where it is asked) and the call's input-required result.
-func round(t *testing.T, states inputStates, tool string, p *mcp.CallToolParamsRaw, keys []string, questions ...mcp.InputRequest) ([]mcp.InputResponse, *mcp.CallToolResult) {
+func round(t *testing.T, states States, tool string, p *mcp.CallToolParamsRaw, keys []string, questions ...mcp.InputRequest) ([]mcp.InputResponse, *mcp.CallToolResult) {
 	t.Helper()
-	c := &mcpCall{req: &mcp.CallToolRequest{Params: p}, version: protocolVersion2026}
-	if err := c.openAnswers(tool, states); err != nil {
+	c := &Call{Req: &mcp.CallToolRequest{Params: p}, Version: ProtocolVersion2026}
+	if err := c.OpenAnswers(tool, states); err != nil {
 		t.Fatalf("opening the call's answers: %v", err)
 	}
 	var answers []mcp.InputResponse
 	for i, q := range questions {
 		ans, err := c.input.ask(keys[i], q)
-		if err != nil && !errors.Is(err, errInputRequired) {
+		if err != nil && !errors.Is(err, ErrInputRequired) {
 			t.Fatalf("question %d: %v", i, err)
 		}
 		answers = append(answers, ans)
 	}
-	res, err := c.inputRequired(tool, states)
+	res, err := c.InputRequired(tool, states)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestRequestStateRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	foreign, _ := newInputStates(other).seal("profile", nil)
+	foreign, _ := NewStates(other).seal("profile", nil)
 	for name, bad := range map[string]string{
 		"changed":        state + "-TAMPERED",
 		"cut":            state[:len(state)-4],
