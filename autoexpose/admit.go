@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
 
@@ -47,8 +48,8 @@ type caller struct {
 // names.
 func (c *calls) admit(t *tool, req *mcp.CallToolRequest) (caller, *mcp.CallToolResult) {
 	header := headerOf(req)
-	httpReq := c.inflight.lookup(header)
-	if httpReq == nil && header.Get(requestRefHeader) != "" {
+	httpReq := c.inflight.Lookup(header)
+	if httpReq == nil && header.Get(edge.RequestRefHeader) != "" {
 		c.log.Warn("mcpdoor: tool call not run: its HTTP request ended before the call could start (the client closed the connection)", "tool", t.Name)
 		return caller{}, requestEnded(t)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/token"
 )
@@ -34,7 +35,7 @@ func TestRequestEnded(t *testing.T) {
 	}
 	req := &mcp.CallToolRequest{
 		Params: &mcp.CallToolParamsRaw{Name: "count", Arguments: json.RawMessage(`{}`)},
-		Extra:  &mcp.RequestExtra{Header: http.Header{requestRefHeader: {"ended"}}},
+		Extra:  &mcp.RequestExtra{Header: http.Header{edge.RequestRefHeader: {"ended"}}},
 	}
 	res, err := d.calls.call(t.Context(), d.tools["count"], req, nil)
 	if err != nil {

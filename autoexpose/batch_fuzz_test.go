@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 )
 
@@ -101,7 +102,7 @@ func openSession(t *testing.T, url, version string) string {
 	}
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	id := resp.Header.Get(sessionIDHeader)
+	id := resp.Header.Get(edge.SessionIDHeader)
 	if resp.StatusCode != http.StatusOK || id == "" {
 		t.Fatalf("initialize: %d, session %q", resp.StatusCode, id)
 	}
@@ -123,7 +124,7 @@ func pingVersion(version string) string {
 // endSession ends a session with DELETE.
 func endSession(url, id string) {
 	req, _ := http.NewRequest(http.MethodDelete, url, nil)
-	req.Header.Set(sessionIDHeader, id)
+	req.Header.Set(edge.SessionIDHeader, id)
 	if resp, err := http.DefaultClient.Do(req); err == nil {
 		resp.Body.Close()
 	}
@@ -139,7 +140,7 @@ func mcpRequest(ctx context.Context, url, version, session string, body []byte) 
 		req.Header.Set("Mcp-Protocol-Version", version)
 	}
 	if session != "" {
-		req.Header.Set(sessionIDHeader, session)
+		req.Header.Set(edge.SessionIDHeader, session)
 	}
 	return req
 }
@@ -155,7 +156,7 @@ func postFuzz(url, version, session string, body []byte) (status int, ctype stri
 	}
 	defer resp.Body.Close()
 	answer, err = io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header.Get("Content-Type"), answer, resp.Header.Get(sessionIDHeader), err
+	return resp.StatusCode, resp.Header.Get("Content-Type"), answer, resp.Header.Get(edge.SessionIDHeader), err
 }
 
 // rpcID is a JSON-RPC id as a comparable string: a string's JSON, or a

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
+	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
@@ -192,7 +193,8 @@ func (b *builder) newDoor(target http.Handler) *Door {
 		path:     m.path(),
 		log:      b.log,
 		tools:    make(map[string]*tool),
-		life:     newLifecycle(),
+		life:     edge.NewLifecycle(),
+		misroute: edge.NewMisroute(b.log, m.path(), b.sessions, b.contract),
 		serves:   target,
 		tel:      b.newTelemetry(),
 		bodies:   b.bodies,
@@ -213,6 +215,7 @@ func (b *builder) newDoor(target http.Handler) *Door {
 		},
 	}
 	d.catalog = b.catalog(d.calls.limiter)
+	d.front = d.newFront(target)
 	return d
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
@@ -26,7 +27,7 @@ type calls struct {
 	localSID     string          // the session of tokenless calls that name no other
 	byMCPSession *mcpSessionSIDs // stateful doors: each MCP session's tokenless session
 	server       *mcp.Server     // whose live sessions byMCPSession keeps
-	inflight     inflight        // the HTTP requests carrying calls
+	inflight     edge.Inflight   // the HTTP requests carrying calls
 	forward      []string        // mcp.forward_headers, canonical
 	maxBody      int64           // mcp.max_body_bytes
 	limiter      *rateLimiter    // nil: no mcp.rate_limit

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
+	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/header"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
@@ -455,7 +456,7 @@ func (c *Config) Validate() error {
 	m.validateSessions(bad)
 	m.RateLimit.validate(bad)
 	m.validateServing(bad)
-	m.validateGuard(bad)
+	edge.ValidateGuard(m.AllowedOrigins, m.AllowedHosts, bad)
 	c.validateDeclarations(bad)
 	if m.REST != nil {
 		m.REST.validate(bad)

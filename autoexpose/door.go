@@ -1,6 +1,7 @@
 package autoexpose
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
+	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 )
@@ -33,11 +35,11 @@ type Door struct {
 	serverInfo []byte
 	calls      *calls
 	tel        *telemetry.Telemetry
-	bodies     *bodies.Policy // how request bodies are read (see readBodies)
-	handler    http.Handler   // the MCP endpoint; nil for a Door that serves no MCP
-	life       *lifecycle     // nil for a Door that serves no MCP
-	slot       *slot          // the exclusive session's; nil unless mcp.exclusive
-	catalog    *catalogDoc    // without its tools; nil unless mcp.catalog
+	bodies     *bodies.Policy  // how request bodies are read (see edge.ReadBodies)
+	handler    http.Handler    // the MCP endpoint; nil for a Door that serves no MCP
+	life       *edge.Lifecycle // nil for a Door that serves no MCP
+	slot       *edge.Slot      // the exclusive session's; nil unless mcp.exclusive
+	catalog    *catalogDoc     // without its tools; nil unless mcp.catalog
 	degraded   error
 	// serves is what the Door serves, and tool calls replay through:
 	// Config.Outer around the router (Install) or the wrapMux (Wrap), or
@@ -52,8 +54,12 @@ type Door struct {
 	fastCalls atomic.Uint64
 	// streamed is set once serveIO has served a stream: a Door serves one.
 	streamed atomic.Bool
-	// misroutes are the sessions whose misrouted requests were logged.
-	misroutes misroutes
+	// misroute reads the session a request names, and refuses one this
+	// replica does not hold; nil for a Door that serves no MCP.
+	misroute *edge.Misroute
+	// front is what ServeHTTP serves (see newFront); nil for a Door that
+	// serves no MCP.
+	front http.Handler
 	// reverify answers GET /reverify_mode, ahead of the server's
 	// middlewares (no cookie, no session); nil while the rollout contract is
 	// off, or when the server serves the route itself.
@@ -92,26 +98,86 @@ type Door struct {
 // session it does not hold, and a harness counts the misrouted calls. A
 // store that fails gets 503 and a generic text; the log says why.
 func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if d.calls != nil && d.calls.contract != nil {
-		if unprefixed, ok := rollout.StripPrefix(r); ok {
-			r = unprefixed
-		}
-	}
-	if d.reverify != nil && r.URL.Path == rollout.ReverifyPath && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		d.reverify(w, r)
-		return
-	}
-	if d.calls != nil {
-		var ok bool
-		if r, ok = d.heldOrRefused(w, r); !ok {
-			return
-		}
-	}
-	if d.serves == nil {
+	switch {
+	case d.front != nil:
+		d.front.ServeHTTP(w, r)
+	case d.serves != nil: // a disabled or degraded Door
+		d.serves.ServeHTTP(w, r)
+	default: // the zero Door
 		http.NotFound(w, r)
-		return
 	}
-	d.serves.ServeHTTP(w, r)
+}
+
+// newFront returns what ServeHTTP serves for a Door that serves MCP: one
+// chain of the Door's steps, in the order a request meets them, in front
+// of serves.
+func (d *Door) newFront(serves http.Handler) http.Handler {
+	var unprefix, reverify edge.Step // nil while the rollout contract is off
+	if d.calls.contract != nil {
+		// NeMo Gym's prefix: /ng-rollout/<id>/<path> is served as /<path>,
+		// with the id in RolloutID; refuses nothing.
+		unprefix = func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if unprefixed, ok := rollout.StripPrefix(r); ok {
+					r = unprefixed
+				}
+				next.ServeHTTP(w, r)
+			})
+		}
+		// GET /reverify_mode, answered here, ahead of the server's
+		// middlewares (no cookie, no session), where the server does not
+		// serve it itself.
+		reverify = func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if d.reverify != nil && r.URL.Path == rollout.ReverifyPath && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+					d.reverify(w, r)
+					return
+				}
+				next.ServeHTTP(w, r)
+			})
+		}
+	}
+	return edge.Chain(
+		unprefix,
+		reverify,
+		// The session the request names, read once: 421 for one this
+		// replica does not hold (on the MCP endpoint a JSON-RPC error,
+		// -32003), 503 when the session store fails.
+		d.misroute.Wrap,
+	).Handler(serves)
+}
+
+// Close shuts the MCP endpoint: from then on it answers every request with
+// 503 Service Unavailable. Close ends the contexts of the tool calls in
+// flight (a handler that honours its context returns), waits for the
+// requests that were opening a session, then ends every live MCP session,
+// waiting for the calls still running in it to return. Close does not touch
+// the router or the HTTP door's routes.
+//
+// Close is safe to call more than once and concurrently (every call returns
+// once the Door is closed, with the first call's result), and on the Door of
+// a disabled or degraded config, where it does nothing. Its error joins the
+// sessions' own close errors.
+//
+// To close the Door with the HTTP server, register it:
+//
+//	srv.RegisterOnShutdown(func() { door.Close() })
+//
+// so that srv.Shutdown does not wait for session streams to end by
+// themselves.
+func (d *Door) Close() error {
+	if d.life == nil {
+		return nil
+	}
+	return d.life.Close(func() error {
+		var errs []error
+		for ss := range d.server.Sessions() {
+			if err := ss.Close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	})
 }
 
 // extend hands the go-sdk server to Config.ExtendServer, when set: once,

@@ -16,6 +16,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
 
@@ -208,7 +209,7 @@ func TestExclusiveFailedConnect(t *testing.T) {
 			"Content-Length: "+strconv.Itoa(len(initialize))+"\r\n\r\n"+initialize)
 		// The answer's head: the session is open, and named in it.
 		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		if err != nil || resp.StatusCode != http.StatusOK || resp.Header.Get(sessionIDHeader) == "" {
+		if err != nil || resp.StatusCode != http.StatusOK || resp.Header.Get(edge.SessionIDHeader) == "" {
 			t.Fatalf("initialize: %v %v", resp, err)
 		}
 		conn.Close()

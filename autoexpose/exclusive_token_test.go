@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
 
@@ -165,7 +166,7 @@ func TestExclusiveTokenTakesOver(t *testing.T) {
 	}
 	_, err = dialMCP(t, url, nil)
 	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) || rpcErr.Code != exclusiveErrorCode || !strings.HasPrefix(rpcErr.Message, "this MCP server is exclusive and another session is live") {
+	if !errors.As(err, &rpcErr) || rpcErr.Code != edge.ExclusiveCode || !strings.HasPrefix(rpcErr.Message, "this MCP server is exclusive and another session is live") {
 		t.Errorf("a tokenless client while the rollout's session is live: %v, want the 409", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
@@ -35,14 +36,14 @@ import (
 // limitBatch answers a POST whose body is a JSON-RPC batch of more than max
 // messages with HTTP 413 and a JSON-RPC error (-32600) that names
 // mcp.max_batch; any other request goes to next with its body as it came.
-// It looks at the body readBodies has read.
+// It looks at the body edge.ReadBodies has read.
 func limitBatch(max int, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if n := batchSize(heldBody(r)); n > max {
+		if n := batchSize(edge.HeldBody(r)); n > max {
 			wire.WriteError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.CodeInvalidRequest,
 				fmt.Sprintf("mcpdoor: a JSON-RPC batch of %d messages is over the limit of %d (mcp.max_batch); send at most %d messages in one request", n, max, max))
 
@@ -142,5 +143,5 @@ func callKey(req mcp.Request) string {
 	if ss := req.GetSession(); ss != nil && ss.ID() != "" {
 		return "session " + ss.ID()
 	}
-	return "request " + headerOf(req).Get(requestRefHeader)
+	return "request " + headerOf(req).Get(edge.RequestRefHeader)
 }

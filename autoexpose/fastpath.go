@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/fastpath"
 	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -69,7 +70,7 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.next.ServeHTTP(w, r)
 		return
 	}
-	body, ok := readBody(r)
+	body, ok := bodies.ReadDeclared(r)
 	if !ok {
 		f.next.ServeHTTP(w, r)
 		return

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/argcheck"
+	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/internal/typeschema"
@@ -145,7 +146,7 @@ type typedHandler[In, Out any] struct {
 func (h *typedHandler[In, Out]) typedInfo() *typedInfo { return &h.info }
 
 func (h *typedHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := readAll(w, r, h.info.limit())
+	body, err := bodies.ReadAll(w, r, h.info.limit())
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {

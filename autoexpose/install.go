@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/mcpdoor/mcpdoor/internal/detect"
+	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
 
@@ -73,7 +74,7 @@ func install(r chi.Router, cfg *Config) (*Door, error) {
 		// /seed_session and /verify keep every middleware they had: the
 		// router's own still run in front of them, and the rest are applied
 		// again with With.
-		for path, wrap := range map[string]func(http.Handler) http.Handler{rollout.SeedPath: d.seed(c), rollout.VerifyPath: d.verify(c)} {
+		for path, wrap := range map[string]func(http.Handler) http.Handler{rollout.SeedPath: d.slot.Seed(c), rollout.VerifyPath: d.slot.Verify(c)} {
 			rt := rep.Route(path)
 			own := rt.Middlewares[len(r.Middlewares()):]
 			r.With(own...).Method(http.MethodPost, path, wrap(rt.Endpoint))
@@ -88,7 +89,7 @@ func install(r chi.Router, cfg *Config) (*Door, error) {
 	}
 	r.Handle(d.path, d.handler)
 	r.Handle(d.path+"/", d.handler)
-	r.Get(d.path+readyPath, d.ready)
+	r.Get(d.path+edge.ReadyPath, edge.Ready(d.life, d.slot))
 	d.extend(cfg)
 	return d, nil
 }

@@ -5,23 +5,11 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-chi/chi/v5"
-)
 
-func TestSeconds(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		600 * time.Second:       "600s",
-		1500 * time.Millisecond: "1.5s",
-		300 * time.Millisecond:  "300ms",
-		time.Hour:               "3600s",
-	} {
-		if got := seconds(d); got != want {
-			t.Errorf("seconds(%v) = %q, want %q", d, got, want)
-		}
-	}
-}
+	"github.com/mcpdoor/mcpdoor/internal/edge"
+)
 
 // TestClosedEndpoint: after Close the endpoint answers 503, at both paths;
 // the HTTP door's routes answer as before.
@@ -37,7 +25,7 @@ func TestClosedEndpoint(t *testing.T) {
 	for _, path := range []string{"/mcp", "/mcp/"} {
 		w := httptest.NewRecorder()
 		r.ServeHTTP(w, httptest.NewRequest("POST", path, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)))
-		if w.Code != http.StatusServiceUnavailable || w.Body.String() != closedBody+"\n" || w.Header().Get("Content-Type") != "text/plain; charset=utf-8" {
+		if w.Code != http.StatusServiceUnavailable || w.Body.String() != edge.ClosedBody+"\n" || w.Header().Get("Content-Type") != "text/plain; charset=utf-8" {
 			t.Errorf("POST %s: %d %q %q", path, w.Code, w.Header().Get("Content-Type"), w.Body)
 		}
 	}

@@ -49,8 +49,8 @@ func (d *Door) served() telemetry.Served {
 			_, ok := d.tools[tool]
 			return ok
 		},
-		Request:  d.calls.inflight.lookup,
-		ID:       d.calls.inflight.id,
+		Request:  d.calls.inflight.Lookup,
+		ID:       d.calls.inflight.ID,
 		Stateful: !d.calls.stateless,
 	}
 }
@@ -61,7 +61,7 @@ func (d *Door) transport(m *MCPConfig) http.Handler {
 	opts := &mcp.StreamableHTTPOptions{
 		Stateless:           !m.stateful(),
 		MaxRequestBodyBytes: m.maxBodyBytes(),
-		// The guard (guard.go) checks Host, with mcp.allowed_hosts.
+		// The guard (edge.Guard) checks Host, with mcp.allowed_hosts.
 		DisableLocalhostProtection: true,
 	}
 	if m.stateful() {
@@ -72,7 +72,7 @@ func (d *Door) transport(m *MCPConfig) http.Handler {
 
 // middleware answers a call to an unknown tool with the JSON-RPC error the
 // MCP spec gives (-32602), naming the tools the caller may call, counts the
-// requests an exclusive session is handling (see slot), narrows tools/list
+// requests an exclusive session is handling (see edge.Slot), narrows tools/list
 // to what the caller's token allows (refusing it for a token that does not
 // verify), refuses a server/discover for a protocol version the
 // transport cannot serve (see discover), and the methods of capabilities
@@ -90,9 +90,9 @@ func (d *Door) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			// is handled, so no client waits for it, and counting it would
 			// refuse a reconnect that follows it closely.
 			if ss := req.GetSession(); ss != nil {
-				defer d.slot.serving(ss.ID())()
+				defer d.slot.Serving(ss.ID())()
 				if method == "tools/call" {
-					d.slot.toolCalled(ss.ID())
+					d.slot.ToolCalled(ss.ID())
 				}
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/leakcheck"
 )
 
@@ -85,7 +86,7 @@ func TestSessionCap(t *testing.T) {
 	for i := range attempts {
 		resp, body := rawInitialize(t, client, url, i)
 		switch {
-		case resp.StatusCode == http.StatusOK && resp.Header.Get(sessionIDHeader) != "":
+		case resp.StatusCode == http.StatusOK && resp.Header.Get(edge.SessionIDHeader) != "":
 			opened++
 		case resp.StatusCode == http.StatusServiceUnavailable:
 			refused++
@@ -168,7 +169,7 @@ func TestUnusedSessionTimeout(t *testing.T) {
 	door, srv := statefulServer(t, "  unused_session_timeout: 500ms\n")
 	url := srv.URL + "/mcp"
 	resp, body := rawInitialize(t, http.DefaultClient, url, 1)
-	left := resp.Header.Get(sessionIDHeader)
+	left := resp.Header.Get(edge.SessionIDHeader)
 	if resp.StatusCode != http.StatusOK || left == "" {
 		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -41,7 +42,7 @@ func (c *calls) unforwarded(from http.Header) []string {
 		canon := http.CanonicalHeaderKey(name)
 		switch {
 		case transportHeaders[canon], strings.HasPrefix(canon, "Mcp-"), strings.HasPrefix(canon, "Sec-Ch-"), strings.HasPrefix(canon, "X-Forwarded-"),
-			canon == requestRefHeader, slices.Contains(c.forward, canon), c.contract != nil && strings.EqualFold(canon, c.contract.TokenHeader()):
+			canon == edge.RequestRefHeader, slices.Contains(c.forward, canon), c.contract != nil && strings.EqualFold(canon, c.contract.TokenHeader()):
 		default:
 			names = append(names, canon)
 		}

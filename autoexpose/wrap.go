@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/mcpdoor/mcpdoor/internal/detect"
+	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 )
@@ -80,7 +81,7 @@ func Wrap(h http.Handler, cfg Config) (*Door, error) {
 type wrapMux struct {
 	path     string
 	endpoint http.Handler
-	ready    http.Handler // the readiness answer, at path + readyPath
+	ready    http.Handler // the readiness answer, at path + edge.ReadyPath
 	inner    http.Handler
 	seed     http.Handler // nil while the rollout contract is off
 	verify   http.Handler
@@ -90,7 +91,7 @@ func (m *wrapMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch p := r.URL.Path; {
 	case p == m.path || p == m.path+"/":
 		m.endpoint.ServeHTTP(w, r)
-	case p == m.path+readyPath && r.Method == http.MethodGet:
+	case p == m.path+edge.ReadyPath && r.Method == http.MethodGet:
 		m.ready.ServeHTTP(w, r)
 	case r.Method == http.MethodPost && p == rollout.SeedPath && m.seed != nil:
 		m.seed.ServeHTTP(w, r)
@@ -171,9 +172,9 @@ func (b *builder) wrapDoor(h http.Handler, cfg *Config, tools []toolSpec, routes
 		return nil, err
 	}
 	d.handler = d.endpoint(&cfg.MCP)
-	mux.endpoint, mux.ready = d.handler, http.HandlerFunc(d.ready)
+	mux.endpoint, mux.ready = d.handler, edge.Ready(d.life, d.slot)
 	if c := d.calls.contract; c != nil {
-		mux.seed, mux.verify = d.seed(c)(h), d.verify(c)(h)
+		mux.seed, mux.verify = d.slot.Seed(c)(h), d.slot.Verify(c)(h)
 		if !servesGet(h, rollout.ReverifyPath) {
 			d.reverify = c.ReverifyMode
 		}

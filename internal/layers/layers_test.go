@@ -39,8 +39,8 @@ var layers = []struct {
 	{"faces of the concepts, and the rollout contract", []string{
 		"internal/rollout", "replay", "session",
 	}},
-	{"detection with the rollout contract's routes; the store's public contract suite", []string{
-		"detector", "session/storetest",
+	{"detection with the rollout contract's routes; the endpoint's HTTP steps; the store's public contract suite", []string{
+		"detector", "internal/edge", "session/storetest",
 	}},
 	{"transports: the fast path", []string{"internal/fastpath"}},
 	{"the door", []string{"autoexpose"}},

@@ -1,4 +1,4 @@
-package autoexpose
+package edge
 
 import (
 	"context"
@@ -68,16 +68,24 @@ var errNoDNS = errors.New("mcpdoor: the Host check reads the hosts file, not DNS
 // matters if the resolver ever blocks.
 const hostsFileTimeout = 100 * time.Millisecond
 
-func newGuard(m *MCPConfig) *guard {
+// Guard is the step that serves a request behind the guard of
+// allowedOrigins and allowedHosts (mcp.allowed_origins, mcp.allowed_hosts;
+// ValidateGuard has checked them): 403 with a one-line reason to a
+// foreign Origin or a rebinding Host.
+func Guard(allowedOrigins, allowedHosts []string) func(http.Handler) http.Handler {
+	return newGuard(allowedOrigins, allowedHosts).wrap
+}
+
+func newGuard(allowedOrigins, allowedHosts []string) *guard {
 	g := &guard{cop: http.NewCrossOriginProtection(), origins: make(map[string]bool), hosts: make(map[string]bool)}
-	for _, o := range m.AllowedOrigins {
+	for _, o := range allowedOrigins {
 		g.origins[normalizeOrigin(o)] = true
 		if normalizeOrigin(o) != "null" {
-			// validateGuard has refused what AddTrustedOrigin would.
+			// ValidateGuard has refused what AddTrustedOrigin would.
 			g.cop.AddTrustedOrigin(strings.TrimSuffix(strings.TrimSpace(o), "/"))
 		}
 	}
-	for _, h := range m.AllowedHosts {
+	for _, h := range allowedHosts {
 		g.hosts[strings.ToLower(h)] = true
 	}
 	if name, err := os.Hostname(); err == nil {
@@ -208,10 +216,10 @@ func isLoopback(addr string) bool {
 	return err == nil && ip.Unmap().IsLoopback()
 }
 
-// validateGuard reports the invalid entries of allowed_origins and
-// allowed_hosts.
-func (m *MCPConfig) validateGuard(bad func(key, format string, args ...any)) {
-	for _, o := range m.AllowedOrigins {
+// ValidateGuard reports to bad the invalid entries of allowedOrigins and
+// allowedHosts (mcp.allowed_origins, mcp.allowed_hosts).
+func ValidateGuard(allowedOrigins, allowedHosts []string, bad func(key, format string, args ...any)) {
+	for _, o := range allowedOrigins {
 		if normalizeOrigin(o) == "null" {
 			continue
 		}
@@ -220,7 +228,7 @@ func (m *MCPConfig) validateGuard(bad func(key, format string, args ...any)) {
 			bad("mcp.allowed_origins", "%q is not an origin; write scheme://host[:port], such as https://app.example.com", o)
 		}
 	}
-	for _, h := range m.AllowedHosts {
+	for _, h := range allowedHosts {
 		if h == "" || strings.ContainsAny(h, "/ \t@") {
 			bad("mcp.allowed_hosts", "%q is not a host name; write a name such as weather.internal, or name:port", h)
 		}

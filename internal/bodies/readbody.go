@@ -1,10 +1,9 @@
-package autoexpose
+package bodies
 
 import (
+	"bytes"
 	"io"
 	"net/http"
-
-	"github.com/mcpdoor/mcpdoor/internal/bodies"
 )
 
 // A request's Content-Length is what its client declares, not what it
@@ -45,12 +44,12 @@ func growBody(b []byte, n int64) []byte {
 	return append(b, 0)[:len(b)]
 }
 
-// readBody returns the fast path's request body, Content-Length bytes: the
-// one readBodies has read, or else read here. When it cannot, or the body
-// is longer, it puts back what it read in front of the rest, for the go-sdk
-// to read as it would have.
-func readBody(r *http.Request) ([]byte, bool) {
-	if b, ok := bodies.Bytes(r.Body); ok { // read whole by readBodies
+// ReadDeclared returns the fast path's request body, Content-Length bytes:
+// the one the endpoint has read (Held), or else read here. When it cannot,
+// or the body is longer, it puts back what it read in front of the rest,
+// for the go-sdk to read as it would have.
+func ReadDeclared(r *http.Request) ([]byte, bool) {
+	if b, ok := Bytes(r.Body); ok { // read whole by the endpoint
 		return b, int64(len(b)) == r.ContentLength
 	}
 	n := r.ContentLength
@@ -71,14 +70,14 @@ func readBody(r *http.Request) ([]byte, bool) {
 			break
 		}
 	}
-	unread(r, body)
+	Unread(r, body)
 	return nil, false
 }
 
-// readAll reads a request's body to its end as io.ReadAll does, within
+// ReadAll reads a request's body to its end as io.ReadAll does, within
 // limit (over it, the error is an *http.MaxBytesError), into a buffer
 // sized by its Content-Length when that is known and within limit.
-func readAll(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+func ReadAll(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	body := http.MaxBytesReader(w, r.Body, limit)
 	n := r.ContentLength
 	if n <= 0 || n > limit {
@@ -98,4 +97,12 @@ func readAll(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error
 			return b, err
 		}
 	}
+}
+
+// Unread puts what was read of r's body, read, back in front of the rest.
+func Unread(r *http.Request, read []byte) {
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(read), r.Body), r.Body}
 }

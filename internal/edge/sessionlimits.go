@@ -1,4 +1,4 @@
-package autoexpose
+package edge
 
 import (
 	"context"
@@ -17,9 +17,9 @@ import (
 // lives, and any client may open one, credentials or not. Two bounds keep
 // what sessions hold in proportion, whoever opens them:
 //
-//   - sessionCap: at most mcp.max_sessions are live (or being opened) at
+//   - SessionCap: at most mcp.max_sessions are live (or being opened) at
 //     once; a POST that would open one more gets 503;
-//   - unusedSessions: a session that makes no request after its initialize
+//   - UnusedSessions: a session that makes no request after its initialize
 //     ends after mcp.unused_session_timeout, not idle_timeout, so that
 //     clients that open sessions and leave (a crash before the first call,
 //     a probe, a scan) free their places under the cap in seconds.
@@ -44,14 +44,22 @@ type sessionCap struct {
 	opening int // admitted POSTs without a session, being served
 }
 
-func newSessionCap(m *MCPConfig, live func() int) *sessionCap {
-	unused := m.unusedSessionTimeout()
+// SessionCap is the step that admits a POST that may open a session
+// while fewer than max (mcp.max_sessions) are live, as live counts them,
+// or being opened; past the cap it answers 503 with a Retry-After of
+// unused (mcp.unused_session_timeout), when sessions opened and left free
+// their places.
+func SessionCap(max int, unused time.Duration, live func() int) func(http.Handler) http.Handler {
+	return newSessionCap(max, unused, live).wrap
+}
+
+func newSessionCap(max int, unused time.Duration, live func() int) *sessionCap {
 	return &sessionCap{
-		max:  m.maxSessions(),
+		max:  max,
 		live: live,
 		message: fmt.Sprintf("mcpdoor: this MCP server has %d live sessions, its limit (mcp.max_sessions); "+
 			"retry in %s, when sessions opened and left have ended (mcp.unused_session_timeout), or end a session with DELETE",
-			m.maxSessions(), seconds(unused)),
+			max, Seconds(unused)),
 		retry: strconv.Itoa(int(math.Ceil(unused.Seconds()))),
 	}
 }
@@ -80,7 +88,7 @@ func (c *sessionCap) admit() (opened func(), ok bool) {
 // wrap serves next under the cap.
 func (c *sessionCap) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.Header.Get(sessionIDHeader) != "" {
+		if r.Method != http.MethodPost || r.Header.Get(SessionIDHeader) != "" {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -88,7 +96,7 @@ func (c *sessionCap) wrap(next http.Handler) http.Handler {
 		if !ok {
 			// The id of the request, for the client to match the error to.
 			w.Header().Set("Retry-After", c.retry)
-			wire.WriteError(w, http.StatusServiceUnavailable, requestID(heldBody(r)), sessionCapCode, c.message)
+			wire.WriteError(w, http.StatusServiceUnavailable, requestID(HeldBody(r)), sessionCapCode, c.message)
 			return
 		}
 		defer opened()
@@ -117,11 +125,11 @@ func (o *openingWriter) Write(b []byte) (int, error) {
 // writer underneath.
 func (o *openingWriter) Unwrap() http.ResponseWriter { return o.ResponseWriter }
 
-// unusedSessions ends each session that makes no request after its
+// An UnusedSessions ends each session that makes no request after its
 // initialize within timeout (notifications/initialized, the end of the
 // handshake, is not one). It keeps a timer for each such session, and
 // nothing once a session has made a request. It is safe for concurrent use.
-type unusedSessions struct {
+type UnusedSessions struct {
 	timeout time.Duration
 
 	mu      sync.Mutex
@@ -129,13 +137,15 @@ type unusedSessions struct {
 	stopped bool
 }
 
-func newUnusedSessions(timeout time.Duration) *unusedSessions {
-	return &unusedSessions{timeout: timeout, waiting: make(map[string]*time.Timer)}
+// NewUnusedSessions returns the UnusedSessions of timeout
+// (mcp.unused_session_timeout).
+func NewUnusedSessions(timeout time.Duration) *UnusedSessions {
+	return &UnusedSessions{timeout: timeout, waiting: make(map[string]*time.Timer)}
 }
 
-// middleware is the go-sdk server's receiving middleware that sees each
+// Middleware is the go-sdk server's receiving middleware that sees each
 // session's requests.
-func (u *unusedSessions) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+func (u *UnusedSessions) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		ss, _ := req.GetSession().(*mcp.ServerSession)
 		if ss == nil || ss.ID() == "" {
@@ -157,7 +167,7 @@ func (u *unusedSessions) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // watch starts the timer of a session that has just initialized.
-func (u *unusedSessions) watch(ss *mcp.ServerSession) {
+func (u *UnusedSessions) watch(ss *mcp.ServerSession) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.stopped {
@@ -176,7 +186,7 @@ func (u *unusedSessions) watch(ss *mcp.ServerSession) {
 }
 
 // used stops the timer of a session that has made a request.
-func (u *unusedSessions) used(id string) {
+func (u *UnusedSessions) used(id string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if t, ok := u.waiting[id]; ok {
@@ -185,8 +195,8 @@ func (u *unusedSessions) used(id string) {
 	}
 }
 
-// stop stops every timer, for Door.Close, which ends the sessions itself.
-func (u *unusedSessions) stop() {
+// Stop stops every timer, for Door.Close, which ends the sessions itself.
+func (u *UnusedSessions) Stop() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.stopped = true

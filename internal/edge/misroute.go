@@ -1,9 +1,10 @@
-package autoexpose
+package edge
 
 import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"sync"
 
@@ -51,26 +52,43 @@ const maxIDScan = 64 << 10
 
 type routeCheckedKey struct{}
 
-// heldOrRefused returns r, its context carrying the session it names, read,
-// and true; or answers a request that names a session no request may run
-// in (or whose store fails) and returns false. It runs in Door.ServeHTTP
-// and again in the MCP endpoint, for a server that serves the router; a
+// A Misroute reads the session a request names and refuses a request of a
+// session no request may run in (see above). NewMisroute makes one.
+type Misroute struct {
+	log      *slog.Logger
+	path     string            // the MCP endpoint's
+	sessions *sessions.Manager // the Door's
+	contract *rollout.Contract // nil while the rollout contract is off
+	warned   misroutes
+}
+
+// NewMisroute returns the Misroute of a Door whose MCP endpoint is at
+// path, whose sessions m makes, under contract (nil while the rollout
+// contract is off), logging to log.
+func NewMisroute(log *slog.Logger, path string, m *sessions.Manager, contract *rollout.Contract) *Misroute {
+	return &Misroute{log: log, path: path, sessions: m, contract: contract}
+}
+
+// Check returns r, its context carrying the session it names, read, and
+// true; or answers a request that names a session no request may run in
+// (or whose store fails) and returns false. It runs in Door.ServeHTTP and
+// again in the MCP endpoint (Wrap), for a server that serves the router; a
 // request is checked once.
-func (d *Door) heldOrRefused(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+func (mr *Misroute) Check(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
 	ctx := r.Context()
 	if ctx.Value(routeCheckedKey{}) != nil {
 		return r, true
 	}
-	m := d.calls.sessions
+	m := mr.sessions
 	// What passes here has been checked: a session middleware behind
 	// takes up the session read here, and a session middleware of
 	// another manager defers to the Door's.
 	ctx = sessions.WithOwner(context.WithValue(ctx, routeCheckedKey{}, true), m)
 	r = r.WithContext(ctx)
-	if r.URL.Path == rollout.SeedPath && d.calls.contract != nil {
+	if r.URL.Path == rollout.SeedPath && mr.contract != nil {
 		return r, true
 	}
-	onMCP := r.URL.Path == d.path || r.URL.Path == d.path+"/"
+	onMCP := r.URL.Path == mr.path || r.URL.Path == mr.path+"/"
 	if onMCP && r.Method == http.MethodDelete {
 		// Ending an MCP session runs nothing of the server's, and refused,
 		// it would leave the session open until its idle timeout.
@@ -78,7 +96,7 @@ func (d *Door) heldOrRefused(w http.ResponseWriter, r *http.Request) (*http.Requ
 	}
 	var s *sessions.Session
 	byToken := false
-	if c := d.calls.contract; c != nil && onMCP {
+	if c := mr.contract; c != nil && onMCP {
 		// The token decides an MCP request's session; one that does not
 		// verify gets the contract's own refusal.
 		if tokenSID, sent := c.Session(r.Header); sent {
@@ -96,7 +114,7 @@ func (d *Door) heldOrRefused(w http.ResponseWriter, r *http.Request) (*http.Requ
 		s = m.Named(id, rolloutCookie)
 	}
 	if err := s.Open(ctx); err != nil {
-		d.log.ErrorContext(ctx, "mcpdoor: session store: cannot read the request's session; the request is refused (503)", "sid", s.ID, "err", err)
+		mr.log.ErrorContext(ctx, "mcpdoor: session store: cannot read the request's session; the request is refused (503)", "sid", s.ID, "err", err)
 		if onMCP {
 			wire.WriteError(w, http.StatusServiceUnavailable, bodyID(r), codeInternal, sessions.StoreDownText)
 		} else {
@@ -110,10 +128,10 @@ func (d *Door) heldOrRefused(w http.ResponseWriter, r *http.Request) (*http.Requ
 		ctx = sessions.WithResolved(ctx, s)
 	}
 	r = r.WithContext(ctx)
-	if !s.Stale() || !byToken && d.calls.contract == nil {
+	if !s.Stale() || !byToken && mr.contract == nil {
 		return r, true
 	}
-	d.misroutes.warn(d, s.ID, r)
+	mr.warned.warn(mr.log, s.ID, r)
 	text := (&sessions.Misrouted{SID: s.ID}).Error()
 	if onMCP {
 		wire.WriteError(w, http.StatusMisdirectedRequest, bodyID(r), codeMisrouted, text)
@@ -123,11 +141,12 @@ func (d *Door) heldOrRefused(w http.ResponseWriter, r *http.Request) (*http.Requ
 	return r, false
 }
 
-// refuseMisrouted is the MCP endpoint's check of heldOrRefused, for a
-// server that serves the router rather than the Door.
-func (d *Door) refuseMisrouted(next http.Handler) http.Handler {
+// Wrap is the step of the MCP endpoint that makes Check, for a server that
+// serves the router rather than the Door: 421 for a request of a session
+// this replica does not hold, 503 when the session store fails.
+func (mr *Misroute) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r, ok := d.heldOrRefused(w, r); ok {
+		if r, ok := mr.Check(w, r); ok {
 			next.ServeHTTP(w, r)
 		}
 	})
@@ -154,7 +173,7 @@ type misroutes struct {
 
 const maxWarned = 4096
 
-func (m *misroutes) warn(d *Door, sid string, r *http.Request) {
+func (m *misroutes) warn(log *slog.Logger, sid string, r *http.Request) {
 	m.mu.Lock()
 	seen := m.warned[sid]
 	if !seen {
@@ -165,7 +184,7 @@ func (m *misroutes) warn(d *Door, sid string, r *http.Request) {
 	}
 	m.mu.Unlock()
 	if !seen {
-		rollout.Logger(r.Context(), d.log).Warn("mcpdoor: refused a request of a session this replica does not hold (421 Misdirected Request); "+
+		rollout.Logger(r.Context(), log).Warn("mcpdoor: refused a request of a session this replica does not hold (421 Misdirected Request); "+
 			"its later requests are refused without a log line: route every request of a session to the replica that seeded it, or give every replica the same session store",
 			"sid", sid, "path", r.URL.Path)
 	}

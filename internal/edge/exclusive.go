@@ -1,4 +1,4 @@
-package autoexpose
+package edge
 
 import (
 	"context"
@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"github.com/mcpdoor/mcpdoor/internal/httpwrite"
+	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
-// exclusiveErrorCode is the JSON-RPC error code of the 409 that an
-// exclusive server answers to a new session while another one is live.
-const exclusiveErrorCode = -32000
+// ExclusiveCode is the JSON-RPC error code of the 409 that an exclusive
+// server answers to a new session while another one is live.
+const ExclusiveCode = -32000
 
 // An exclusive server (mcp.exclusive) admits one live MCP session, the
 // slot's holder.
@@ -40,7 +42,7 @@ const exclusiveErrorCode = -32000
 // stream is not a request): then it closes the holder's session and takes
 // the slot. A POST may take over
 //
-//   - from the holder's own rollout: its identity (calls.identity) is the
+//   - from the holder's own rollout: its identity (SlotConfig.Identify) is the
 //     one the holder's session was opened with. So an agent whose client
 //     exited without DELETE, or a client that reconnects, is not locked out
 //     of its own rollout for idle_timeout;
@@ -63,27 +65,6 @@ const exclusiveErrorCode = -32000
 // gets the 409.
 const claimWait = 5 * time.Second
 
-// live reports whether the session with this id is live: the go-sdk lists
-// a session until it has ended, however it ended.
-func (d *Door) live(id string) bool {
-	for ss := range d.server.Sessions() {
-		if ss.ID() == id {
-			return true
-		}
-	}
-	return false
-}
-
-// end closes the session with this id, if it is live. Closing waits for the
-// session's calls to return.
-func (d *Door) end(id string) {
-	for ss := range d.server.Sessions() {
-		if ss.ID() == id {
-			ss.Close()
-		}
-	}
-}
-
 // needsToken returns the 403's message where claiming the slot needs a
 // valid token in header: for a request that sent none (sent is false), or
 // one that does not verify.
@@ -105,13 +86,68 @@ func exclusiveMessage(idle time.Duration, tokenHeader string) string {
 	}
 	return fmt.Sprintf("this MCP server is exclusive and another session is live; retry once that session ends "+
 		"(its client sends DELETE with its Mcp-Session-Id) or has been idle for %s (mcp.idle_timeout). "+
-		"%s may reconnect at any time: it takes the session over unless one of its calls is running", seconds(idle), same)
+		"%s may reconnect at any time: it takes the session over unless one of its calls is running", Seconds(idle), same)
 }
 
-// A slot is the one session an exclusive server admits, and who holds it.
+// A SlotConfig is what a Slot needs of its Door.
+type SlotConfig struct {
+	Alive func(id string) bool // whether the MCP session is live
+	End   func(id string)      // closes the MCP session, if live
+	// Identify tells who a request comes from ("" nobody), and whether it
+	// carries a valid token.
+	Identify func(*http.Request) (who string, token bool)
+	// Sessions is the Door's session manager, whose cookies name the
+	// rollouts' sessions.
+	Sessions *sessions.Manager
+	Idle     time.Duration // mcp.idle_timeout, for the 409's message
+	// Reserve is how long a seed keeps the slot for its rollout's client
+	// to connect (mcp.unused_session_timeout).
+	Reserve time.Duration
+	// TokenHeader is the rollout contract's token header, "" while the
+	// contract is off; NeedsToken, that claiming the slot needs a valid
+	// token in it, as tool calls do (mcp.rollout.allow_tokenless unset).
+	TokenHeader string
+	NeedsToken  bool
+}
+
+// NewSlot returns the Slot of an exclusive Door.
+func NewSlot(c SlotConfig) *Slot {
+	s := &Slot{
+		alive:    c.Alive,
+		end:      c.End,
+		identify: c.Identify,
+		message:  exclusiveMessage(c.Idle, c.TokenHeader),
+		wait:     claimWait,
+		reserve:  c.Reserve,
+		cookieSID: func(h http.Header) string {
+			for _, line := range h.Values("Set-Cookie") {
+				if ck, err := http.ParseSetCookie(line); err == nil && ck.Name == c.Sessions.CookieName() {
+					sid, _ := c.Sessions.Decode(ck.Value)
+					return sid
+				}
+			}
+			return ""
+		},
+		requestSID: func(r *http.Request) string {
+			sid, _ := c.Sessions.Read(r)
+			return sid
+		},
+		forget: func(w http.ResponseWriter, r *http.Request) {
+			if _, ok := sessions.FromContext(r.Context()); ok {
+				c.Sessions.DropCookie(w.Header())
+			}
+		},
+	}
+	if c.NeedsToken {
+		s.tokenHeader = c.TokenHeader // tool calls need a token, and so does the slot
+	}
+	return s
+}
+
+// A Slot is the one session an exclusive server admits, and who holds it.
 // No goroutine watches it: it learns that its session has ended when it
 // next asks alive.
-type slot struct {
+type Slot struct {
 	alive func(id string) bool // whether the session is live
 	end   func(id string)      // closes the session
 	// identify tells who a request comes from ("" nobody), and whether it
@@ -156,7 +192,7 @@ type slot struct {
 // with a valid token or not. It waits, within s.wait and ctx, for a pending
 // POST to end. It fails while a session is live, unless who may take it
 // over; then it returns that session's id, for the caller to end.
-func (s *slot) claim(ctx context.Context, who string, token bool) (takeover string, ok bool) {
+func (s *Slot) claim(ctx context.Context, who string, token bool) (takeover string, ok bool) {
 	timeout := time.NewTimer(s.wait)
 	defer timeout.Stop()
 	s.mu.Lock()
@@ -205,7 +241,7 @@ const confirmWait = 2 * time.Second
 // whose session has ended, a holder whose client never confirmed it within
 // confirmWait (whose id it returns, for the caller to end once s.mu is
 // released), and a seed's reservation that has lapsed.
-func (s *slot) lapse() (end string) {
+func (s *Slot) lapse() (end string) {
 	if s.holder != "" && !s.alive(s.holder) {
 		s.free()
 	}
@@ -220,20 +256,20 @@ func (s *slot) lapse() (end string) {
 }
 
 // free drops the holder, under s.mu.
-func (s *slot) free() {
+func (s *Slot) free() {
 	s.holder, s.owner, s.ownerToken, s.confirmed, s.called = "", "", false, false, false
 }
 
 // busy reports, under s.mu, whether the slot serves a rollout other than
 // the session who's ("" a new one): a seed of it gets 503.
-func (s *slot) busy(who string) bool {
+func (s *Slot) busy(who string) bool {
 	return s.seeding || (s.holder != "" && s.owner != who) || (s.reserved != "" && s.reserved != who) ||
 		(s.pending && s.claimant != who)
 }
 
 // seen notes a request of session id: the holder's client has learned its
 // session, so its initialize completed.
-func (s *slot) seen(id string) {
+func (s *Slot) seen(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if id == s.holder {
@@ -241,8 +277,9 @@ func (s *slot) seen(id string) {
 	}
 }
 
-// toolCalled notes a tool call of session id.
-func (s *slot) toolCalled(id string) {
+// ToolCalled notes a tool call of session id (the go-sdk server's
+// middleware calls it).
+func (s *Slot) ToolCalled(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if id == s.holder {
@@ -253,7 +290,7 @@ func (s *slot) toolCalled(id string) {
 // broke frees the slot when the holder's stream broke (its client hung
 // up) before its first tool call: a connect that failed, whose client would
 // otherwise hold the slot for mcp.idle_timeout. Its session ends.
-func (s *slot) broke(id string) {
+func (s *Slot) broke(id string) {
 	s.mu.Lock()
 	drop := id == s.holder && !s.called
 	if drop {
@@ -283,7 +320,7 @@ const busyRetry = "1"
 // waits for none: it gets the 503), and one answered 2xx keeps it for its
 // session (the one its response's cookie names) while its client
 // connects, for s.reserve, from the moment it writes its status.
-func (s *slot) wrapSeed(readBody func(http.ResponseWriter, *http.Request) (*http.Request, []byte, func(), http.HandlerFunc), next http.Handler) http.Handler {
+func (s *Slot) wrapSeed(readBody func(http.ResponseWriter, *http.Request) (*http.Request, []byte, func(), http.HandlerFunc), next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		who := s.requestSID(r)
 		r, _, release, refuse := readBody(w, r)
@@ -325,7 +362,7 @@ func (s *slot) wrapSeed(readBody func(http.ResponseWriter, *http.Request) (*http
 // long to read.
 type seedWriter struct {
 	httpwrite.StatusWriter
-	s    *slot
+	s    *Slot
 	done bool
 }
 
@@ -372,7 +409,7 @@ func (w *seedWriter) answered() {
 // for the next rollout's seed, and the rollout's MCP session, if live,
 // ends. A /verify answered otherwise ends nothing, as it ends no session
 // (the agent may post it again).
-func (s *slot) wrapVerify(next http.Handler) http.Handler {
+func (s *Slot) wrapVerify(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sw := &httpwrite.StatusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
@@ -400,8 +437,8 @@ func (s *slot) wrapVerify(next http.Handler) http.Handler {
 }
 
 // taken reports whether the slot serves a rollout, for the readiness
-// answer (ready.go).
-func (s *slot) taken() bool {
+// answer (Ready).
+func (s *Slot) taken() bool {
 	s.mu.Lock()
 	lapsed := s.lapse()
 	taken := s.busy("")
@@ -414,7 +451,7 @@ func (s *slot) taken() bool {
 
 // settle ends a claim: the slot is held by the session id the POST's
 // response named, if that session is live, and is free otherwise.
-func (s *slot) settle(id string) {
+func (s *Slot) settle(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if id != "" && s.alive(id) {
@@ -428,9 +465,10 @@ func (s *slot) settle(id string) {
 	close(s.settled)
 }
 
-// serving counts a request of session id as running until the returned
-// func is called: its holder is then not taken over.
-func (s *slot) serving(id string) (done func()) {
+// Serving counts a request of session id as running until the returned
+// func is called: its holder is then not taken over (the go-sdk server's
+// middleware calls it).
+func (s *Slot) Serving(id string) (done func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.running == nil {
@@ -446,10 +484,12 @@ func (s *slot) serving(id string) (done func()) {
 	}
 }
 
-// wrap serves next under the slot (see the policy above).
-func (s *slot) wrap(next http.Handler) http.Handler {
+// Wrap is the step that serves a request under the slot (see the policy
+// above): 403 for a POST without a session and a valid token where
+// claiming the slot needs one, 409 while another rollout's session is live.
+func (s *Slot) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if id := r.Header.Get(sessionIDHeader); id != "" {
+		if id := r.Header.Get(SessionIDHeader); id != "" {
 			s.seen(id)
 			next.ServeHTTP(w, r)
 			if r.Method == http.MethodGet && r.Context().Err() != nil {
@@ -461,12 +501,12 @@ func (s *slot) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		// The body has come whole (readBodies, in front): a slow upload
+		// The body has come whole (ReadBodies, in front): a slow upload
 		// does not hold the slot.
-		body := heldBody(r)
+		body := HeldBody(r)
 		who, token := s.identify(r)
 		if s.tokenHeader != "" && !token {
-			wire.WriteError(w, http.StatusForbidden, requestID(body), exclusiveErrorCode, needsToken(s.tokenHeader, r.Header.Get(s.tokenHeader) != ""))
+			wire.WriteError(w, http.StatusForbidden, requestID(body), ExclusiveCode, needsToken(s.tokenHeader, r.Header.Get(s.tokenHeader) != ""))
 			return
 		}
 		takeover, ok := s.claim(r.Context(), who, token)
@@ -474,7 +514,7 @@ func (s *slot) wrap(next http.Handler) http.Handler {
 			writeExclusive(w, requestID(body), s.message)
 			return
 		}
-		defer func() { s.settle(w.Header().Get(sessionIDHeader)) }()
+		defer func() { s.settle(w.Header().Get(SessionIDHeader)) }()
 		if takeover != "" {
 			s.end(takeover)
 		}
@@ -494,5 +534,23 @@ func requestID(body []byte) json.RawMessage {
 
 // writeExclusive answers 409 with a JSON-RPC error for the request id.
 func writeExclusive(w http.ResponseWriter, id json.RawMessage, message string) {
-	wire.WriteError(w, http.StatusConflict, id, exclusiveErrorCode, message)
+	wire.WriteError(w, http.StatusConflict, id, ExclusiveCode, message)
+}
+
+// Seed returns the contract's /seed_session wrap, under the slot where
+// there is one (s is not nil).
+func (s *Slot) Seed(c *rollout.Contract) func(http.Handler) http.Handler {
+	if s == nil {
+		return c.Seed
+	}
+	return func(h http.Handler) http.Handler { return s.wrapSeed(c.SeedBody, c.Seed(h)) }
+}
+
+// Verify returns the contract's /verify wrap; where there is a slot (s is
+// not nil), the rollout it verifies then leaves the slot.
+func (s *Slot) Verify(c *rollout.Contract) func(http.Handler) http.Handler {
+	if s == nil {
+		return c.Verify
+	}
+	return func(h http.Handler) http.Handler { return s.wrapVerify(c.Verify(h)) }
 }
