@@ -1,15 +1,20 @@
 package autoexpose
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/detector"
@@ -17,6 +22,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/edge"
+	"github.com/mcpdoor/mcpdoor/internal/fastpath"
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
@@ -443,4 +449,46 @@ func degrade(cfg *Config, err error) bool {
 	}
 	cfg.logger().Error("mcpdoor: serving HTTP only (mcp.degrade: http-only), no MCP endpoint", "err", err)
 	return true
+}
+
+// withFastPath serves next behind the fast path, when the endpoint has one:
+// a stateless endpoint, unless mcp.disable_fast_path or Config.ExtendServer
+// (what that adds must see every call). The go-sdk's
+// MCPGODEBUG settings change its answers; with any set, every request goes
+// to the go-sdk. So it does in a binary built with a go-sdk the fast path
+// was not verified against (see fastpath.Fenced), which the Door logs.
+func (d *Door) withFastPath(m *MCPConfig, next http.Handler) http.Handler {
+	if m.stateful() || m.DisableFastPath || d.extended || os.Getenv("MCPGODEBUG") != "" || fastpath.Fenced(d.log) {
+		return next
+	}
+	return fastpath.New(fastpath.Options{
+		Tools:      d.fastTools(),
+		Log:        d.log,
+		Telemetry:  d.tel,
+		Impl:       d.impl,
+		ServerInfo: d.serverInfo,
+		Served:     &d.fastCalls,
+	}, next)
+}
+
+// fastTools are the tools the fast path may serve, each calling through
+// the Door's pipeline.
+func (d *Door) fastTools() map[string]*fastpath.Tool {
+	fast := make(map[string]*fastpath.Tool, len(d.tools))
+	for name, t := range d.tools {
+		if t.fast {
+			fast[name] = &fastpath.Tool{Name: t.Name, SpanName: t.spanName, Call: func(ctx context.Context, req *mcp.CallToolRequest, mc *mcpcall.Call) (*mcp.CallToolResult, error) {
+				return d.calls.call(ctx, t, req, mc)
+			}}
+		}
+	}
+	return fast
+}
+
+// bindsHeaders reports whether an input schema binds an argument to an
+// HTTP header (x-mcp-header, anywhere in it), which the go-sdk checks
+// against the request's headers under 2026-07-28.
+func bindsHeaders(s *jsonschema.Schema) bool {
+	b, err := json.Marshal(s)
+	return err != nil || bytes.Contains(b, []byte(`x-mcp-header`))
 }

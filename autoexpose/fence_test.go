@@ -26,7 +26,7 @@ import (
 
 // The fence's tests observe who served a call from a tool's handler: the
 // fast path runs the handler on the request's goroutine, under
-// (*fastPath).serve, and the go-sdk on a goroutine of its own. The handler
+// (*fastpath.Path).serve, and the go-sdk on a goroutine of its own. The handler
 // answers its text and whether that frame is on its stack; testdata/fence
 // is a program with the same handler, which TestFenceOffPath builds.
 
@@ -41,7 +41,7 @@ func fenceEcho(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{
 		"text":      in.Text,
-		"fast_path": bytes.Contains(stack, []byte("autoexpose.(*fastPath).serve(")),
+		"fast_path": bytes.Contains(stack, []byte("fastpath.(*Path).serve(")),
 	})
 }
 
@@ -201,7 +201,7 @@ func TestFenceOffPath(t *testing.T) {
 	}
 	for _, a := range callEcho(t, url, 2) {
 		if a.FastPath {
-			t.Errorf("the fast path served a call (the handler ran under (*fastPath).serve), with go-sdk %s => %s: the go-sdk must serve it", sdkVersion, sdkCopy)
+			t.Errorf("the fast path served a call (the handler ran under (*fastpath.Path).serve), with go-sdk %s => %s: the go-sdk must serve it", sdkVersion, sdkCopy)
 		}
 	}
 

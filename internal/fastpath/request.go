@@ -1,4 +1,4 @@
-package autoexpose
+package fastpath
 
 import (
 	"bytes"
@@ -15,11 +15,11 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
-// A fastCall is a tools/call request the fast path serves (fastpath.go):
+// A fastCall is a tools/call request the fast path serves:
 // what it read of the request's body.
 type fastCall struct {
 	id       []byte           // the request's id, as sent; the go-sdk writes it back the same
-	tool     *tool            // the tool called
+	tool     *Tool            // the tool called
 	args     json.RawMessage  // its arguments, as sent
 	progress any              // _meta.progressToken as the go-sdk decodes it (a string or a float64), or nil
 	level    mcp.LoggingLevel //lint:ignore SA1019 see mcpcall.LogLevels
@@ -51,7 +51,7 @@ type fastCall struct {
 // Mcp-Name headers must name the method and the tool. Anything else —
 // unusual spellings included — is left to the go-sdk, which answers it with
 // whatever error it has for it.
-func (d *Door) readCall(body []byte, version string, h http.Header) (*fastCall, bool) {
+func (f *Path) readCall(body []byte, version string, h http.Header) (*fastCall, bool) {
 	if !utf8.Valid(body) || !json.Valid(body) || !withinDepth(body) {
 		return nil, false
 	}
@@ -78,7 +78,7 @@ func (d *Door) readCall(body []byte, version string, h http.Header) (*fastCall, 
 		}
 	})
 
-	if !ok || seen != [4]bool{true, true, true, true} || !d.readParams(c, params, h) {
+	if !ok || seen != [4]bool{true, true, true, true} || !f.readParams(c, params, h) {
 		return nil, false
 	}
 	return c, true
@@ -103,7 +103,7 @@ var requestKeys = [...]string{"jsonrpc", "id", "method", "params"}
 // readParams reads a tools/call request's params into c: name, arguments
 // and _meta; under 2026-07-28, also the answers to the questions of an
 // earlier round (inputResponses, requestState; see internal/mcpcall input.go).
-func (d *Door) readParams(c *fastCall, params []byte, h http.Header) bool {
+func (f *Path) readParams(c *fastCall, params []byte, h http.Header) bool {
 	modern := c.version >= mcpcall.ProtocolVersion2026
 	var seen [5]bool // the keys of paramKeys
 	var meta []byte
@@ -118,8 +118,8 @@ func (d *Door) readParams(c *fastCall, params []byte, h http.Header) bool {
 			if !plainString(val) {
 				return false
 			}
-			c.tool = d.tools[string(val[1:len(val)-1])]
-			return c.tool != nil && c.tool.fast
+			c.tool = f.o.Tools[string(val[1:len(val)-1])]
+			return c.tool != nil
 		case 1:
 			c.args = val
 			return true
