@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 )
 
 // The session a tool call runs in is decided once, here, and both the rate
@@ -46,7 +47,7 @@ type caller struct {
 // request came under, a tool the token does not list). A call runs for the
 // rollout its token was minted for, else for the one its request's prefix
 // names.
-func (c *calls) admit(t *tool, req *mcp.CallToolRequest) (caller, *mcp.CallToolResult) {
+func (c *calls) admit(t *toolset.Tool, req *mcp.CallToolRequest) (caller, *mcp.CallToolResult) {
 	header := headerOf(req)
 	httpReq := c.inflight.Lookup(header)
 	if httpReq == nil && header.Get(edge.RequestRefHeader) != "" {
@@ -77,26 +78,26 @@ func (c *calls) admit(t *tool, req *mcp.CallToolRequest) (caller, *mcp.CallToolR
 // with err: the text and code of its *rollout.Refusal. Any other error (the
 // contract returns none today) is a 500 whose details go to the log only:
 // the call was not run.
-func (c *calls) refused(t *tool, err error) *mcp.CallToolResult {
+func (c *calls) refused(t *toolset.Tool, err error) *mcp.CallToolResult {
 	var r *rollout.Refusal
 	if !errors.As(err, &r) {
 		c.log.Error("mcpdoor: tool call not run: checking its session token failed", "tool", t.Name, "err", err)
-		return t.fail("The tool call's session token could not be checked, so the call was not run.",
-			errorInfo{Code: statusCode(http.StatusInternalServerError), Message: "checking the session token failed", Status: http.StatusInternalServerError, Effect: effectNotApplied})
+		return t.Fail("The tool call's session token could not be checked, so the call was not run.",
+			toolset.ErrorInfo{Code: toolset.StatusCode(http.StatusInternalServerError), Message: "checking the session token failed", Status: http.StatusInternalServerError, Effect: toolset.EffectNotApplied})
 	}
-	return t.fail(r.Text, errorInfo{Code: r.Code, Message: r.Message, Status: r.Status, Effect: effectNotApplied})
+	return t.Fail(r.Text, toolset.ErrorInfo{Code: r.Code, Message: r.Message, Status: r.Status, Effect: toolset.EffectNotApplied})
 }
 
 // requestEnded is the isError result of a call whose HTTP request ended
 // before the call started. Nobody may be there to read it, but a client
 // that is gets a reason, and the handler is not run without its request.
-func requestEnded(t *tool) *mcp.CallToolResult {
-	return t.fail("The HTTP request that carried this tool call ended before the call started, so it was not run. Call the tool again.",
-		errorInfo{
-			Code:    codeRequestEnded,
+func requestEnded(t *toolset.Tool) *mcp.CallToolResult {
+	return t.Fail("The HTTP request that carried this tool call ended before the call started, so it was not run. Call the tool again.",
+		toolset.ErrorInfo{
+			Code:    toolset.CodeRequestEnded,
 			Message: "the client's HTTP request ended before the call started",
 			Status:  499, // Client Closed Request, as proxies log it
-			Effect:  effectNotApplied,
+			Effect:  toolset.EffectNotApplied,
 		})
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 	"github.com/mcpdoor/mcpdoor/token"
 )
 
@@ -146,7 +147,7 @@ func TestMCPSessionSIDs(t *testing.T) {
 
 // admitDoor is callDoor's door, without limits, with a valid token for the
 // session s1 that lists the tool.
-func admitDoor(tb testing.TB, tokenless bool) (*Door, *tool, string) {
+func admitDoor(tb testing.TB, tokenless bool) (*Door, *toolset.Tool, string) {
 	tb.Helper()
 	d, tl := callDoor(tb, tokenless, MCPConfig{})
 	tok, err := token.NewCodec("test", d.calls.sessions.Keys(), 0).Mint(token.Payload{SID: "s1", Tools: []string{"get_weather"}})
@@ -223,7 +224,7 @@ func BenchmarkAdmit(b *testing.B) {
 func TestRefused(t *testing.T) {
 	var log bytes.Buffer
 	c := &calls{log: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{ReplaceAttr: dropTime}))}
-	tl := &tool{}
+	tl := &toolset.Tool{}
 	tl.Name = "count"
 	refusal := &rollout.Refusal{Code: rollout.CodeToolNotAllowed, Text: "Tool 'count' is not allowed for this session.", Message: "the session token does not list this tool", Status: http.StatusForbidden}
 	for _, c2 := range []struct {

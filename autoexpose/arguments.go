@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/argcheck"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 )
 
 // arguments returns a call's arguments as the route's request (the body;
@@ -17,37 +18,37 @@ import (
 // result that refuses them: over mcp.max_body_bytes, breaking the tool's
 // input schema, or a path parameter's value the route cannot be sent. The
 // route is then not called.
-func (c *calls) arguments(t *tool, raw json.RawMessage) (input, *mcp.CallToolResult) {
+func (c *calls) arguments(t *toolset.Tool, raw json.RawMessage) (input, *mcp.CallToolResult) {
 	args := []byte(raw)
 	if len(args) == 0 || string(args) == "null" {
 		args = []byte("{}") // MCP clients omit the arguments of a tool that takes none
 	}
 	if int64(len(args)) > c.maxBody {
-		return input{}, t.fail(
-			fmt.Sprintf("Arguments to %s are %d bytes, over the %d-byte limit (mcp.max_body_bytes).", t.request, len(args), c.maxBody),
-			errorInfo{
-				Code:    codeRequestTooLarge,
+		return input{}, t.Fail(
+			fmt.Sprintf("Arguments to %s are %d bytes, over the %d-byte limit (mcp.max_body_bytes).", t.Request, len(args), c.maxBody),
+			toolset.ErrorInfo{
+				Code:    toolset.CodeRequestTooLarge,
 				Message: fmt.Sprintf("the arguments exceed %d bytes", c.maxBody),
 				Status:  http.StatusRequestEntityTooLarge,
-				Effect:  effectNotApplied,
+				Effect:  toolset.EffectNotApplied,
 			})
 	}
-	if ae := validateArgs(t.resolved, args); ae != nil {
-		return input{}, t.fail(
-			fmt.Sprintf("HTTP 422 from %s: Invalid arguments for %s (checked against its input schema; the route was not called): %s", t.request, t.Name, ae.Detail),
-			errorInfo{
-				Code:    codeInvalidArguments,
+	if ae := validateArgs(t.Resolved, args); ae != nil {
+		return input{}, t.Fail(
+			fmt.Sprintf("HTTP 422 from %s: Invalid arguments for %s (checked against its input schema; the route was not called): %s", t.Request, t.Name, ae.Detail),
+			toolset.ErrorInfo{
+				Code:    toolset.CodeInvalidArguments,
 				Message: ae.Detail,
 				Fields:  ae.Fields,
 				Status:  http.StatusUnprocessableEntity,
-				Effect:  effectNotApplied,
+				Effect:  toolset.EffectNotApplied,
 			})
 	}
 	switch {
-	case t.rest != nil:
-		return t.restInput(args)
-	case t.bodyArg != "":
-		return input{body: bodyMember(args, t.bodyArg)}, nil
+	case t.REST != nil:
+		return restInput(t, args)
+	case t.BodyArg != "":
+		return input{body: bodyMember(args, t.BodyArg)}, nil
 	}
 	return input{body: args}, nil
 }

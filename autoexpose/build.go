@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -23,11 +24,13 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/fastpath"
+	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/internal/telemetry"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 )
 
 // A builder makes a Door from a config: it reads the router, decides the
@@ -121,19 +124,50 @@ func (b *builder) inspect(r chi.Router, doc *openapi.Document) *detect.Report {
 	return rep
 }
 
+// toolset decides the exposed tools of harvested and of the catch-all
+// dispatcher disp (nil for none), as the config selects them (see
+// toolset.Select); it adds what it refuses to b.errs, and the tools it
+// keeps off MCP to the report.
+func (b *builder) toolset(harvested []harvest.Spec, disp *toolset.Dispatcher, doc *openapi.Document) []harvest.Spec {
+	cfg, m := b.cfg, &b.cfg.MCP
+	sel := &toolset.Selection{
+		Dispatcher:         disp,
+		CatchAllNames:      slices.Sorted(maps.Keys(cfg.CatchAll)),
+		Declared:           slices.Sorted(maps.Keys(cfg.Declared)),
+		Include:            m.Include,
+		Exclude:            m.Exclude,
+		Annotate:           make(map[string]func(*mcp.ToolAnnotations) *mcp.ToolAnnotations, len(m.Annotations)),
+		ExcludedByDocument: func(t harvest.Spec) bool { return excludedByOpenAPI(doc, t) },
+		REST:               m.REST != nil,
+		MCPPath:            m.path(),
+		Reserved:           b.reserved,
+		Log:                b.log,
+	}
+	for name, a := range m.Annotations {
+		sel.Annotate[name] = a.apply
+	}
+	if disp != nil {
+		sel.CatchAll = catchAllTools(disp.Route, cfg.CatchAll)
+	}
+	kept, report, errs := toolset.Select(harvested, sel)
+	b.report = append(b.report, report...)
+	b.errs = append(b.errs, errs...)
+	return kept
+}
+
 // harvest returns the tool routes of rep as tools, and adds the other
 // routes (POST routes; under mcp.rest, every route) to the report.
-func (b *builder) harvest(rep *detect.Report, doc *openapi.Document) []toolSpec {
+func (b *builder) harvest(rep *detect.Report, doc *openapi.Document) []harvest.Spec {
 	b.unserved(doc, rep)
 	gen := newGenIndex(b.log)
 	defer gen.warnStale(b.log)
-	var tools []toolSpec
+	var tools []harvest.Spec
 	for i := range rep.Routes {
 		switch rt := &rep.Routes[i]; {
 		case rt.Kind == detect.Tool && b.cfg.MCP.REST != nil:
 			tools = append(tools, harvestREST(rt, b.cfg.Declared, doc, gen))
 		case rt.Kind == detect.Tool:
-			tools = append(tools, harvest(rt, b.cfg.Declared, doc, gen.of(rt, rt.Name)))
+			tools = append(tools, harvestRoute(rt, b.cfg.Declared, doc, gen.of(rt, rt.Name)))
 		default:
 			b.report = append(b.report, detector.Row{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")})
 		}
@@ -145,7 +179,7 @@ func (b *builder) harvest(rep *detect.Report, doc *openapi.Document) []toolSpec 
 // route's endpoint in routes, or replayed through target, which is also
 // what the Door serves — and the go-sdk server. It returns every refusal
 // collected so far, joined, instead.
-func (b *builder) door(tools []toolSpec, target http.Handler, routes chi.Routes) (*Door, error) {
+func (b *builder) door(tools []harvest.Spec, target http.Handler, routes chi.Routes) (*Door, error) {
 	m := &b.cfg.MCP
 	if len(tools) == 0 && len(b.errs) == 0 {
 		b.log.Warn("mcpdoor: no tools to serve: " + b.noTools(routes))
@@ -198,7 +232,7 @@ func (b *builder) newDoor(target http.Handler) *Door {
 		name:     b.cfg.Name,
 		path:     m.path(),
 		log:      b.log,
-		tools:    make(map[string]*tool),
+		tools:    make(map[string]*toolset.Tool),
 		life:     edge.NewLifecycle(),
 		misroute: edge.NewMisroute(b.log, m.path(), b.sessions, b.contract),
 		serves:   target,
@@ -238,12 +272,13 @@ func (b *builder) newTelemetry() *telemetry.Telemetry {
 	})
 }
 
-// failureCode is the code of the door's error envelope (see errorInfo) an
-// isError result carries, for its span's error.type; "" for none.
+// failureCode is the code of the door's error envelope (see
+// toolset.ErrorInfo) an isError result carries, for its span's
+// error.type; "" for none.
 func failureCode(res *mcp.CallToolResult) string {
-	envelope, _ := res.StructuredContent.(map[string]errorInfo)
+	envelope, _ := res.StructuredContent.(map[string]toolset.ErrorInfo)
 	if envelope == nil {
-		envelope, _ = res.Meta[ErrorMetaKey].(map[string]errorInfo)
+		envelope, _ = res.Meta[toolset.ErrorMetaKey].(map[string]toolset.ErrorInfo)
 	}
 	return envelope["error"].Code
 }
@@ -261,15 +296,15 @@ type toolBuilder struct {
 // tool makes the tool of spec tl: its path and request line, its schemas
 // resolved and advertised, and its dispatcher; or the refusal that keeps
 // it from being served.
-func (tb *toolBuilder) tool(tl toolSpec) (*tool, error) {
-	rt := tl.route
-	t := &tool{toolSpec: tl, path: "/" + tl.Name, fast: !bindsHeaders(tl.InputSchema), imageBudget: imageBudget(tb.maxBody)}
-	t.request, t.spanName = "POST "+t.path, "tools/call "+t.Name
-	if rest := tl.rest; rest != nil {
-		t.path, t.request = rt.Pattern, rt.Method+" "+rt.Pattern
-		if len(rest.params) > 0 {
+func (tb *toolBuilder) tool(tl harvest.Spec) (*toolset.Tool, error) {
+	rt := tl.Detected
+	t := &toolset.Tool{Spec: tl, Path: "/" + tl.Name, Fast: !bindsHeaders(tl.InputSchema), ImageBudget: imageBudget(tb.maxBody)}
+	t.Request, t.SpanName = "POST "+t.Path, "tools/call "+t.Name
+	if rest := tl.REST; rest != nil {
+		t.Path, t.Request = rt.Pattern, rt.Method+" "+rt.Pattern
+		if len(rest.Params) > 0 {
 			var err error
-			if rest.template, err = dispatch.NewTemplate(rt.Method, rt.Pattern, tb.paths); err != nil {
+			if rest.Template, err = dispatch.NewTemplate(rt.Method, rt.Pattern, tb.paths); err != nil {
 				return nil, fmt.Errorf("mcpdoor: %s: tool %s: %w", t.Route, t.Name, err)
 			}
 		}
@@ -281,38 +316,38 @@ func (tb *toolBuilder) tool(tl toolSpec) (*tool, error) {
 		tb.compiled.know(info.input, info.resolved)
 	}
 	var err error
-	if t.resolved, err = tb.compiled.of(t.InputSchema); err != nil {
+	if t.Resolved, err = tb.compiled.of(t.InputSchema); err != nil {
 		return nil, fmt.Errorf("mcpdoor: %s: tool %s: input schema: %w", t.Route, t.Name, err)
 	}
-	if t.input, err = advertised(t.InputSchema); err == nil {
-		t.output, err = advertised(t.OutputSchema)
+	if t.Input, err = advertised(t.InputSchema); err == nil {
+		t.Output, err = advertised(t.OutputSchema)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("mcpdoor: %s: tool %s: schema: %w", t.Route, t.Name, err)
 	}
 	switch {
-	case tl.rest != nil && tl.rest.split:
-		t.checked = tl.rest.bodySchema
-	case typed && tt.typedInfo().resolved == t.resolved:
-		t.checked = t.resolved
+	case tl.REST != nil && tl.REST.Split:
+		t.Checked = tl.REST.BodySchema
+	case typed && tt.typedInfo().resolved == t.Resolved:
+		t.Checked = t.Resolved
 	}
 	if rt.Verdict == detect.Direct {
-		t.dispatcher = dispatch.NewDirect(rt.Endpoint, rt.Pattern, tb.routes, tb.maxBody)
+		t.Dispatcher = dispatch.NewDirect(rt.Endpoint, rt.Pattern, tb.routes, tb.maxBody)
 	} else {
-		t.dispatcher = tb.replayer
+		t.Dispatcher = tb.replayer
 	}
 	return t, nil
 }
 
 // reportRow is the startup report's row of tool t.
-func reportRow(t *tool) detector.Row {
+func reportRow(t *toolset.Tool) detector.Row {
 	reasons := t.Reasons
-	if t.note != "" {
-		reasons = append(slices.Clip(reasons), t.note)
+	if t.Note != "" {
+		reasons = append(slices.Clip(reasons), t.Note)
 	}
 	row := detector.Row{Tool: t.Name, Route: t.Route, Verdict: t.Verdict.String(), Reason: strings.Join(reasons, "; "), Schema: t.SchemaSource}
-	if t.rest != nil {
-		row.Arguments = t.rest.arguments
+	if t.REST != nil {
+		row.Arguments = t.REST.Arguments
 	}
 	return row
 }
@@ -410,7 +445,7 @@ func closestMiddleware(rep *detect.Report, entry string) string {
 			return n
 		}
 	}
-	return nearest(entry, names)
+	return toolset.Nearest(entry, names)
 }
 
 // installedAt returns the path of the MCP endpoint of a Door that r already
@@ -476,8 +511,8 @@ func (d *Door) withFastPath(m *MCPConfig, next http.Handler) http.Handler {
 func (d *Door) fastTools() map[string]*fastpath.Tool {
 	fast := make(map[string]*fastpath.Tool, len(d.tools))
 	for name, t := range d.tools {
-		if t.fast {
-			fast[name] = &fastpath.Tool{Name: t.Name, SpanName: t.spanName, Call: func(ctx context.Context, req *mcp.CallToolRequest, mc *mcpcall.Call) (*mcp.CallToolResult, error) {
+		if t.Fast {
+			fast[name] = &fastpath.Tool{Name: t.Name, SpanName: t.SpanName, Call: func(ctx context.Context, req *mcp.CallToolRequest, mc *mcpcall.Call) (*mcp.CallToolResult, error) {
 				return d.calls.call(ctx, t, req, mc)
 			}}
 		}

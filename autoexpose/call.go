@@ -15,6 +15,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/internal/store"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 )
 
 // calls holds what every tool call needs, whatever its tool.
@@ -60,7 +61,7 @@ type calls struct {
 // transport that carried it made it (mcpcall.New for the go-sdk's,
 // fastpath.go for the fast path's), for the handler's Progress, Log,
 // Elicit, Sample and Roots; nil for none.
-func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, mc *mcpcall.Call) (*mcp.CallToolResult, error) {
+func (c *calls) call(ctx context.Context, t *toolset.Tool, req *mcp.CallToolRequest, mc *mcpcall.Call) (*mcp.CallToolResult, error) {
 	if err := mc.OpenAnswers(t.Name, c.states); err != nil {
 		return nil, err
 	}
@@ -91,7 +92,7 @@ func (c *calls) call(ctx context.Context, t *tool, req *mcp.CallToolRequest, mc 
 		return nil, err
 	}
 	c.pageWarning(t, resp)
-	res := t.result(resp)
+	res := toolResult(t, resp)
 	if resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden {
 		withUnforwarded(res, c.unforwarded(headerOf(req)))
 	}
@@ -112,7 +113,7 @@ const toolUseIDKey = "claudecode/toolUseId"
 // place both transports' calls pass. A tokenless call is no rollout's, and
 // is not recorded. A failure to record is logged (but for a session that
 // ended meanwhile); the call's result stands.
-func (c *calls) record(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, mc *mcpcall.Call, status string) {
+func (c *calls) record(ctx context.Context, t *toolset.Tool, who caller, req *mcp.CallToolRequest, mc *mcpcall.Call, status string) {
 	if c.contract == nil || !c.contract.Ledgered() || !who.token {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -45,7 +46,7 @@ func FuzzArguments(f *testing.F) {
 		f.Fatal(err)
 	}
 	echo, typed := d.tools["echo"], d.tools["typed"]
-	callWith := func(tl *tool, args []byte) *mcp.CallToolResult {
+	callWith := func(tl *toolset.Tool, args []byte) *mcp.CallToolResult {
 		return d.calls.callResult(context.Background(), tl, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tl.Name, Arguments: json.RawMessage(args)}})
 	}
 	f.Fuzz(func(t *testing.T, args []byte) {
@@ -107,13 +108,13 @@ func check422(t *testing.T, path string, res *mcp.CallToolResult) {
 	if !res.IsError || !ok || detail == "" {
 		t.Fatalf("%s: want the refusal of invalid arguments, got %s", path, text(res))
 	}
-	var env struct{ Error errorInfo }
+	var env struct{ Error toolset.ErrorInfo }
 	b, _ := json.Marshal(res.StructuredContent)
 	if meta, ok := res.Meta[ErrorMetaKey]; ok {
 		b, _ = json.Marshal(meta)
 	}
-	if err := json.Unmarshal(b, &env); err != nil || env.Error.Code != codeInvalidArguments || env.Error.Message != detail ||
-		env.Error.Status != 422 || env.Error.Effect != effectNotApplied {
+	if err := json.Unmarshal(b, &env); err != nil || env.Error.Code != toolset.CodeInvalidArguments || env.Error.Message != detail ||
+		env.Error.Status != 422 || env.Error.Effect != toolset.EffectNotApplied {
 		t.Fatalf("%s: the envelope %s does not say what is wrong", path, b)
 	}
 }
@@ -130,7 +131,7 @@ func text(res *mcp.CallToolResult) string {
 
 // callResult serves a tool call that no MCP call carries (calls.call with a
 // nil mcpcall.Call), which has no protocol error: only a result.
-func (c *calls) callResult(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
+func (c *calls) callResult(ctx context.Context, t *toolset.Tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
 	res, err := c.call(ctx, t, req, nil)
 	if err != nil {
 		panic("a call without an MCP call failed with a protocol error: " + err.Error())

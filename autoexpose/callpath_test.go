@@ -90,19 +90,19 @@ func TestCallPath(t *testing.T) {
 }
 
 // libraryStack returns the files of the library's code on the calling
-// goroutine's stack, tests aside, each once, as paths in the module.
+// goroutine's stack, tests aside, each once, as paths in the module: by the
+// file a frame's code is in, which for a closure inlined into another
+// package's function is its own package's file.
 func libraryStack() []string {
+	_, self, _, _ := runtime.Caller(0)
+	root := filepath.Dir(filepath.Dir(self)) + string(filepath.Separator) // the module's directory
 	pcs := make([]uintptr, 256)
 	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
 	var files []string
 	for {
 		f, more := frames.Next()
-		const module = "github.com/mcpdoor/mcpdoor/"
-		if pkg, ok := strings.CutPrefix(f.Function, module); ok && !strings.HasSuffix(f.File, "_test.go") {
-			dir, _, _ := strings.Cut(pkg, ".")
-			if file := dir + "/" + filepath.Base(f.File); !slices.Contains(files, file) {
-				files = append(files, file)
-			}
+		if rel, ok := strings.CutPrefix(f.File, root); ok && !strings.HasSuffix(rel, "_test.go") && !slices.Contains(files, filepath.ToSlash(rel)) {
+			files = append(files, filepath.ToSlash(rel))
 		}
 		if !more {
 			return files

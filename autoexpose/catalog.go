@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -106,12 +107,12 @@ type catalogTool struct {
 }
 
 // catalogEntry is t as the catalog shows it.
-func catalogEntry(t *tool) catalogTool {
+func catalogEntry(t *toolset.Tool) catalogTool {
 	return catalogTool{
 		Name:         t.Name,
 		Description:  t.Description,
-		InputSchema:  t.input,
-		OutputSchema: t.output,
+		InputSchema:  t.Input,
+		OutputSchema: t.Output,
 		Annotations:  t.Annotations,
 		Route:        t.Route,
 	}

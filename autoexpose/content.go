@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -38,12 +39,12 @@ const ContentMediaType = "application/vnd.mcpdoor.content+json"
 
 // contentResult maps a response in the content convention (see
 // ContentMediaType) to the result it spells out.
-func (t *tool) contentResult(body []byte, status int) *mcp.CallToolResult {
-	res, err := parseContent(body, t.imageBudget)
+func contentResult(t *toolset.Tool, body []byte, status int) *mcp.CallToolResult {
+	res, err := parseContent(body, t.ImageBudget)
 	if err != nil {
-		return t.fail(
-			fmt.Sprintf("Response from %s is not a valid %s result: %v.", t.request, ContentMediaType, err),
-			errorInfo{Code: codeBadResponse, Message: err.Error(), Status: status, Effect: effectUnknown})
+		return t.Fail(
+			fmt.Sprintf("Response from %s is not a valid %s result: %v.", t.Request, ContentMediaType, err),
+			toolset.ErrorInfo{Code: toolset.CodeBadResponse, Message: err.Error(), Status: status, Effect: toolset.EffectUnknown})
 	}
 	return res
 }

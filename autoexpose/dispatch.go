@@ -13,6 +13,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/telemetry"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 )
 
 // dispatch sends a call's arguments to the tool's route, as the request
@@ -28,10 +29,10 @@ import (
 // under), the MCP call mc (for Progress, Log, Elicit and Sample) and the
 // call's span (internal/telemetry), and it ends when the client cancels the call or goes away, or the door
 // closes.
-func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.CallToolRequest, mc *mcpcall.Call, in input) *dispatch.Response {
+func (c *calls) dispatch(ctx context.Context, t *toolset.Tool, who caller, req *mcp.CallToolRequest, mc *mcpcall.Call, in input) *dispatch.Response {
 	rc := in.call
 	if rc == nil {
-		rc = &dispatch.Call{Path: t.path}
+		rc = &dispatch.Call{Path: t.Path}
 	}
 	// The dispatcher adds Content-Type application/json to a body.
 	rc.Body, rc.Header, rc.Host = in.body, forward(headerOf(req), c.forward), "localhost"
@@ -63,8 +64,8 @@ func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.Call
 	if mc != nil {
 		ctx = telemetry.WithSpan(ctx, mc.Traced)
 	}
-	if t.checked != nil {
-		ctx = withChecked(ctx, t.checked, in.body)
+	if t.Checked != nil {
+		ctx = withChecked(ctx, t.Checked, in.body)
 	}
 	if c.timeout <= 0 {
 		return c.serve(ctx, t, rc)
@@ -81,7 +82,7 @@ func (c *calls) dispatch(ctx context.Context, t *tool, who caller, req *mcp.Call
 // nothing reads what it writes (its recorder belongs to that goroutine
 // alone, so there is no race between its late writes and the result), and a
 // late panic is still logged.
-func (c *calls) serveWithin(ctx context.Context, t *tool, rc *dispatch.Call) *dispatch.Response {
+func (c *calls) serveWithin(ctx context.Context, t *toolset.Tool, rc *dispatch.Call) *dispatch.Response {
 	deadline := time.Now().Add(c.timeout)
 	ctx, cancel := context.WithDeadlineCause(ctx, deadline, errCallTimeout)
 	defer cancel()
@@ -133,7 +134,7 @@ var errCallTimeout = errors.New("mcpdoor: mcp.call_timeout reached")
 // serve runs one dispatch and logs a handler's panic, or one of the
 // dispatch's own: serveWithin runs it on a goroutine of its own, which
 // nothing else recovers.
-func (c *calls) serve(ctx context.Context, t *tool, rc *dispatch.Call) (resp *dispatch.Response) {
+func (c *calls) serve(ctx context.Context, t *toolset.Tool, rc *dispatch.Call) (resp *dispatch.Response) {
 	defer func() {
 		if v := recover(); v != nil {
 			resp = dispatch.Panicked(v)
@@ -142,18 +143,18 @@ func (c *calls) serve(ctx context.Context, t *tool, rc *dispatch.Call) (resp *di
 			rollout.Logger(ctx, c.log).Error("mcpdoor: handler panicked", "tool", t.Name, "route", t.Route, "panic", resp.Panic, "stack", string(resp.Stack))
 		}
 	}()
-	return t.dispatcher.Dispatch(ctx, rc)
+	return t.Dispatcher.Dispatch(ctx, rc)
 }
 
 // timedOut is the isError result of a call that hit mcp.call_timeout.
-func (c *calls) timedOut(t *tool) *mcp.CallToolResult {
-	effect := effectUnknown
-	if t.readOnly() {
-		effect = effectNotApplied
+func (c *calls) timedOut(t *toolset.Tool) *mcp.CallToolResult {
+	effect := toolset.EffectUnknown
+	if t.ReadOnly() {
+		effect = toolset.EffectNotApplied
 	}
-	return t.fail(fmt.Sprintf("%s timed out after %s.", t.request, c.timeout),
-		errorInfo{
-			Code:    codeTimeout,
+	return t.Fail(fmt.Sprintf("%s timed out after %s.", t.Request, c.timeout),
+		toolset.ErrorInfo{
+			Code:    toolset.CodeTimeout,
 			Message: fmt.Sprintf("the handler did not answer within %s (mcp.call_timeout); it may still be running", c.timeout),
 			Status:  http.StatusGatewayTimeout,
 			Effect:  effect,

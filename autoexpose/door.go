@@ -14,6 +14,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/telemetry"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 )
 
 // A Door is an installed MCP endpoint: the tools it serves, the startup
@@ -26,7 +27,7 @@ type Door struct {
 	path   string
 	log    *slog.Logger
 	report []detector.Row
-	tools  map[string]*tool
+	tools  map[string]*toolset.Tool
 	names  []string // exposed tool names, sorted
 	server *mcp.Server
 	impl   *mcp.Implementation // how server names itself

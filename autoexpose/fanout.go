@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
@@ -127,7 +128,7 @@ func (c *callSlots) acquire(ctx context.Context, key string) (release func(), er
 
 // callMCP serves a tools/call that came through the go-sdk once a slot of
 // its session is free (see callSlots).
-func (c *calls) callMCP(ctx context.Context, t *tool, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (c *calls) callMCP(ctx context.Context, t *toolset.Tool, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	release, err := c.slots.acquire(ctx, callKey(req))
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/genfacts"
+	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/pattern"
 	"github.com/mcpdoor/mcpdoor/internal/typeschema"
@@ -539,7 +540,7 @@ func (h *genHandler) description(arrayNote string) string {
 // fillTool sets what the facts give of a tool route's tool and nothing
 // gave before them (the OpenAPI document): its input schema, output schema
 // and description. A typed handler or a declaration sets its own after.
-func (h *genHandler) fillTool(t *toolSpec) {
+func (h *genHandler) fillTool(t *harvest.Spec) {
 	if h == nil {
 		return
 	}
@@ -549,12 +550,12 @@ func (h *genHandler) fillTool(t *toolSpec) {
 		if body != nil {
 			t.InputSchema = body
 		}
-		t.SchemaSource, t.note = sourceGenerated, note
+		t.SchemaSource, t.Note = sourceGenerated, note
 	}
 	if t.OutputSchema == nil {
 		t.OutputSchema = out
 		if out == nil && arrayNote == "" {
-			t.note = joinNotes(t.note, h.outputNote())
+			t.Note = joinNotes(t.Note, h.outputNote())
 		}
 	}
 	if t.Description == "" {

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 	"github.com/mcpdoor/mcpdoor/internal/typeschema"
 )
 
@@ -234,6 +235,13 @@ type httpError struct {
 }
 
 func (e *httpError) Error() string { return fmt.Sprintf("%d %s", e.status, e.message) }
+
+// ErrorMetaKey is the key of a failed call's error envelope,
+// {"error": {...}}, in the result's _meta, where the tool advertises an
+// output schema (the package documentation, "Results"): a client checks
+// structuredContent against that schema, even in an error, so the envelope
+// cannot go there. A client that reads the envelope reads it under this key.
+const ErrorMetaKey = toolset.ErrorMetaKey
 
 // Error returns an error that a typed handler (Handler) returns to answer
 // with status and a JSON body {"error": message}, instead of a 500; an MCP

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/detect"
+	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 )
 
@@ -29,17 +30,17 @@ import (
 // and its calls' results carry the array as text, without
 // structuredContent.
 
-// harvest turns a tool route into a toolSpec (steps 2 to 6 above; toolset
+// harvestRoute turns a tool route into a harvest.Spec (steps 2 to 6 above; toolset
 // applies step 1); gen is the generated facts of its handler, or nil.
-func harvest(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document, gen *genHandler) toolSpec {
-	t := toolSpec{
+func harvestRoute(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document, gen *genHandler) harvest.Spec {
+	t := harvest.Spec{
 		Name:         rt.Name,
 		Route:        rt.Method + " " + rt.Pattern,
 		Verdict:      rt.Verdict,
 		Reasons:      rt.Reasons,
 		InputSchema:  permissiveSchema(),
 		SchemaSource: sourcePermissive,
-		route:        rt,
+		Detected:     rt,
 	}
 	op := operationOf(doc, rt)
 	if op != nil {
@@ -61,24 +62,24 @@ func harvest(rt *detect.Route, declared map[string]Declaration, doc *openapi.Doc
 	}
 	finishTool(&t)
 	if op != nil && op.NoInput != "" && t.SchemaSource == sourcePermissive {
-		t.note = "openapi: " + op.NoInput
+		t.Note = "openapi: " + op.NoInput
 	}
 	return t
 }
 
 // catchAllTools returns the tools Config.CatchAll declares, each served by
 // the catch-all route rt, sorted by name.
-func catchAllTools(rt *detect.Route, decls map[string]Declaration) []toolSpec {
-	var tools []toolSpec
+func catchAllTools(rt *detect.Route, decls map[string]Declaration) []harvest.Spec {
+	var tools []harvest.Spec
 	for _, name := range slices.Sorted(maps.Keys(decls)) {
-		t := toolSpec{
+		t := harvest.Spec{
 			Name:         name,
 			Route:        rt.Method + " " + rt.Pattern,
 			Verdict:      rt.Verdict,
 			Reasons:      rt.Reasons,
 			InputSchema:  permissiveSchema(),
 			SchemaSource: sourcePermissive,
-			route:        rt,
+			Detected:     rt,
 		}
 		declare(&t, decls[name])
 		finishTool(&t)
@@ -88,7 +89,7 @@ func catchAllTools(rt *detect.Route, decls map[string]Declaration) []toolSpec {
 }
 
 // declare sets what a declaration gives over t.
-func declare(t *toolSpec, d Declaration) {
+func declare(t *harvest.Spec, d Declaration) {
 	if d.Description != "" {
 		t.Description = d.Description
 	}
@@ -105,9 +106,9 @@ func declare(t *toolSpec, d Declaration) {
 
 // finishTool applies the defaults of what nothing gave, and makes a body
 // that is not an object the argument "body" (see bodyInput).
-func finishTool(t *toolSpec) {
+func finishTool(t *harvest.Spec) {
 	if t.InputSchema != nil && !objectBody(t.InputSchema) {
-		t.InputSchema, t.bodyArg = bodyInput(t.InputSchema), bodyArgument
+		t.InputSchema, t.BodyArg = bodyInput(t.InputSchema), bodyArgument
 	}
 	if t.OutputSchema != nil && t.OutputSchema.Type != "object" {
 		t.OutputSchema = nil // structuredContent is always an object

@@ -9,6 +9,7 @@ import (
 	_ "image/jpeg"
 	_ "image/png"
 
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -44,11 +45,11 @@ var imageFormats = map[string]string{
 	"image/gif":  "gif",
 }
 
-func (t *tool) imageResult(mediaType string, body []byte, status int) *mcp.CallToolResult {
-	if why := checkImage(mediaType, body, t.imageBudget); why != "" {
-		return t.fail(
-			fmt.Sprintf("Response from %s is not a valid %s image: %s.", t.request, mediaType, why),
-			errorInfo{Code: codeBadResponse, Message: why, Status: status, Effect: effectUnknown})
+func imageResult(t *toolset.Tool, mediaType string, body []byte, status int) *mcp.CallToolResult {
+	if why := checkImage(mediaType, body, t.ImageBudget); why != "" {
+		return t.Fail(
+			fmt.Sprintf("Response from %s is not a valid %s image: %s.", t.Request, mediaType, why),
+			toolset.ErrorInfo{Code: toolset.CodeBadResponse, Message: why, Status: status, Effect: toolset.EffectUnknown})
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: body, MIMEType: mediaType}}}
 }

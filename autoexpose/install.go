@@ -11,6 +11,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 )
 
 // Install serves r's POST tool routes over MCP at cfg's path (/mcp and /mcp/,
@@ -104,9 +105,9 @@ func (b *builder) build(r chi.Router) (*Door, *detect.Report, error) {
 		b.errs = append(b.errs, err)
 	}
 	rep := b.inspect(r, doc)
-	var disp *dispatcher
+	var disp *toolset.Dispatcher
 	if rt := rep.CatchAll(); rt != nil {
-		disp = &dispatcher{route: rt, router: r}
+		disp = &toolset.Dispatcher{Route: rt, Router: r}
 	}
 	tools := b.toolset(b.harvest(rep, doc), disp, doc)
 	// The Door serves what it replays through: one instance of Outer

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/store"
 	"github.com/mcpdoor/mcpdoor/session"
 	"github.com/mcpdoor/mcpdoor/token"
@@ -269,10 +270,10 @@ func mint(tb testing.TB, d *Door, sid string, tools []string) string {
 }
 
 // exposed returns d's exposed tools, by name, as the harvest made them.
-func exposed(d *Door) []toolSpec {
-	out := make([]toolSpec, len(d.names))
+func exposed(d *Door) []harvest.Spec {
+	out := make([]harvest.Spec, len(d.names))
 	for i, n := range d.names {
-		out[i] = d.tools[n].toolSpec
+		out[i] = d.tools[n].Spec
 	}
 	return out
 }

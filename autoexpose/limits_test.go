@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // callDoor installs a door over one direct tool, get_weather, with the
 // mcp block m, for calls with a token, or also without one if tokenless.
-func callDoor(tb testing.TB, tokenless bool, m MCPConfig) (*Door, *tool) {
+func callDoor(tb testing.TB, tokenless bool, m MCPConfig) (*Door, *toolset.Tool) {
 	tb.Helper()
 	m.SessionSecret = []string{"a benchmark secret of at least 32 bytes"}
 	m.Rollout.AllowTokenless = tokenless

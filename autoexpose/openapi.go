@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
+	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/pattern"
 )
@@ -77,7 +78,7 @@ func serves(rt *detect.Route, op *openapi.Operation) bool {
 // fromOpenAPI sets what an operation says of its tool: the input schema
 // (when the operation has one), the output schema, the description and
 // the annotations.
-func fromOpenAPI(t *toolSpec, op *openapi.Operation) {
+func fromOpenAPI(t *harvest.Spec, op *openapi.Operation) {
 	switch {
 	case op.Input != nil:
 		t.InputSchema, t.SchemaSource = op.Input, sourceOpenAPI
@@ -112,14 +113,14 @@ func operationAnnotations(op *openapi.Operation) *mcp.ToolAnnotations {
 
 // excludedByOpenAPI reports whether the document marks the operation of a
 // harvested tool's route x-mcp-exclude.
-func excludedByOpenAPI(doc *openapi.Document, t toolSpec) bool {
-	if t.rest != nil {
-		return t.rest.op != nil && t.rest.op.Exclude
+func excludedByOpenAPI(doc *openapi.Document, t harvest.Spec) bool {
+	if t.REST != nil {
+		return t.REST.Op != nil && t.REST.Op.Exclude
 	}
-	if t.route == nil || t.route.Kind != detect.Tool {
+	if t.Detected == nil || t.Detected.Kind != detect.Tool {
 		return false
 	}
-	op := postOperation(doc, t.route.Pattern)
+	op := postOperation(doc, t.Detected.Pattern)
 	return op != nil && op.Exclude
 }
 
@@ -198,16 +199,16 @@ func anyParams(key string) string {
 // (SchemaSource openapi; permissive, when the operation has none, e.g. a
 // form body, with the reason for the report), description and annotations.
 // Its route is unset: the caller gives each tool what dispatches it.
-func documentTools(doc *openapi.Document) []toolSpec {
+func documentTools(doc *openapi.Document) []harvest.Spec {
 	if doc == nil {
 		return nil
 	}
-	var tools []toolSpec
+	var tools []harvest.Spec
 	for _, op := range doc.Operations {
 		if op.Method != http.MethodPost || op.Exclude {
 			continue
 		}
-		t := toolSpec{
+		t := harvest.Spec{
 			Name:         strings.TrimPrefix(op.Path, "/"),
 			Route:        "POST " + op.Path,
 			InputSchema:  permissiveSchema(),
@@ -217,7 +218,7 @@ func documentTools(doc *openapi.Document) []toolSpec {
 		fromOpenAPI(&t, op)
 		finishTool(&t)
 		if op.NoInput != "" {
-			t.note = "openapi: " + op.NoInput
+			t.Note = "openapi: " + op.NoInput
 		}
 		tools = append(tools, t)
 	}

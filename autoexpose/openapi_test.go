@@ -235,8 +235,8 @@ func TestOpenAPIToolsForWrap(t *testing.T) {
 	var got []string
 	for _, tl := range documentTools(doc) {
 		input, _ := json.Marshal(tl.InputSchema)
-		got = append(got, strings.Join([]string{tl.Name, tl.Route, string(tl.SchemaSource), tl.Description, string(input), tl.note}, " | "))
-		if tl.route != nil {
+		got = append(got, strings.Join([]string{tl.Name, tl.Route, string(tl.SchemaSource), tl.Description, string(input), tl.Note}, " | "))
+		if tl.Detected != nil {
 			t.Errorf("%s has a route", tl.Name)
 		}
 	}

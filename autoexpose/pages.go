@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
@@ -110,10 +111,10 @@ func isHTML(contentType string) bool {
 // pageWarning warns, the first time a REST tool's route answers a page
 // (2xx text/html), that the tool is a browser's: Install could not tell,
 // and the model now reads a page meant for a person.
-func (c *calls) pageWarning(t *tool, resp *dispatch.Response) {
-	if t.rest == nil || resp.Status < 200 || resp.Status > 299 || !isHTML(resp.Header.Get("Content-Type")) || !t.pageWarned.CompareAndSwap(false, true) {
+func (c *calls) pageWarning(t *toolset.Tool, resp *dispatch.Response) {
+	if t.REST == nil || resp.Status < 200 || resp.Status > 299 || !isHTML(resp.Header.Get("Content-Type")) || !t.PageWarned.CompareAndSwap(false, true) {
 		return
 	}
 	c.log.Warn("mcpdoor: a tool's route answered a page (text/html), which is for a browser, not a model; if the route is a server-rendered UI's, keep it off MCP",
-		"tool", t.Name, "route", t.request, "fix", "mcp.exclude: ["+t.Name+"]")
+		"tool", t.Name, "route", t.Request, "fix", "mcp.exclude: ["+t.Name+"]")
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/time/rate"
 )
@@ -18,7 +19,7 @@ import (
 // rateLimit returns the isError result refusing a call from who over
 // mcp.rate_limit, or nil when the call may go on. Only MCP calls count;
 // the HTTP door is not limited.
-func (c *calls) rateLimit(t *tool, who caller) *mcp.CallToolResult {
+func (c *calls) rateLimit(t *toolset.Tool, who caller) *mcp.CallToolResult {
 	if c.limiter == nil {
 		return nil
 	}
@@ -34,12 +35,12 @@ func (c *calls) rateLimit(t *tool, who caller) *mcp.CallToolResult {
 	case RateByServer:
 		whose, message = "this server", "the server's calls exceed mcp.rate_limit (by: server)"
 	}
-	return t.fail(fmt.Sprintf("Rate limit exceeded for %s; retry in %s.", whose, wait),
-		errorInfo{
-			Code:         codeRateLimited,
+	return t.Fail(fmt.Sprintf("Rate limit exceeded for %s; retry in %s.", whose, wait),
+		toolset.ErrorInfo{
+			Code:         toolset.CodeRateLimited,
 			Message:      message,
 			Status:       http.StatusTooManyRequests,
-			Effect:       effectNotApplied,
+			Effect:       toolset.EffectNotApplied,
 			RetryAfterMs: wait.Milliseconds(),
 		})
 }

@@ -11,9 +11,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpdoor/mcpdoor/internal/argcheck"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
-	"github.com/mcpdoor/mcpdoor/internal/dispatch"
+	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 )
 
@@ -34,30 +33,6 @@ import (
 // instead; its query parameters are its properties that are neither path
 // parameters nor members of a body that the typed handler or the document
 // describes.
-
-// restTool is how a REST tool's arguments make its route's request.
-type restTool struct {
-	method string
-	params []string // the path parameters, in the pattern's order
-	query  []string // the members that are query parameters
-	// body: the request has a body, the body members as a JSON object ("{}"
-	// when there are none): the members that are neither path nor query
-	// parameters. Without a body, they are query parameters too.
-	body bool
-	// split: some members may not be the body's, so that the arguments
-	// must be taken apart; without, they are the body as they are.
-	split bool
-	// bodyArg, when set, is the member that holds the body, which is not
-	// a JSON object (see bodyInput): its value is the body.
-	bodyArg string
-	// bodySchema is the body's own schema when a typed handler checks it
-	// and the input schema says all it says: the door's check then stands
-	// for the handler's.
-	bodySchema *argcheck.Schema
-	op         *openapi.Operation // the route's operation in Config.OpenAPI, or nil
-	arguments  string             // for the report: which argument goes where
-	template   *dispatch.Template // set by the builder, for a route with path parameters
-}
 
 // restOptions returns the detector's REST options for the config and the
 // OpenAPI document, or nil for the tool-route convention.
@@ -99,7 +74,7 @@ func sendsBody(method string) bool {
 // are some. A tool whose arguments cannot be one object (a body member
 // named like a path parameter) gets the refusal, reported if the tool is
 // kept.
-func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document, gens *genIndex) toolSpec {
+func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document, gens *genIndex) harvest.Spec {
 	h := newRESTHarvest(rt, declared, doc, gens)
 	h.readBody()
 	h.readParams(gens)
@@ -118,8 +93,8 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 // step: what each source says of the route, then the input they make.
 type restHarvest struct {
 	rt         *detect.Route
-	t          toolSpec
-	rest       *restTool
+	t          harvest.Spec
+	rest       *harvest.REST
 	op         *openapi.Operation // the route's operation in the document, or nil
 	typed      *typedInfo         // the typed handler's, or nil
 	gen        *genHandler        // the generated facts of the handler, or nil
@@ -141,17 +116,17 @@ type restHarvest struct {
 func newRESTHarvest(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document, gens *genIndex) *restHarvest {
 	h := &restHarvest{
 		rt: rt,
-		t: toolSpec{
-			Name:    rt.Name,
-			Route:   rt.Method + " " + rt.Pattern,
-			Verdict: rt.Verdict,
-			Reasons: rt.Reasons,
-			route:   rt,
+		t: harvest.Spec{
+			Name:     rt.Name,
+			Route:    rt.Method + " " + rt.Pattern,
+			Verdict:  rt.Verdict,
+			Reasons:  rt.Reasons,
+			Detected: rt,
 		},
-		rest: &restTool{method: rt.Method, op: operationOf(doc, rt)},
+		rest: &harvest.REST{Method: rt.Method, Op: operationOf(doc, rt)},
 	}
-	h.t.rest = h.rest
-	h.op = h.rest.op
+	h.t.REST = h.rest
+	h.op = h.rest.Op
 	if tt, ok := rt.Endpoint.(typedTool); ok {
 		h.typed = tt.typedInfo()
 	}
@@ -170,14 +145,14 @@ func (h *restHarvest) readBody() {
 	h.chooseBody()
 	op, rest := h.op, h.rest
 	if op != nil && op.HasBody && op.Input == nil && op.Body == nil && h.typed == nil {
-		h.t.note = "openapi: " + op.NoInput
+		h.t.Note = "openapi: " + op.NoInput
 	}
 	if h.body != nil && !objectBody(h.body) {
-		h.body, rest.bodyArg = bodyInput(h.body), bodyArgument
+		h.body, rest.BodyArg = bodyInput(h.body), bodyArgument
 	}
 	// A route whose facts say its handler reads no body is sent none: its
 	// arguments that are not path parameters are query parameters.
-	rest.body = h.typed != nil || rest.bodyArg != "" || (op != nil && op.HasBody) ||
+	rest.Body = h.typed != nil || rest.BodyArg != "" || (op != nil && op.HasBody) ||
 		(op == nil && (h.genBody != nil || sendsBody(h.rt.Method) && (h.isDeclared && h.decl.Input != nil || !h.gen.readsNoBody())))
 	h.bodyProps = properties(h.body)
 }
@@ -202,9 +177,9 @@ func (h *restHarvest) chooseBody() {
 	case op != nil:
 		t.SchemaSource = sourceOpenAPI
 	case h.genBody != nil:
-		h.body, h.bodyFrom, t.SchemaSource, t.note = h.genBody, "the handler's body, as mcpdoor gen read it", sourceGenerated, h.genNote
+		h.body, h.bodyFrom, t.SchemaSource, t.Note = h.genBody, "the handler's body, as mcpdoor gen read it", sourceGenerated, h.genNote
 	case h.gen != nil:
-		t.SchemaSource, t.note = sourceGenerated, h.genNote
+		t.SchemaSource, t.Note = sourceGenerated, h.genNote
 	default:
 		t.SchemaSource = sourcePermissive
 	}
@@ -215,7 +190,7 @@ func (h *restHarvest) chooseBody() {
 func (h *restHarvest) readParams(gens *genIndex) {
 	h.pathSchemas = make(map[string]*jsonschema.Schema, len(h.rt.Params))
 	for _, p := range h.rt.Params {
-		h.rest.params = append(h.rest.params, p.Name)
+		h.rest.Params = append(h.rest.Params, p.Name)
 		s := &jsonschema.Schema{Type: "string", MinLength: ptrTo(1)}
 		if p.Regexp != "" {
 			s.Pattern = p.Regexp
@@ -235,7 +210,7 @@ func (h *restHarvest) readParams(gens *genIndex) {
 			}
 		}
 	}
-	for _, name := range h.rest.params {
+	for _, name := range h.rest.Params {
 		if slices.Contains(h.bodyProps, name) {
 			h.clashes = append(h.clashes, fmt.Sprintf("the body's field %q (in %s) has the name of the path parameter {%s}", name, h.bodyFrom, name))
 		}
@@ -248,7 +223,7 @@ func (h *restHarvest) declaredInput() {
 	rest := h.rest
 	input := rootClone(h.decl.Input)
 	h.t.SchemaSource = sourceDeclared
-	for _, name := range rest.params {
+	for _, name := range rest.Params {
 		if _, ok := input.Properties[name]; !ok {
 			setProperty(input, name, h.pathSchemas[name])
 		}
@@ -257,9 +232,9 @@ func (h *restHarvest) declaredInput() {
 		}
 	}
 	for _, name := range sortedKeys(input.Properties) {
-		isBody := slices.Contains(h.bodyProps, name) || h.body == nil && rest.body
-		if !slices.Contains(rest.params, name) && !isBody {
-			rest.query = append(rest.query, name)
+		isBody := slices.Contains(h.bodyProps, name) || h.body == nil && rest.Body
+		if !slices.Contains(rest.Params, name) && !isBody {
+			rest.Query = append(rest.Query, name)
 		}
 	}
 	h.t.InputSchema = input
@@ -283,7 +258,7 @@ func (h *restHarvest) assembledInput() {
 	if op == nil {
 		queryFrom = "the handler's reads, as mcpdoor gen found them"
 	}
-	for _, name := range rest.params {
+	for _, name := range rest.Params {
 		if slices.Contains(h.bodyProps, name) {
 			continue // a clash
 		}
@@ -293,7 +268,7 @@ func (h *restHarvest) assembledInput() {
 	}
 	for _, p := range h.query {
 		switch {
-		case slices.Contains(rest.params, p.Name):
+		case slices.Contains(rest.Params, p.Name):
 			h.clashes = append(h.clashes, fmt.Sprintf("the query parameter %q (in %s) has the name of the path parameter {%s}", p.Name, queryFrom, p.Name))
 			continue
 		case slices.Contains(h.bodyProps, p.Name):
@@ -308,7 +283,7 @@ func (h *restHarvest) assembledInput() {
 		if p.Required {
 			required = append(required, p.Name)
 		}
-		rest.query = append(rest.query, p.Name)
+		rest.Query = append(rest.Query, p.Name)
 		order = append(order, p.Name)
 	}
 	if len(order) == 0 && h.body != nil {
@@ -318,7 +293,7 @@ func (h *restHarvest) assembledInput() {
 		input.PropertyOrder = append(order, input.PropertyOrder...)
 	}
 	if h.typed != nil && len(h.clashes) == 0 && plainObject(h.body) {
-		rest.bodySchema = h.typed.resolved
+		rest.BodySchema = h.typed.resolved
 	}
 	h.t.InputSchema = input
 }
@@ -327,10 +302,10 @@ func (h *restHarvest) assembledInput() {
 // refuses a tool whose arguments clash.
 func (h *restHarvest) finishInput() {
 	t, rest := &h.t, h.rest
-	rest.split = len(rest.params) > 0 || len(rest.query) > 0 || !rest.body || rest.bodyArg != ""
-	rest.arguments = restArguments(rest, t.InputSchema, h.body)
+	rest.Split = len(rest.Params) > 0 || len(rest.Query) > 0 || !rest.Body || rest.BodyArg != ""
+	rest.Arguments = restArguments(rest, t.InputSchema, h.body)
 	if len(h.clashes) > 0 {
-		t.refusal = &detect.RefusedError{
+		t.Refusal = &detect.RefusedError{
 			Route:  t.Route,
 			Reason: strings.Join(h.clashes, "; ") + ": a tool's arguments are one object, which cannot hold both",
 			Fix:    fmt.Sprintf("rename one of them, or keep the tool off MCP with mcp.exclude: [%s]", t.Name),
@@ -362,7 +337,7 @@ func (h *restHarvest) describe() {
 		if t.OutputSchema == nil {
 			t.OutputSchema = out
 			if out == nil && arrayNote == "" {
-				t.note = joinNotes(t.note, gen.outputNote())
+				t.Note = joinNotes(t.Note, gen.outputNote())
 			}
 		}
 		if t.Description == "" {
@@ -397,24 +372,24 @@ func hintAnnotations(h detect.Hints) *mcp.ToolAnnotations {
 // restArguments says, for the report, which argument goes where:
 // "id (path); limit, tag (query); text, tags (body)". "any" stands for the
 // members the schema does not name, when it takes them.
-func restArguments(rest *restTool, input, body *jsonschema.Schema) string {
+func restArguments(rest *harvest.REST, input, body *jsonschema.Schema) string {
 	var parts []string
 	add := func(names []string, where string) {
 		if len(names) > 0 {
 			parts = append(parts, strings.Join(names, ", ")+" ("+where+")")
 		}
 	}
-	add(rest.params, "path")
+	add(rest.Params, "path")
 	others := takesOthers(input)
-	query := slices.Clone(rest.query)
-	if !rest.body && others {
+	query := slices.Clone(rest.Query)
+	if !rest.Body && others {
 		query = append(query, "any")
 	}
 	add(query, "query")
-	if rest.body {
+	if rest.Body {
 		var members []string
 		for _, name := range sortedKeys(input.Properties) {
-			if !slices.Contains(rest.params, name) && !slices.Contains(rest.query, name) {
+			if !slices.Contains(rest.Params, name) && !slices.Contains(rest.Query, name) {
 				members = append(members, name)
 			}
 		}

@@ -491,8 +491,8 @@ paths:
 			continue
 		}
 		b, _ := json.Marshal(tl.InputSchema)
-		if string(b) != tc.schema || tl.rest.arguments != tc.args || tl.Description != tc.desc {
-			t.Errorf("%s:\n  %s\n  %s\n  %s\nwant\n  %s\n  %s\n  %s", tc.tool, b, tl.rest.arguments, tl.Description, tc.schema, tc.args, tc.desc)
+		if string(b) != tc.schema || tl.REST.Arguments != tc.args || tl.Description != tc.desc {
+			t.Errorf("%s:\n  %s\n  %s\n  %s\nwant\n  %s\n  %s\n  %s", tc.tool, b, tl.REST.Arguments, tl.Description, tc.schema, tc.args, tc.desc)
 		}
 	}
 	if a := d.tools["fetchNote"].Annotations; a == nil || a.Title != "Note" || a.ReadOnlyHint {

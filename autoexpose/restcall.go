@@ -13,6 +13,8 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
+	"github.com/mcpdoor/mcpdoor/internal/harvest"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
@@ -31,32 +33,32 @@ type input struct {
 // object. It returns the isError result of a path parameter's value that
 // the route cannot be sent (see dispatch.Template): the route is then not
 // called.
-func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
-	r := t.rest
-	if !r.split {
-		return input{body: args, call: &dispatch.Call{Method: r.method, Path: t.path}}, nil
+func restInput(t *toolset.Tool, args []byte) (input, *mcp.CallToolResult) {
+	r := t.REST
+	if !r.Split {
+		return input{body: args, call: &dispatch.Call{Method: r.Method, Path: t.Path}}, nil
 	}
 	var values map[string]string
-	if len(r.params) > 0 {
+	if len(r.Params) > 0 {
 		values = pathValues.Get().(map[string]string)
 		defer func() {
 			clear(values)
 			pathValues.Put(values)
 		}()
 	}
-	query, body, removed, ok := r.takeApart(args, values)
+	query, body, removed, ok := takeApart(r, args, values)
 	if !ok { // the arguments were validated as an object: not reached
 		const msg = "the arguments are not a JSON object"
-		return input{}, t.fail(fmt.Sprintf("HTTP 422 from %s: Invalid arguments for %s (the route was not called): %s", t.request, t.Name, msg),
-			errorInfo{Code: codeInvalidArguments, Message: msg, Status: http.StatusUnprocessableEntity, Effect: effectNotApplied})
+		return input{}, t.Fail(fmt.Sprintf("HTTP 422 from %s: Invalid arguments for %s (the route was not called): %s", t.Request, t.Name, msg),
+			toolset.ErrorInfo{Code: toolset.CodeInvalidArguments, Message: msg, Status: http.StatusUnprocessableEntity, Effect: toolset.EffectNotApplied})
 	}
-	in := input{call: &dispatch.Call{Method: r.method, Path: t.path}}
-	if res := t.restURI(in.call, values, query); res != nil {
+	in := input{call: &dispatch.Call{Method: r.Method, Path: t.Path}}
+	if res := restURI(t, in.call, values, query); res != nil {
 		return input{}, res
 	}
 	switch {
-	case !r.body:
-	case r.bodyArg != "":
+	case !r.Body:
+	case r.BodyArg != "":
 		in.body = body
 	case !removed:
 		in.body = args
@@ -73,10 +75,10 @@ func (t *tool) restInput(args []byte) (input, *mcp.CallToolResult) {
 // into body, an object left open (or, for a body argument, its value).
 // removed reports whether a member was taken out of the body; ok is false
 // when args is no JSON object.
-func (r *restTool) takeApart(args []byte, values map[string]string) (query url.Values, body []byte, removed, ok bool) {
+func takeApart(r *harvest.REST, args []byte, values map[string]string) (query url.Values, body []byte, removed, ok bool) {
 	kept := 0
 	ok = wire.Members(args, func(rawKey, value []byte) bool {
-		key, ok := r.member(rawKey)
+		key, ok := memberOf(r, rawKey)
 		switch {
 		case ok && key.path:
 			if s, ok := valueText(value); ok {
@@ -84,7 +86,7 @@ func (r *restTool) takeApart(args []byte, values map[string]string) (query url.V
 			} else {
 				delete(values, key.name)
 			}
-		case ok || !r.body:
+		case ok || !r.Body:
 			if query == nil {
 				query = make(url.Values)
 			}
@@ -94,8 +96,8 @@ func (r *restTool) takeApart(args []byte, values map[string]string) (query url.V
 			}
 			query.Del(name)
 			addQuery(query, name, value)
-		case r.bodyArg != "":
-			if wire.Unquote(rawKey) == r.bodyArg {
+		case r.BodyArg != "":
+			if wire.Unquote(rawKey) == r.BodyArg {
 				body = value
 			}
 			return true
@@ -122,35 +124,35 @@ func (r *restTool) takeApart(args []byte, values map[string]string) (query url.V
 // the path parameters' values and then the query, or the query after the
 // tool's path. It returns the isError result of values the template
 // refuses.
-func (t *tool) restURI(call *dispatch.Call, values map[string]string, query url.Values) *mcp.CallToolResult {
-	r := t.rest
+func restURI(t *toolset.Tool, call *dispatch.Call, values map[string]string, query url.Values) *mcp.CallToolResult {
+	r := t.REST
 	switch {
-	case r.template != nil && t.Verdict == detect.Direct:
+	case r.Template != nil && t.Verdict == detect.Direct:
 		// Direct dispatch takes the route context Fill's routing found.
-		if err := r.template.Fill(call, values, query); err != nil {
-			return t.pathRefused(err)
+		if err := r.Template.Fill(call, values, query); err != nil {
+			return pathRefused(t, err)
 		}
-	case r.template != nil:
-		uri, err := r.template.Expand(values, query)
+	case r.Template != nil:
+		uri, err := r.Template.Expand(values, query)
 		if err != nil {
-			return t.pathRefused(err)
+			return pathRefused(t, err)
 		}
 		call.Path = uri
 	case len(query) > 0:
-		call.Path = t.path + "?" + query.Encode()
+		call.Path = t.Path + "?" + query.Encode()
 	}
 	return nil
 }
 
 // pathRefused is the isError result of path parameters the route's
 // template refuses (a *dispatch.ParamError says which).
-func (t *tool) pathRefused(err error) *mcp.CallToolResult {
-	info := errorInfo{Code: codeInvalidArguments, Message: err.Error(), Status: http.StatusUnprocessableEntity, Effect: effectNotApplied}
+func pathRefused(t *toolset.Tool, err error) *mcp.CallToolResult {
+	info := toolset.ErrorInfo{Code: toolset.CodeInvalidArguments, Message: err.Error(), Status: http.StatusUnprocessableEntity, Effect: toolset.EffectNotApplied}
 	var pe *dispatch.ParamError
 	if errors.As(err, &pe) {
 		info.Fields = []string{pe.Param}
 	}
-	return t.fail(fmt.Sprintf("HTTP 422 from %s: Invalid arguments for %s (the route was not called): %s", t.request, t.Name, err), info)
+	return t.Fail(fmt.Sprintf("HTTP 422 from %s: Invalid arguments for %s (the route was not called): %s", t.Request, t.Name, err), info)
 }
 
 // restMember is a member of a REST tool's arguments that is a path or a
@@ -160,19 +162,19 @@ type restMember struct {
 	path bool // a path parameter; else a query parameter
 }
 
-// member returns what the member whose key is rawKey (a JSON string, as
+// memberOf returns what the member whose key is rawKey (a JSON string, as
 // written) is, when it is a path or query parameter.
-func (r *restTool) member(rawKey []byte) (restMember, bool) {
+func memberOf(r *harvest.REST, rawKey []byte) (restMember, bool) {
 	k := rawKey[1 : len(rawKey)-1]
 	if bytes.IndexByte(k, '\\') >= 0 {
 		k = []byte(wire.Unquote(rawKey))
 	}
-	for _, p := range r.params {
+	for _, p := range r.Params {
 		if string(k) == p {
 			return restMember{p, true}, true
 		}
 	}
-	for _, q := range r.query {
+	for _, q := range r.Query {
 		if string(k) == q {
 			return restMember{q, false}, true
 		}
@@ -229,13 +231,13 @@ func addQuery(query url.Values, key string, v []byte) {
 // Location) and, for a tool without an output schema, the structured
 // content {"status": 204} ({"status": 201, "location": "/notes/7"}); with
 // a body, the body's result and a last text block "Location: /notes/7".
-func (t *tool) restResult(resp *dispatch.Response) *mcp.CallToolResult {
+func restResult(t *toolset.Tool, resp *dispatch.Response) *mcp.CallToolResult {
 	loc := resp.Header.Get("Location")
 	if len(resp.Body) > 0 {
 		plain := *resp
 		plain.Header = resp.Header.Clone()
 		plain.Header.Del("Location")
-		res := t.result(&plain)
+		res := toolResult(t, &plain)
 		res.Content = append(res.Content, &mcp.TextContent{Text: "Location: " + loc})
 		return res
 	}

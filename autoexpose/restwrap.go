@@ -13,6 +13,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
+	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/pattern"
 )
@@ -24,7 +25,7 @@ import (
 // the tools' names, parameters and hints. When h is an *http.ServeMux or a
 // chi router, each route mcp.rest.names names must be one it serves, and
 // the tools' templates check each path against h itself (see pathRouter).
-func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []string) ([]toolSpec, chi.Router) {
+func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []string) ([]harvest.Spec, chi.Router) {
 	routes := map[string]bool{} // "METHOD pattern" → whether r has the route
 	for key := range b.cfg.MCP.REST.Names {
 		method, p, _ := pattern.SplitKey(key)
@@ -84,7 +85,7 @@ func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []stri
 	gen := newGenIndex(b.log)
 	gen.resolve = func(rt *detect.Route) http.Handler { return wrappedEndpoint(h, rt.Method, rt.Pattern) }
 	defer gen.warnStale(b.log)
-	var tools []toolSpec
+	var tools []harvest.Spec
 	for i := range rep.Routes {
 		rt := &rep.Routes[i]
 		if rt.Kind != detect.Tool {
@@ -108,7 +109,7 @@ func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []stri
 // route table when it is an *http.ServeMux. Any other handler has no route
 // table to ask; its tools' paths are checked against the declared routes
 // alone (nil), and a warning names the tools that have path parameters.
-func (b *builder) pathRouter(h http.Handler, tools []toolSpec) dispatch.Router {
+func (b *builder) pathRouter(h http.Handler, tools []harvest.Spec) dispatch.Router {
 	switch h := h.(type) {
 	case *http.ServeMux:
 		return muxRouter{h}
@@ -117,7 +118,7 @@ func (b *builder) pathRouter(h http.Handler, tools []toolSpec) dispatch.Router {
 	}
 	var named []string
 	for _, t := range tools {
-		if len(t.rest.params) > 0 {
+		if len(t.REST.Params) > 0 {
 			named = append(named, t.Name)
 		}
 	}

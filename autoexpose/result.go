@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
@@ -37,19 +38,19 @@ func (d *Door) Result(tool string, status int, header http.Header, body []byte) 
 	if int64(len(body)) > d.calls.maxBody {
 		resp.Body, resp.Truncated = body[:d.calls.maxBody], true
 	}
-	return t.result(resp), true
+	return toolResult(t, resp), true
 }
 
-// result maps a dispatched route's response to the MCP result a client gets
+// toolResult maps a dispatched route's response to the MCP result a client gets
 // (docs/results.md).
-func (t *tool) result(resp *dispatch.Response) *mcp.CallToolResult {
+func toolResult(t *toolset.Tool, resp *dispatch.Response) *mcp.CallToolResult {
 	if resp.Truncated {
-		return t.fail(
-			fmt.Sprintf("Response from %s exceeds the %d-byte limit (mcp.max_body_bytes).", t.request, len(resp.Body)),
-			errorInfo{Code: codeResponseTooLarge, Message: fmt.Sprintf("the response exceeds %d bytes", len(resp.Body)), Status: resp.Status, Effect: effectUnknown})
+		return t.Fail(
+			fmt.Sprintf("Response from %s exceeds the %d-byte limit (mcp.max_body_bytes).", t.Request, len(resp.Body)),
+			toolset.ErrorInfo{Code: toolset.CodeResponseTooLarge, Message: fmt.Sprintf("the response exceeds %d bytes", len(resp.Body)), Status: resp.Status, Effect: toolset.EffectUnknown})
 	}
-	if t.rest != nil && resp.Status >= 200 && resp.Status <= 299 && (len(resp.Body) == 0 || resp.Header.Get("Location") != "") {
-		return t.restResult(resp)
+	if t.REST != nil && resp.Status >= 200 && resp.Status <= 299 && (len(resp.Body) == 0 || resp.Header.Get("Location") != "") {
+		return restResult(t, resp)
 	}
 	body := resp.Body
 	if resp.Status < 200 || resp.Status > 299 {
@@ -57,13 +58,13 @@ func (t *tool) result(resp *dispatch.Response) *mcp.CallToolResult {
 		if text == "" {
 			text = http.StatusText(resp.Status)
 		}
-		effect := effectUnknown
-		if resp.Status < 500 || t.readOnly() {
-			effect = effectNotApplied
+		effect := toolset.EffectUnknown
+		if resp.Status < 500 || t.ReadOnly() {
+			effect = toolset.EffectNotApplied
 		}
-		return t.fail(
-			fmt.Sprintf("HTTP %d from %s: %s", resp.Status, t.request, text),
-			errorInfo{Code: statusCode(resp.Status), Message: bodyMessage(text), Status: resp.Status, Effect: effect})
+		return t.Fail(
+			fmt.Sprintf("HTTP %d from %s: %s", resp.Status, t.Request, text),
+			toolset.ErrorInfo{Code: toolset.StatusCode(resp.Status), Message: toolset.BodyMessage(text), Status: resp.Status, Effect: effect})
 	}
 	mediaType := resp.Header.Get("Content-Type")
 	if mediaType != "application/json" { // what mime.ParseMediaType returns it as
@@ -79,11 +80,11 @@ func (t *tool) result(resp *dispatch.Response) *mcp.CallToolResult {
 	}
 	switch {
 	case mediaType == ContentMediaType:
-		return t.contentResult(body, resp.Status)
+		return contentResult(t, body, resp.Status)
 	case strings.HasPrefix(mediaType, "image/") && mediaType != "image/svg+xml":
-		return t.imageResult(mediaType, body, resp.Status)
+		return imageResult(t, mediaType, body, resp.Status)
 	case strings.HasPrefix(mediaType, "audio/"):
-		return t.audioResult(mediaType, body, resp.Status)
+		return audioResult(t, mediaType, body, resp.Status)
 	case valid || isJSONType(mediaType):
 		return jsonResult(body, valid)
 	}
@@ -140,11 +141,11 @@ var audioMagic = map[string][][]byte{
 	"audio/flac":  {[]byte("fLaC")},
 }
 
-func (t *tool) audioResult(mediaType string, body []byte, status int) *mcp.CallToolResult {
+func audioResult(t *toolset.Tool, mediaType string, body []byte, status int) *mcp.CallToolResult {
 	if why := checkAudio(mediaType, body); why != "" {
-		return t.fail(
-			fmt.Sprintf("Response from %s is not valid %s audio: %s.", t.request, mediaType, why),
-			errorInfo{Code: codeBadResponse, Message: why, Status: status, Effect: effectUnknown})
+		return t.Fail(
+			fmt.Sprintf("Response from %s is not valid %s audio: %s.", t.Request, mediaType, why),
+			toolset.ErrorInfo{Code: toolset.CodeBadResponse, Message: why, Status: status, Effect: toolset.EffectUnknown})
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: body, MIMEType: mediaType}}}
 }

@@ -26,7 +26,7 @@ func (d *Door) newServer() *mcp.Server {
 	s := mcp.NewServer(d.impl, d.serverOptions())
 	for _, name := range d.names {
 		t := d.tools[name]
-		s.AddTool(t.mcpTool(), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s.AddTool(t.MCPTool(), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return d.calls.callMCP(ctx, t, req)
 		})
 	}

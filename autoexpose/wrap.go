@@ -10,8 +10,10 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/edge"
+	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/toolset"
 )
 
 // Wrap serves any http.Handler — an http.ServeMux, a framework without a
@@ -119,7 +121,7 @@ func wrap(h http.Handler, cfg *Config) (*Door, error) {
 	if cfg.Outer != nil {
 		replayReasons = append(replayReasons, outerReason)
 	}
-	disp := &dispatcher{route: &detect.Route{
+	disp := &toolset.Dispatcher{Route: &detect.Route{
 		Method:   http.MethodPost,
 		Pattern:  "/{tool}",
 		Kind:     detect.CatchAll,
@@ -139,7 +141,7 @@ func wrap(h http.Handler, cfg *Config) (*Door, error) {
 	harvested := documentTools(doc)
 	for i := range harvested {
 		t := &harvested[i]
-		t.route = &detect.Route{
+		t.Detected = &detect.Route{
 			Method:   http.MethodPost,
 			Pattern:  "/" + t.Name,
 			Kind:     detect.Tool,
@@ -149,9 +151,9 @@ func wrap(h http.Handler, cfg *Config) (*Door, error) {
 			Reasons:  replayReasons,
 		}
 		if err := detect.ValidName(t.Name); err != nil {
-			t.route.Verdict = detect.Refused
-			t.route.Reasons = []string{err.Error()}
-			t.route.Fix = fmt.Sprintf("mark the operation x-mcp-exclude: true, or keep it off MCP with mcp.exclude: [%q]", t.Name)
+			t.Detected.Verdict = detect.Refused
+			t.Detected.Reasons = []string{err.Error()}
+			t.Detected.Fix = fmt.Sprintf("mark the operation x-mcp-exclude: true, or keep it off MCP with mcp.exclude: [%q]", t.Name)
 		} else if t.Reasons == nil {
 			t.Reasons = replayReasons
 		}
@@ -165,7 +167,7 @@ func wrap(h http.Handler, cfg *Config) (*Door, error) {
 // same handler (the mux passes a tool's path on to h), so that every check
 // Outer makes holds on the endpoint, the rollout routes and the tools
 // alike, in one instance of Outer.
-func (b *builder) wrapDoor(h http.Handler, cfg *Config, tools []toolSpec, routes chi.Routes) (*Door, error) {
+func (b *builder) wrapDoor(h http.Handler, cfg *Config, tools []harvest.Spec, routes chi.Routes) (*Door, error) {
 	mux := &wrapMux{path: cfg.MCP.path(), inner: h}
 	d, err := b.door(tools, around(cfg, mux), routes)
 	if err != nil {

@@ -1,6 +1,6 @@
 // Package edge holds the MCP endpoint's HTTP steps, each a
 // func(http.Handler) http.Handler that serves a request through the next
-// step or refuses it: the guard (guard.go), the session check
+// step or refuses it: the guard (guard.go), the session a request names
 // (misroute.go), the lifecycle (lifecycle.go), the body reading
 // (bodylimit.go), the session limits (sessionlimits.go, exclusive.go) and
 // the inflight requests (inflight.go). None knows the Door: each is made
@@ -12,8 +12,6 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-
-	"github.com/mcpdoor/mcpdoor/internal/sessions"
 )
 
 // SessionIDHeader is the Streamable HTTP transport's session header.
@@ -38,26 +36,6 @@ func (s Steps) Handler(h http.Handler) http.Handler {
 		}
 	}
 	return h
-}
-
-// WithoutNewSession is the step that keeps the MCP endpoint from handing
-// out sessions of m. A session middleware in front of it makes a new
-// session for each request without a valid session cookie and sets that
-// session's cookie on the response; a client's cookie jar would then carry
-// it into the client's next tokenless calls, which would run in a session
-// no call chose. Such a cookie is dropped. A request's valid session
-// cookie, which the middleware sets again, is kept. It refuses nothing.
-func WithoutNewSession(m *sessions.Manager) Step {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if len(w.Header()["Set-Cookie"]) > 0 { // else there is nothing to drop
-				if _, err := m.Read(r); err != nil {
-					m.DropCookie(w.Header())
-				}
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
 }
 
 // Seconds writes a duration as a config would: 600s, 1.5s, 300ms.

@@ -189,3 +189,23 @@ func (m *misroutes) warn(log *slog.Logger, sid string, r *http.Request) {
 			"sid", sid, "path", r.URL.Path)
 	}
 }
+
+// WithoutNewSession is the step that keeps the MCP endpoint from handing
+// out sessions of m. A session middleware in front of it makes a new
+// session for each request without a valid session cookie and sets that
+// session's cookie on the response; a client's cookie jar would then carry
+// it into the client's next tokenless calls, which would run in a session
+// no call chose. Such a cookie is dropped. A request's valid session
+// cookie, which the middleware sets again, is kept. It refuses nothing.
+func WithoutNewSession(m *sessions.Manager) Step {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if len(w.Header()["Set-Cookie"]) > 0 { // else there is nothing to drop
+				if _, err := m.Read(r); err != nil {
+					m.DropCookie(w.Header())
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}

@@ -42,6 +42,8 @@ var layers = []struct {
 	{"detection with the rollout contract's routes; the endpoint's HTTP steps; the store's public contract suite", []string{
 		"detector", "internal/edge", "session/storetest",
 	}},
+	{"the harvest: a server's routes as tool specs", []string{"internal/harvest"}},
+	{"the tool set: the tools a door serves, a failed call's result", []string{"internal/toolset"}},
 	{"transports: the fast path", []string{"internal/fastpath"}},
 	{"the door", []string{"autoexpose"}},
 	{"on top of the door: its test kit, the generator's command", []string{

@@ -1,4 +1,4 @@
-package autoexpose
+package toolset
 
 import (
 	"encoding/json"
@@ -9,8 +9,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// errorInfo describes a failed tool call for a program. An isError result
-// carries it as {"error": errorInfo}: as its structuredContent when the
+// ErrorInfo describes a failed tool call for a program. An isError result
+// carries it as {"error": ErrorInfo}: as its structuredContent when the
 // tool advertises no output schema, and otherwise in its _meta, under the
 // key ErrorMetaKey (a client checks structuredContent against the output
 // schema, even in an error). The result's one text block says the same for
@@ -19,7 +19,7 @@ import (
 //
 //	{"code": "invalid_arguments", "message": "...", "fields": ["city"],
 //	 "status": 422, "effect": "not_applied", "retry_after_ms": 250}
-type errorInfo struct {
+type ErrorInfo struct {
 	// Code names the failure: one of the code constants below, one of the
 	// rollout contract's token codes, or, for a route that answered an
 	// error status, that status in snake case ("not_found",
@@ -43,48 +43,46 @@ type errorInfo struct {
 }
 
 // The failures mcpdoor answers itself, without the route's answer
-// (errorInfo.Code).
+// (ErrorInfo.Code).
 const (
 	// the arguments break the tool's input schema, and the route was not
 	// called (422)
-	codeInvalidArguments = "invalid_arguments"
+	CodeInvalidArguments = "invalid_arguments"
 	// the arguments exceed mcp.max_body_bytes (413)
-	codeRequestTooLarge = "request_too_large"
-	// the session is over mcp.rate_limit (429); see errorInfo.RetryAfterMs
-	codeRateLimited = "rate_limited"
+	CodeRequestTooLarge = "request_too_large"
+	// the session is over mcp.rate_limit (429); see ErrorInfo.RetryAfterMs
+	CodeRateLimited = "rate_limited"
 	// the route did not answer within mcp.call_timeout (504)
-	codeTimeout = "timeout"
+	CodeTimeout = "timeout"
 	// the route's response exceeds mcp.max_body_bytes
-	codeResponseTooLarge = "response_too_large"
+	CodeResponseTooLarge = "response_too_large"
 	// an image or audio response is not what its Content-Type says
-	codeBadResponse = "bad_response"
+	CodeBadResponse = "bad_response"
 	// the HTTP request that carried the call ended before the call
 	// started; it was not run (499)
-	codeRequestEnded = "request_ended"
+	CodeRequestEnded = "request_ended"
 )
 
-// Whether a failed call may have changed anything (errorInfo.Effect).
+// Whether a failed call may have changed anything (ErrorInfo.Effect).
 const (
 	// the call changed nothing: it was refused before the route ran, the
 	// route answered 4xx, or the tool is read-only
-	effectNotApplied = "not_applied"
+	EffectNotApplied = "not_applied"
 	// the route may have changed something (a 5xx, a timeout, a response
 	// mcpdoor could not map)
-	effectUnknown = "unknown"
+	EffectUnknown = "unknown"
 )
 
-// ErrorMetaKey is the key of a failed call's error envelope,
-// {"error": {...}}, in the result's _meta, where the tool advertises an
-// output schema (the package documentation, "Results"): a client checks
-// structuredContent against that schema, even in an error, so the envelope
-// cannot go there. A client that reads the envelope reads it under this key.
+// ErrorMetaKey is the key of a failed call's error envelope in the
+// result's _meta, where the tool advertises an output schema (the public
+// autoexpose.ErrorMetaKey).
 const ErrorMetaKey = "mcpdoor/error"
 
-// fail is an isError result for t: one text block for a model, and the
-// envelope for a program (see errorInfo).
-func (t *tool) fail(text string, info errorInfo) *mcp.CallToolResult {
+// Fail is an isError result for t: one text block for a model, and the
+// envelope for a program (see ErrorInfo).
+func (t *Tool) Fail(text string, info ErrorInfo) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-	envelope := map[string]errorInfo{"error": info}
+	envelope := map[string]ErrorInfo{"error": info}
 	if t.OutputSchema == nil {
 		res.StructuredContent = envelope
 	} else {
@@ -93,8 +91,8 @@ func (t *tool) fail(text string, info errorInfo) *mcp.CallToolResult {
 	return res
 }
 
-// statusCode names an HTTP status for errorInfo.Code.
-func statusCode(status int) string {
+// StatusCode names an HTTP status for ErrorInfo.Code.
+func StatusCode(status int) string {
 	text := http.StatusText(status)
 	if text == "" {
 		return fmt.Sprintf("http_%d", status)
@@ -106,10 +104,10 @@ func statusCode(status int) string {
 // not_found, "I'm a teapot" im_a_teapot.
 var statusWords = strings.NewReplacer(" ", "_", "-", "_", "'", "")
 
-// bodyMessage returns the message an error response's body gives: the
+// BodyMessage returns the message an error response's body gives: the
 // string under "error" (or under "error"."message"), "message", "detail" or
 // "title" of a JSON object, in that order; else the body as text.
-func bodyMessage(body string) string {
+func BodyMessage(body string) string {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal([]byte(body), &obj) != nil {
 		return body

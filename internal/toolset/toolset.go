@@ -1,74 +1,111 @@
-package autoexpose
+package toolset
 
 import (
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
-	"github.com/mcpdoor/mcpdoor/internal/openapi"
+	"github.com/mcpdoor/mcpdoor/internal/harvest"
 )
 
-// A dispatcher is the router's catch-all route, POST /{param}, which serves
+// A Dispatcher is the router's catch-all route, POST /{param}, which serves
 // the tools of Config.CatchAll by name; for Wrap, the wrapped handler.
-type dispatcher struct {
-	route *detect.Route
-	// router is the router the dispatcher is a route of (nil for Wrap):
+type Dispatcher struct {
+	Route *detect.Route
+	// Router is the router the dispatcher is a route of (nil for Wrap):
 	// where Install looks for other routes a tool name would shadow.
-	router chi.Routes
+	Router chi.Routes
 }
 
-// toolset decides the exposed tools: the harvested route tools and the
+// A Selection is what the config says of the tools to expose, as Select
+// reads it.
+type Selection struct {
+	// Dispatcher is the catch-all dispatcher, or nil for none; CatchAll
+	// its tools, Config.CatchAll's (harvested).
+	Dispatcher *Dispatcher
+	CatchAll   []harvest.Spec
+	// CatchAllNames are Config.CatchAll's names, sorted; Declared are
+	// Config.Declared's.
+	CatchAllNames, Declared []string
+	// Include and Exclude are mcp.include and mcp.exclude.
+	Include, Exclude []string
+	// Annotate holds mcp.annotations: by tool name, what the YAML's
+	// annotations make of the tool's own.
+	Annotate map[string]func(*mcp.ToolAnnotations) *mcp.ToolAnnotations
+	// ExcludedByDocument reports whether the OpenAPI document's
+	// x-mcp-exclude keeps a tool off MCP.
+	ExcludedByDocument func(harvest.Spec) bool
+	// REST is set under mcp.rest.
+	REST bool
+	// MCPPath is the MCP endpoint's path (mcp.path); Reserved, the tool
+	// names that are not a tool's to take.
+	MCPPath  string
+	Reserved []string
+	Log      *slog.Logger
+}
+
+// A selector is one Select: the selection, and what it refuses and
+// reports.
+type selector struct {
+	*Selection
+	errs   []error
+	report []detector.Row
+}
+
+// Select decides the exposed tools: the harvested route tools and the
 // catch-all tools of Config.CatchAll, less those mcp.exclude, the OpenAPI
 // document's x-mcp-exclude or mcp.include keep off MCP, with the YAML's
-// annotations over them. It refuses (in b.errs) every tool that cannot be
+// annotations over them. It refuses (in errs) every tool that cannot be
 // served, and every entry of Config.Declared, Config.CatchAll,
 // mcp.include, mcp.exclude and mcp.annotations that names no tool: a typo
-// must not leave a tool exposed, or silently hide one.
-func (b *builder) toolset(harvested []toolSpec, disp *dispatcher, doc *openapi.Document) []toolSpec {
-	cfg, m := b.cfg, &b.cfg.MCP
+// must not leave a tool exposed, or silently hide one. The report has a
+// row for each tool it keeps off MCP.
+func Select(harvested []harvest.Spec, sel *Selection) (kept []harvest.Spec, report []detector.Row, errs []error) {
+	b := &selector{Selection: sel}
 	tools := slices.Clone(harvested)
-	switch {
+	switch disp := sel.Dispatcher; {
 	case disp != nil:
-		tools = append(tools, catchAllTools(disp.route, cfg.CatchAll)...)
-		if len(cfg.CatchAll) == 0 && disp.router != nil {
-			b.log.Warn("mcpdoor: the catch-all dispatcher serves no MCP tool; its tools stay HTTP-only (declare them in Config.CatchAll)",
-				"route", "POST "+disp.route.Pattern)
+		tools = append(tools, sel.CatchAll...)
+		if len(sel.CatchAllNames) == 0 && disp.Router != nil {
+			sel.Log.Warn("mcpdoor: the catch-all dispatcher serves no MCP tool; its tools stay HTTP-only (declare them in Config.CatchAll)",
+				"route", "POST "+disp.Route.Pattern)
 		}
-	case len(cfg.CatchAll) > 0:
+	case len(sel.CatchAllNames) > 0:
 		them := "them"
-		if len(cfg.CatchAll) == 1 {
+		if len(sel.CatchAllNames) == 1 {
 			them = "it"
 		}
 		b.errs = append(b.errs, &detect.RefusedError{
 			Reason: fmt.Sprintf("Config.CatchAll declares %s, but the router has no catch-all dispatcher (a POST /{tool} route) to serve %s",
-				quoted(slices.Sorted(maps.Keys(cfg.CatchAll))), them),
+				quoted(sel.CatchAllNames), them),
 			Fix: "add the dispatcher route, or serve each tool at a route of its own (POST /<name>) and describe it in Config.Declared",
 		})
 	}
 	b.unknownNames(harvested, tools)
 
-	var kept []toolSpec
 	for _, t := range tools {
 		switch {
-		case slices.ContainsFunc(m.Exclude, func(e string) bool { return matches(t.Name, e) }):
+		case slices.ContainsFunc(sel.Exclude, func(e string) bool { return Matches(t.Name, e) }):
 			b.report = append(b.report, detector.Row{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "mcp.exclude"})
-		case excludedByOpenAPI(doc, t):
+		case sel.ExcludedByDocument != nil && sel.ExcludedByDocument(t):
 			b.report = append(b.report, detector.Row{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "x-mcp-exclude"})
-		case len(m.Include) > 0 && !slices.ContainsFunc(m.Include, func(e string) bool { return matches(t.Name, e) }):
+		case len(sel.Include) > 0 && !slices.ContainsFunc(sel.Include, func(e string) bool { return Matches(t.Name, e) }):
 			b.report = append(b.report, detector.Row{Tool: t.Name, Route: t.Route, Verdict: "excluded", Reason: "not in mcp.include"})
 		default:
-			if a, ok := m.Annotations[t.Name]; ok {
-				t.Annotations = a.apply(t.Annotations)
+			if annotate, ok := sel.Annotate[t.Name]; ok {
+				t.Annotations = annotate(t.Annotations)
 			}
 			kept = append(kept, t)
 		}
 	}
-	return b.check(kept, disp)
+	return b.check(kept), b.report, b.errs
 }
 
 // unknownNames refuses each name in the config that names no tool: in
@@ -76,8 +113,8 @@ func (b *builder) toolset(harvested []toolSpec, disp *dispatcher, doc *openapi.D
 // mcp.annotations (any tool). Config.CatchAll's names are the catch-all
 // tools themselves. Install fails before it logs the startup report, so
 // the error names the likely tool, or lists them.
-func (b *builder) unknownNames(harvested, all []toolSpec) {
-	names := func(ts []toolSpec) []string {
+func (b *selector) unknownNames(harvested, all []harvest.Spec) {
+	names := func(ts []harvest.Spec) []string {
 		out := make([]string, len(ts))
 		for i, t := range ts {
 			out[i] = t.Name
@@ -88,7 +125,7 @@ func (b *builder) unknownNames(harvested, all []toolSpec) {
 	routeTools, allTools := names(harvested), names(all)
 	refuse := func(key, name string, known []string, kind, fix string) {
 		reason := fmt.Sprintf("%s names %q, which is no tool of this server", key, name)
-		switch near := nearest(name, known); {
+		switch near := Nearest(name, known); {
 		case near != "":
 			reason += fmt.Sprintf(" (did you mean %q?)", near)
 		case len(known) == 0:
@@ -100,12 +137,11 @@ func (b *builder) unknownNames(harvested, all []toolSpec) {
 		}
 		b.errs = append(b.errs, &detect.RefusedError{Reason: reason, Fix: fix})
 	}
-	cfg, m := b.cfg, &b.cfg.MCP
-	for _, name := range slices.Sorted(maps.Keys(cfg.Declared)) {
+	for _, name := range b.Declared {
 		if slices.Contains(routeTools, name) {
 			continue
 		}
-		if i := slices.IndexFunc(all, func(t toolSpec) bool { return t.Name == name }); i >= 0 {
+		if i := slices.IndexFunc(all, func(t harvest.Spec) bool { return t.Name == name }); i >= 0 {
 			b.errs = append(b.errs, &detect.RefusedError{
 				Reason: fmt.Sprintf("Config.Declared names %q, a tool of the catch-all dispatcher %s, not a route of its own", name, all[i].Route),
 				Fix:    "describe it in Config.CatchAll alone",
@@ -113,7 +149,7 @@ func (b *builder) unknownNames(harvested, all []toolSpec) {
 			continue
 		}
 		fix := "name a tool the router serves as POST /<name>, or remove the entry"
-		if m.REST != nil {
+		if b.REST {
 			fix = "name a tool the router serves, or remove the entry"
 		}
 		refuse("Config.Declared", name, routeTools, "tool route", fix)
@@ -121,14 +157,14 @@ func (b *builder) unknownNames(harvested, all []toolSpec) {
 	for _, list := range []struct {
 		key     string
 		entries []string
-	}{{"mcp.include", m.Include}, {"mcp.exclude", m.Exclude}} {
+	}{{"mcp.include", b.Include}, {"mcp.exclude", b.Exclude}} {
 		for _, e := range list.entries {
-			if !slices.ContainsFunc(allTools, func(n string) bool { return matches(n, e) }) {
+			if !slices.ContainsFunc(allTools, func(n string) bool { return Matches(n, e) }) {
 				refuse(list.key, e, allTools, "tool", "correct the name, or remove the entry")
 			}
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(m.Annotations)) {
+	for _, name := range slices.Sorted(maps.Keys(b.Annotate)) {
 		if !slices.Contains(allTools, name) {
 			refuse("mcp.annotations", name, allTools, "tool", "correct the name, or remove the entry")
 		}
@@ -139,34 +175,33 @@ func (b *builder) unknownNames(harvested, all []toolSpec) {
 // detector, outside the name rule, reserved, duplicated, or a catch-all
 // tool whose name another route serves (or the MCP endpoint's). It returns
 // the others.
-func (b *builder) check(tools []toolSpec, disp *dispatcher) (ok []toolSpec) {
+func (b *selector) check(tools []harvest.Spec) (ok []harvest.Spec) {
 	seen := make(map[string]string)
 	refused := make(map[*detect.Route]bool) // report a refused route once
-	mcpPath := b.cfg.MCP.path()
 	for _, t := range tools {
 		refuse := func(reason, fix string) {
 			b.errs = append(b.errs, &detect.RefusedError{Route: t.Route, Reason: reason, Fix: fix})
 		}
-		byCatchAll := t.route.Kind == detect.CatchAll
+		byCatchAll := t.Detected.Kind == detect.CatchAll
 		var shadowed []string // other routes at /<name>
-		if byCatchAll && disp != nil && disp.router != nil && detect.ValidName(t.Name) == nil {
-			shadowed = detect.RoutesAt(disp.router, "/"+t.Name)
+		if byCatchAll && b.Dispatcher != nil && b.Dispatcher.Router != nil && detect.ValidName(t.Name) == nil {
+			shadowed = detect.RoutesAt(b.Dispatcher.Router, "/"+t.Name)
 		}
 		switch first, dup := seen[t.Name]; {
-		case t.refusal != nil:
-			b.errs = append(b.errs, t.refusal)
-		case t.route.Verdict == detect.Refused:
-			if !refused[t.route] {
-				b.errs = append(b.errs, t.route.Refusal())
+		case t.Refusal != nil:
+			b.errs = append(b.errs, t.Refusal)
+		case t.Detected.Verdict == detect.Refused:
+			if !refused[t.Detected] {
+				b.errs = append(b.errs, t.Detected.Refusal())
 			}
-			refused[t.route] = true
+			refused[t.Detected] = true
 		case detect.ValidName(t.Name) != nil:
 			refuse(detect.ValidName(t.Name).Error(), "name the tool with letters, digits, '_' and '-' only, at most 64 characters")
-		case byCatchAll && "/"+t.Name == mcpPath:
-			refuse(fmt.Sprintf("tool name %q is the MCP endpoint's path (mcp.path: %s)", t.Name, mcpPath),
+		case byCatchAll && "/"+t.Name == b.MCPPath:
+			refuse(fmt.Sprintf("tool name %q is the MCP endpoint's path (mcp.path: %s)", t.Name, b.MCPPath),
 				"give the tool another name, or set mcp.path to another path")
-		case slices.Contains(b.reserved, t.Name):
-			refuse(fmt.Sprintf("tool name %q is reserved (%s)", t.Name, strings.Join(b.reserved, ", ")), "give the tool another name")
+		case slices.Contains(b.Reserved, t.Name):
+			refuse(fmt.Sprintf("tool name %q is reserved (%s)", t.Name, strings.Join(b.Reserved, ", ")), "give the tool another name")
 		case len(shadowed) > 0:
 			routes, whose := "the route", "that route's"
 			if len(shadowed) > 1 {
@@ -214,9 +249,9 @@ func listed(names []string) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(q, ", "), len(names)-most)
 }
 
-// nearest returns the name of known closest to name by edit distance, when
+// Nearest returns the name of known closest to name by edit distance, when
 // it is close enough to be a likely typo, or "".
-func nearest(name string, known []string) string {
+func Nearest(name string, known []string) string {
 	best, bestDist := "", len(name)/3+1
 	for _, k := range known {
 		if d := editDistance(name, k); d < bestDist || d == bestDist && best != "" && k < best {
