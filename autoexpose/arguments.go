@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/argcheck"
+	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/toolset"
 )
 
@@ -48,7 +49,7 @@ func (c *calls) arguments(t *toolset.Tool, raw json.RawMessage) (input, *mcp.Cal
 	case t.REST != nil:
 		return restInput(t, args)
 	case t.BodyArg != "":
-		return input{body: bodyMember(args, t.BodyArg)}, nil
+		return input{body: harvest.BodyMember(args, t.BodyArg)}, nil
 	}
 	return input{body: args}, nil
 }

@@ -111,7 +111,7 @@ func (b *builder) inspect(r chi.Router, doc *openapi.Document) *detect.Report {
 	}
 	mode, _ := detect.ParseMode(string(m.Dispatch))
 	rep, err := detect.Inspect(r, &detect.Options{Mode: mode, Transparent: m.TransparentMiddleware, MCPPath: m.path(), Reserved: b.reserved,
-		REST: restOptions(b.cfg, doc, newGenIndex(discardLog))})
+		REST: b.restOptions(doc, harvest.NewGenIndex(discardLog))})
 	if err != nil {
 		b.errs = append(b.errs, fmt.Errorf("mcpdoor: %w", err))
 		return &detect.Report{}
@@ -137,7 +137,7 @@ func (b *builder) toolset(harvested []harvest.Spec, disp *toolset.Dispatcher, do
 		Include:            m.Include,
 		Exclude:            m.Exclude,
 		Annotate:           make(map[string]func(*mcp.ToolAnnotations) *mcp.ToolAnnotations, len(m.Annotations)),
-		ExcludedByDocument: func(t harvest.Spec) bool { return excludedByOpenAPI(doc, t) },
+		ExcludedByDocument: func(t harvest.Spec) bool { return harvest.ExcludedByDocument(doc, t) },
 		REST:               m.REST != nil,
 		MCPPath:            m.path(),
 		Reserved:           b.reserved,
@@ -147,7 +147,7 @@ func (b *builder) toolset(harvested []harvest.Spec, disp *toolset.Dispatcher, do
 		sel.Annotate[name] = a.apply
 	}
 	if disp != nil {
-		sel.CatchAll = catchAllTools(disp.Route, cfg.CatchAll)
+		sel.CatchAll = harvest.CatchAll(disp.Route, declarations(cfg.CatchAll))
 	}
 	kept, report, errs := toolset.Select(harvested, sel)
 	b.report = append(b.report, report...)
@@ -155,19 +155,61 @@ func (b *builder) toolset(harvested []harvest.Spec, disp *toolset.Dispatcher, do
 	return kept
 }
 
+// restOptions returns the detector's REST options of the config and the
+// OpenAPI document, or nil for the tool-route convention; gen holds the
+// generated facts (see harvest.RESTOptions).
+func (b *builder) restOptions(doc *openapi.Document, gen *harvest.GenIndex) *detect.RESTOptions {
+	r := b.cfg.MCP.REST
+	if r == nil {
+		return nil
+	}
+	return harvest.RESTOptions(r.Methods, r.Names, declarations(b.cfg.Declared), doc, gen)
+}
+
+// declarations are the config's declarations as the harvest reads them.
+func declarations(decls map[string]Declaration) map[string]harvest.Declaration {
+	out := make(map[string]harvest.Declaration, len(decls))
+	for name, d := range decls {
+		out[name] = harvest.Declaration{Description: d.Description, Input: d.Input, Output: d.Output, Annotations: d.Annotations}
+	}
+	return out
+}
+
+// apply returns base with a's fields set over it.
+func (a Annotations) apply(base *mcp.ToolAnnotations) *mcp.ToolAnnotations {
+	return harvest.Annotate(base, a.Title, a.ReadOnly, a.Destructive, a.Idempotent, a.OpenWorld)
+}
+
+// discardLog is the logger of a harvest.GenIndex read twice at Install:
+// the one that harvests the tools logs what is wrong with a file.
+var discardLog = slog.New(slog.DiscardHandler)
+
+// loadOpenAPI reads Config.OpenAPI. It returns nil without one.
+func loadOpenAPI(cfg *Config) (*openapi.Document, error) {
+	if cfg.OpenAPI == nil {
+		return nil, nil
+	}
+	doc, err := openapi.Load(cfg.OpenAPI)
+	if err != nil {
+		return nil, fmt.Errorf("mcpdoor: Config.OpenAPI: %w", err)
+	}
+	return doc, nil
+}
+
 // harvest returns the tool routes of rep as tools, and adds the other
 // routes (POST routes; under mcp.rest, every route) to the report.
 func (b *builder) harvest(rep *detect.Report, doc *openapi.Document) []harvest.Spec {
-	b.unserved(doc, rep)
-	gen := newGenIndex(b.log)
-	defer gen.warnStale(b.log)
+	b.report = append(b.report, harvest.Unserved(doc, rep, b.cfg.MCP.REST != nil, b.log)...)
+	gen := harvest.NewGenIndex(b.log)
+	defer gen.WarnStale(b.log)
+	declared := declarations(b.cfg.Declared)
 	var tools []harvest.Spec
 	for i := range rep.Routes {
 		switch rt := &rep.Routes[i]; {
 		case rt.Kind == detect.Tool && b.cfg.MCP.REST != nil:
-			tools = append(tools, harvestREST(rt, b.cfg.Declared, doc, gen))
+			tools = append(tools, harvest.RESTRoute(rt, declared, doc, gen))
 		case rt.Kind == detect.Tool:
-			tools = append(tools, harvestRoute(rt, b.cfg.Declared, doc, gen.of(rt, rt.Name)))
+			tools = append(tools, harvest.Route(rt, declared, doc, gen))
 		default:
 			b.report = append(b.report, detector.Row{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")})
 		}
@@ -188,7 +230,7 @@ func (b *builder) door(tools []harvest.Spec, target http.Handler, routes chi.Rou
 	tb := &toolBuilder{
 		maxBody:  m.maxBodyBytes(),
 		log:      b.log,
-		compiled: newResolver(),
+		compiled: harvest.NewResolver(),
 		replayer: dispatch.NewReplay(target, m.maxBodyBytes()),
 		paths:    routes, // what a REST tool's path is checked against
 		routes:   routes,
@@ -213,7 +255,7 @@ func (b *builder) door(tools []harvest.Spec, target http.Handler, routes chi.Rou
 	if b.contract != nil {
 		b.contract.Expose(d.names)
 	}
-	slices.SortStableFunc(b.report, compareRows)
+	slices.SortStableFunc(b.report, harvest.CompareRows)
 	d.report = b.report
 	d.server = d.newServer()
 	d.calls.server = d.server
@@ -287,7 +329,7 @@ func failureCode(res *mcp.CallToolResult) string {
 type toolBuilder struct {
 	maxBody  int64 // mcp.max_body_bytes
 	log      *slog.Logger
-	compiled *resolver           // the input schemas, each resolved once
+	compiled *harvest.Resolver   // the input schemas, each resolved once
 	replayer dispatch.Dispatcher // what a replayed tool dispatches through
 	paths    dispatch.Router     // what a REST tool's path is checked against
 	routes   chi.Routes          // where a direct tool's endpoint is found
@@ -309,18 +351,18 @@ func (tb *toolBuilder) tool(tl harvest.Spec) (*toolset.Tool, error) {
 			}
 		}
 	}
-	tt, typed := rt.Endpoint.(typedTool)
+	tt, typed := rt.Endpoint.(harvest.Typed)
 	if typed {
-		info := tt.typedInfo()
-		info.configure(tb.maxBody, tb.log)
-		tb.compiled.know(info.input, info.resolved)
+		info := tt.TypedInfo()
+		info.Configure(tb.maxBody, tb.log)
+		tb.compiled.Know(info.Input, info.Resolved)
 	}
 	var err error
-	if t.Resolved, err = tb.compiled.of(t.InputSchema); err != nil {
+	if t.Resolved, err = tb.compiled.Of(t.InputSchema); err != nil {
 		return nil, fmt.Errorf("mcpdoor: %s: tool %s: input schema: %w", t.Route, t.Name, err)
 	}
-	if t.Input, err = advertised(t.InputSchema); err == nil {
-		t.Output, err = advertised(t.OutputSchema)
+	if t.Input, err = harvest.Advertised(t.InputSchema); err == nil {
+		t.Output, err = harvest.Advertised(t.OutputSchema)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("mcpdoor: %s: tool %s: schema: %w", t.Route, t.Name, err)
@@ -328,7 +370,7 @@ func (tb *toolBuilder) tool(tl harvest.Spec) (*toolset.Tool, error) {
 	switch {
 	case tl.REST != nil && tl.REST.Split:
 		t.Checked = tl.REST.BodySchema
-	case typed && tt.typedInfo().resolved == t.Resolved:
+	case typed && tt.TypedInfo().Resolved == t.Resolved:
 		t.Checked = t.Resolved
 	}
 	if rt.Verdict == detect.Direct {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -237,3 +238,8 @@ func version() string {
 	}
 	return "devel"
 }
+
+// Report returns the startup report: one row per tool and per other POST
+// route (under mcp.rest, per route), tools by name first. Write it as a
+// table with detector.WriteTable(w, door.Report()).
+func (d *Door) Report() []detector.Row { return slices.Clone(d.report) }

@@ -10,13 +10,13 @@ import (
 	"net/http"
 	"reflect"
 	"sync"
-	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/argcheck"
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
+	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
 	"github.com/mcpdoor/mcpdoor/internal/toolset"
@@ -54,9 +54,9 @@ func Handler[In, Out any](fn func(ctx context.Context, r *http.Request, in In) (
 	if err != nil {
 		panic(fmt.Sprintf("mcpdoor: Handler: input type %s: %v", reflect.TypeFor[In](), err))
 	}
-	h := &typedHandler[In, Out]{fn: fn, info: typedInfo{input: in, resolved: cs}}
+	h := &typedHandler[In, Out]{fn: fn, info: harvest.TypedInfo{Input: in, Resolved: cs}}
 	if out, err := typeschema.Output[Out](); err == nil && out.Type == "object" {
-		h.info.output = out
+		h.info.Output = out
 	}
 	for _, o := range opts {
 		o.apply(&h.info)
@@ -86,68 +86,47 @@ func compiledInput(t reflect.Type, s *jsonschema.Schema) (*argcheck.Schema, erro
 
 // A HandlerOption sets what a typed handler tells MCP clients about its
 // tool: Describe or Annotate.
-type HandlerOption struct{ apply func(*typedInfo) }
+type HandlerOption struct{ apply func(*harvest.TypedInfo) }
 
 // Describe sets the tool's description.
 func Describe(description string) HandlerOption {
-	return HandlerOption{func(t *typedInfo) { t.description = description }}
+	return HandlerOption{func(t *harvest.TypedInfo) { t.Description = description }}
 }
 
 // Annotate sets the tool's MCP annotations (readOnlyHint, destructiveHint,
 // idempotentHint, openWorldHint, title).
 func Annotate(a mcp.ToolAnnotations) HandlerOption {
-	return HandlerOption{func(t *typedInfo) { t.annotations = &a }}
+	return HandlerOption{func(t *harvest.TypedInfo) { t.Annotations = &a }}
 }
 
-// typedInfo is what a typed handler carries for the detector's harvest.
-type typedInfo struct {
-	description string
-	annotations *mcp.ToolAnnotations
-	input       *jsonschema.Schema
-	resolved    *argcheck.Schema
-	output      *jsonschema.Schema
-
-	// What Install sets for the route it serves: mcp.max_body_bytes and
-	// Config.Logger. Atomic, since a handler may serve before an Install.
-	maxBody atomic.Int64
-	log     atomic.Pointer[slog.Logger]
-}
-
-// configure gives a typed handler the limit and logger of the door that
-// serves its route.
-func (t *typedInfo) configure(maxBody int64, log *slog.Logger) {
-	t.maxBody.Store(maxBody)
-	t.log.Store(log)
-}
-
-func (t *typedInfo) limit() int64 {
-	if n := t.maxBody.Load(); n > 0 {
+// typedLimit is the body limit of a typed handler: its door's
+// mcp.max_body_bytes, or the default before an Install.
+func typedLimit(t *harvest.TypedInfo) int64 {
+	if n := t.MaxBody.Load(); n > 0 {
 		return n
 	}
 	return defaultMaxBodyBytes
 }
 
-func (t *typedInfo) logger() *slog.Logger {
-	if l := t.log.Load(); l != nil {
+// typedLogger is the logger of a typed handler: its door's, or
+// slog.Default() before an Install.
+func typedLogger(t *harvest.TypedInfo) *slog.Logger {
+	if l := t.Log.Load(); l != nil {
 		return l
 	}
 	return slog.Default()
 }
 
-// typedTool is implemented by handlers made with Handler.
-type typedTool interface {
-	typedInfo() *typedInfo
-}
-
 type typedHandler[In, Out any] struct {
 	fn   func(context.Context, *http.Request, In) (Out, error)
-	info typedInfo
+	info harvest.TypedInfo
 }
 
-func (h *typedHandler[In, Out]) typedInfo() *typedInfo { return &h.info }
+// TypedInfo is what the handler carries for the harvest.
+func (h *typedHandler[In, Out]) TypedInfo() *harvest.TypedInfo { return &h.info }
 
 func (h *typedHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := bodies.ReadAll(w, r, h.info.limit())
+	body, err := bodies.ReadAll(w, r, typedLimit(&h.info))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -159,7 +138,7 @@ func (h *typedHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request
 	}
 	// A tool call's arguments were checked against this schema already,
 	// by the MCP door.
-	if !alreadyChecked(r.Context(), h.info.resolved, body) {
+	if !alreadyChecked(r.Context(), h.info.Resolved, body) {
 		var v any
 		if err := json.Unmarshal(body, &v); err != nil {
 			if !json.Valid(body) {
@@ -171,7 +150,7 @@ func (h *typedHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request
 			writeJSON(w, http.StatusUnprocessableEntity, notJSON(err).body())
 			return
 		}
-		if ae := checkValue(h.info.resolved, v); ae != nil {
+		if ae := checkValue(h.info.Resolved, v); ae != nil {
 			writeJSON(w, http.StatusUnprocessableEntity, ae.body())
 			return
 		}
@@ -195,7 +174,7 @@ func (h *typedHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request
 			return
 		}
 		if errors.Is(err, sessions.ErrUnavailable) {
-			h.info.logger().ErrorContext(r.Context(), "mcpdoor: handler error: the session store failed", "path", r.URL.Path, "err", err)
+			typedLogger(&h.info).ErrorContext(r.Context(), "mcpdoor: handler error: the session store failed", "path", r.URL.Path, "err", err)
 			writeJSONError(w, http.StatusServiceUnavailable, sessions.StoreDownText)
 			return
 		}
@@ -205,14 +184,14 @@ func (h *typedHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request
 			writeJSONError(w, http.StatusServiceUnavailable, err.Error())
 			return
 		}
-		h.info.logger().ErrorContext(r.Context(), "mcpdoor: handler error", "path", r.URL.Path, "err", err)
+		typedLogger(&h.info).ErrorContext(r.Context(), "mcpdoor: handler error", "path", r.URL.Path, "err", err)
 		writeJSONError(w, http.StatusInternalServerError, "internal server error")
 		return
 	}
 	// What json.Marshal writes, straight from the encoder's buffer: a large
 	// result is not copied once more.
 	if err := json.NewEncoder(&jsonWriter{w: w}).Encode(out); err != nil {
-		h.info.logger().ErrorContext(r.Context(), "mcpdoor: encoding a handler's result", "path", r.URL.Path, "err", err)
+		typedLogger(&h.info).ErrorContext(r.Context(), "mcpdoor: encoding a handler's result", "path", r.URL.Path, "err", err)
 		writeJSONError(w, http.StatusInternalServerError, "internal server error")
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mcpdoor/mcpdoor/internal/harvest"
 )
 
 type bookIn struct {
@@ -71,13 +73,13 @@ func TestHandlerHTTP(t *testing.T) {
 
 func TestHandlerSchemas(t *testing.T) {
 	h := Handler(getWeather, Describe("Weather in a city."))
-	info := h.(typedTool).typedInfo()
-	if info.description != "Weather in a city." || info.input.Properties["city"].Description != "the city" || info.output == nil {
+	info := h.(harvest.Typed).TypedInfo()
+	if info.Description != "Weather in a city." || info.Input.Properties["city"].Description != "the city" || info.Output == nil {
 		t.Errorf("info %+v", info)
 	}
 	// A non-object output advertises no output schema.
 	h2 := Handler(func(context.Context, *http.Request, weatherIn) ([]string, error) { return nil, nil })
-	if h2.(typedTool).typedInfo().output != nil {
+	if h2.(harvest.Typed).TypedInfo().Output != nil {
 		t.Error("array output advertised an output schema")
 	}
 	defer func() {

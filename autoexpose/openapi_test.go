@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpdoor/mcpdoor/detector"
+	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 )
 
@@ -106,21 +107,21 @@ func TestOpenAPITools(t *testing.T) {
 		source                          string
 		description, input, annotations string
 	}{
-		"add_item": {sourceOpenAPI, "Add an item to the cart",
+		"add_item": {harvest.SourceOpenAPI, "Add an item to the cart",
 			`{"type":"object","properties":{"sku":{"type":"string"},"quantity":{"type":["integer","null"],"minimum":1}},"required":["sku"]}`,
 			`{"idempotentHint":false,"readOnlyHint":false,"title":"Add item"}`},
 		// The typed handler's schema wins; the document fills in the
 		// description and annotations it does not give.
-		"order": {sourceTyped, "Place the order",
+		"order": {harvest.SourceTyped, "Place the order",
 			`{"type":"object","properties":{"city":{"type":"string","description":"the city"}},"required":["city"],"additionalProperties":false}`,
 			`{"destructiveHint":true,"idempotentHint":false,"readOnlyHint":false}`},
 		// The declaration's schema wins over the document's.
-		"note": {sourceDeclared, "Leave a note\n\nThe note is kept with the order.",
+		"note": {harvest.SourceDeclared, "Leave a note\n\nThe note is kept with the order.",
 			`{"type":"object","properties":{"body":{"type":"string"}},"required":["body"],"additionalProperties":false}`, `null`},
-		"peek": {sourceOpenAPI, "Look at the cart.", `{"type":"object","additionalProperties":false}`,
+		"peek": {harvest.SourceOpenAPI, "Look at the cart.", `{"type":"object","additionalProperties":false}`,
 			`{"idempotentHint":false,"readOnlyHint":true}`},
-		"upload": {sourcePermissive, "Upload a receipt", `{"type":"object"}`, `null`},
-		"plain":  {sourcePermissive, "POST /plain", `{"type":"object"}`, `null`},
+		"upload": {harvest.SourcePermissive, "Upload a receipt", `{"type":"object"}`, `null`},
+		"plain":  {harvest.SourcePermissive, "POST /plain", `{"type":"object"}`, `null`},
 	}
 	tools := exposed(door)
 	if len(tools) != len(want) {
@@ -233,7 +234,7 @@ func TestOpenAPIToolsForWrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, tl := range documentTools(doc) {
+	for _, tl := range harvest.DocumentTools(doc) {
 		input, _ := json.Marshal(tl.InputSchema)
 		got = append(got, strings.Join([]string{tl.Name, tl.Route, string(tl.SchemaSource), tl.Description, string(input), tl.Note}, " | "))
 		if tl.Detected != nil {

@@ -25,9 +25,10 @@ type input struct {
 	call *dispatch.Call // a REST tool's request: its method and URI; nil for a tool route
 }
 
-// restInput takes a REST tool's arguments apart (see rest.go): the path
-// parameters go into the request URI through the route's template, the
-// query parameters after it, and the other members are the JSON body. A
+// restInput takes a REST tool's arguments apart (see internal/harvest's
+// rest.go): the path parameters go into the request URI through the
+// route's template, the query parameters after it, and the other members
+// are the JSON body. A
 // body is the arguments as they came when no member is taken out of them,
 // and otherwise the members left, each as the client wrote it, in a new
 // object. It returns the isError result of a path parameter's value that

@@ -55,9 +55,7 @@ func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []stri
 			routes[route] = false
 		}
 	}
-	peek := newGenIndex(discardLog)
-	peek.resolve = func(rt *detect.Route) http.Handler { return wrappedEndpoint(h, rt.Method, rt.Pattern) }
-	opts := restOptions(b.cfg, doc, peek)
+	opts := b.restOptions(doc, harvest.NewGenIndex(discardLog).Wrapping(h))
 	mux, isMux := h.(*http.ServeMux)
 	for _, key := range slices.Sorted(maps.Keys(b.cfg.MCP.REST.Names)) {
 		// A refused route's name is not a second mistake.
@@ -82,9 +80,9 @@ func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []stri
 		return nil, r
 	}
 	b.errs = append(b.errs, rep.Problems...)
-	gen := newGenIndex(b.log)
-	gen.resolve = func(rt *detect.Route) http.Handler { return wrappedEndpoint(h, rt.Method, rt.Pattern) }
-	defer gen.warnStale(b.log)
+	gen := harvest.NewGenIndex(b.log).Wrapping(h)
+	defer gen.WarnStale(b.log)
+	declared := declarations(b.cfg.Declared)
 	var tools []harvest.Spec
 	for i := range rep.Routes {
 		rt := &rep.Routes[i]
@@ -96,7 +94,7 @@ func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []stri
 		if rt.Verdict != detect.Refused {
 			rt.Verdict, rt.Reasons = detect.Replay, reasons
 		}
-		tools = append(tools, harvestREST(rt, b.cfg.Declared, doc, gen))
+		tools = append(tools, harvest.RESTRoute(rt, declared, doc, gen))
 	}
 	b.paths = b.pathRouter(h, tools)
 	return tools, r

@@ -138,7 +138,7 @@ func wrap(h http.Handler, cfg *Config) (*Door, error) {
 	}
 	// The document's POST operations are the harvest: each served by h at
 	// its path.
-	harvested := documentTools(doc)
+	harvested := harvest.DocumentTools(doc)
 	for i := range harvested {
 		t := &harvested[i]
 		t.Detected = &detect.Route{
@@ -199,7 +199,7 @@ func wrappedServes(h http.Handler, doc *openapi.Document, path string) bool {
 	if served, known := routesServe(h, http.MethodPost, path); known {
 		return served
 	}
-	return postOperation(doc, path) != nil
+	return harvest.PostOperation(doc, path) != nil
 }
 
 // routesServe reports whether h serves method path by its own route for

@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mcpdoor/mcpdoor/internal/harvest"
 )
 
 func muxFor(t *testing.T) *http.ServeMux {
@@ -62,7 +64,7 @@ func TestWrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := door
-	if got := exposed(door)[0]; got.Route != "POST /{tool}" || got.Verdict.String() != "replay" || got.SchemaSource != sourceDeclared {
+	if got := exposed(door)[0]; got.Route != "POST /{tool}" || got.Verdict.String() != "replay" || got.SchemaSource != harvest.SourceDeclared {
 		t.Errorf("tool %+v", got)
 	}
 	t.Run("other requests pass through", func(t *testing.T) {
@@ -140,7 +142,7 @@ func TestWrapOpenAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools := exposed(h)
-	if len(tools) != 1 || tools[0].Name != "add_book" || tools[0].SchemaSource != sourceOpenAPI || tools[0].Description != "Add a book." ||
+	if len(tools) != 1 || tools[0].Name != "add_book" || tools[0].SchemaSource != harvest.SourceOpenAPI || tools[0].Description != "Add a book." ||
 		!tools[0].Annotations.IdempotentHint || tools[0].InputSchema.Required[0] != "title" {
 		t.Fatalf("tools %+v", tools)
 	}

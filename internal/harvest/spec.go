@@ -32,14 +32,14 @@ type Spec struct {
 	Verdict detect.Verdict
 	Reasons []string
 	// SchemaSource says where the input schema came from: one of the
-	// source constants (autoexpose/schema.go), the report's Schema column.
+	// source constants (schema.go), the report's Schema column.
 	SchemaSource string
 
 	Detected *detect.Route // the route that serves the tool
 	Note     string        // why the schema is what it is, for the report
-	REST     *REST         // a REST tool's request plan (see autoexpose/rest.go); nil for a tool route
+	REST     *REST         // a REST tool's request plan (see rest.go); nil for a tool route
 	// BodyArg, when set, is the argument that holds the route's body,
-	// which is not a JSON object (see autoexpose/body.go).
+	// which is not a JSON object (see bodyInput).
 	BodyArg string
 	// Refusal is why the tool cannot be served as it stands (a REST tool
 	// whose arguments cannot be one object); reported if the tool is kept.
@@ -59,7 +59,7 @@ type REST struct {
 	// must be taken apart; without, they are the body as they are.
 	Split bool
 	// BodyArg, when set, is the member that holds the body, which is not
-	// a JSON object (see autoexpose/body.go): its value is the body.
+	// a JSON object (see bodyInput): its value is the body.
 	BodyArg string
 	// BodySchema is the body's own schema when a typed handler checks it
 	// and the input schema says all it says: the door's check then stands
@@ -68,4 +68,13 @@ type REST struct {
 	Op         *openapi.Operation // the route's operation in Config.OpenAPI, or nil
 	Arguments  string             // for the report: which argument goes where
 	Template   *dispatch.Template // set by the builder, for a route with path parameters
+}
+
+// A Declaration is what the config says of one tool (Config.Declared,
+// Config.CatchAll): each field set is taken over what the route says.
+type Declaration struct {
+	Description string
+	Input       *jsonschema.Schema
+	Output      *jsonschema.Schema
+	Annotations *mcp.ToolAnnotations
 }

@@ -23,7 +23,7 @@ type Tool struct {
 	SpanName string // its calls' span's: "tools/call <name>"
 	Resolved *argcheck.Schema
 	// Input and Output are the input and output schemas as clients are
-	// sent them (see autoexpose/clientschema.go); Output is nil for none.
+	// sent them (see harvest.Advertised); Output is nil for none.
 	Input, Output json.RawMessage
 	// Checked is the schema the route's typed handler checks its body
 	// against, when the door's own check of the arguments covers it (see

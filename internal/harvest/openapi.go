@@ -1,7 +1,8 @@
-package autoexpose
+package harvest
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,25 +11,12 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
-	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/pattern"
 )
 
-// loadOpenAPI reads Config.OpenAPI. It returns nil without one.
-func loadOpenAPI(cfg *Config) (*openapi.Document, error) {
-	if cfg.OpenAPI == nil {
-		return nil, nil
-	}
-	doc, err := openapi.Load(cfg.OpenAPI)
-	if err != nil {
-		return nil, fmt.Errorf("mcpdoor: Config.OpenAPI: %w", err)
-	}
-	return doc, nil
-}
-
-// postOperation returns the document's POST operation on path, or nil.
-func postOperation(doc *openapi.Document, path string) *openapi.Operation {
+// PostOperation returns the document's POST operation on path, or nil.
+func PostOperation(doc *openapi.Document, path string) *openapi.Operation {
 	if doc == nil {
 		return nil
 	}
@@ -78,12 +66,12 @@ func serves(rt *detect.Route, op *openapi.Operation) bool {
 // fromOpenAPI sets what an operation says of its tool: the input schema
 // (when the operation has one), the output schema, the description and
 // the annotations.
-func fromOpenAPI(t *harvest.Spec, op *openapi.Operation) {
+func fromOpenAPI(t *Spec, op *openapi.Operation) {
 	switch {
 	case op.Input != nil:
-		t.InputSchema, t.SchemaSource = op.Input, sourceOpenAPI
+		t.InputSchema, t.SchemaSource = op.Input, SourceOpenAPI
 	case op.Body != nil: // an array: finishTool makes it the argument "body"
-		t.InputSchema, t.SchemaSource = op.Body, sourceOpenAPI
+		t.InputSchema, t.SchemaSource = op.Body, SourceOpenAPI
 	}
 	t.OutputSchema = op.Output
 	t.Description = operationDescription(op)
@@ -108,41 +96,42 @@ func operationAnnotations(op *openapi.Operation) *mcp.ToolAnnotations {
 	if a.IsZero() {
 		return nil
 	}
-	return Annotations{Title: a.Title, ReadOnly: a.ReadOnly, Destructive: a.Destructive, Idempotent: a.Idempotent, OpenWorld: a.OpenWorld}.apply(nil)
+	return Annotate(nil, a.Title, a.ReadOnly, a.Destructive, a.Idempotent, a.OpenWorld)
 }
 
-// excludedByOpenAPI reports whether the document marks the operation of a
+// ExcludedByDocument reports whether the document marks the operation of a
 // harvested tool's route x-mcp-exclude.
-func excludedByOpenAPI(doc *openapi.Document, t harvest.Spec) bool {
+func ExcludedByDocument(doc *openapi.Document, t Spec) bool {
 	if t.REST != nil {
 		return t.REST.Op != nil && t.REST.Op.Exclude
 	}
 	if t.Detected == nil || t.Detected.Kind != detect.Tool {
 		return false
 	}
-	op := postOperation(doc, t.Detected.Pattern)
+	op := PostOperation(doc, t.Detected.Pattern)
 	return op != nil && op.Exclude
 }
 
-// unserved returns a report row for each POST operation of the document
+// Unserved returns a report row for each POST operation of the document
 // (under mcp.rest, each operation of a REST method) that no route of the
 // router serves, and logs a warning for each (and for each of the
 // document's own warnings): the document and the router disagree. The
 // warning names the routes the router has at about that path, of another
 // method, with or without a trailing slash, or with other parameter names,
 // which the operation may have meant.
-func (b *builder) unserved(doc *openapi.Document, rep *detect.Report) {
+// rest is set under mcp.rest.
+func Unserved(doc *openapi.Document, rep *detect.Report, rest bool, log *slog.Logger) (rows []detector.Row) {
 	if doc == nil {
-		return
+		return nil
 	}
 	for _, w := range doc.Warnings {
-		b.log.Warn("mcpdoor: " + w)
+		log.Warn("mcpdoor: " + w)
 	}
 	for _, op := range doc.Operations {
 		if op.Exclude {
 			continue
 		}
-		if b.cfg.MCP.REST != nil {
+		if rest {
 			if !slices.Contains(detect.RESTMethods(), op.Method) || slices.ContainsFunc(rep.Routes, func(rt detect.Route) bool { return serves(&rt, op) }) {
 				continue
 			}
@@ -154,9 +143,10 @@ func (b *builder) unserved(doc *openapi.Document, rep *detect.Report) {
 		if near := nearRoutes(rep, op); len(near) > 0 {
 			reason += "; the router has " + strings.Join(near, ", ") + " (a method, a trailing slash or a parameter's name makes another route)"
 		}
-		b.report = append(b.report, detector.Row{Route: route, Verdict: "unserved", Reason: reason})
-		b.log.Warn("mcpdoor: "+reason, "route", route)
+		rows = append(rows, detector.Row{Route: route, Verdict: "unserved", Reason: reason})
+		log.Warn("mcpdoor: "+reason, "route", route)
 	}
+	return rows
 }
 
 // nearRoutes returns the routes of rep at op's path but for its method, a
@@ -189,7 +179,7 @@ func anyParams(key string) string {
 	}
 }
 
-// documentTools returns a tool for each POST operation of doc that is not
+// DocumentTools returns a tool for each POST operation of doc that is not
 // marked x-mcp-exclude, in the document's order; none for a nil doc.
 //
 // Each tool is named after its path without the leading slash ("/add_book"
@@ -199,20 +189,20 @@ func anyParams(key string) string {
 // (SchemaSource openapi; permissive, when the operation has none, e.g. a
 // form body, with the reason for the report), description and annotations.
 // Its route is unset: the caller gives each tool what dispatches it.
-func documentTools(doc *openapi.Document) []harvest.Spec {
+func DocumentTools(doc *openapi.Document) []Spec {
 	if doc == nil {
 		return nil
 	}
-	var tools []harvest.Spec
+	var tools []Spec
 	for _, op := range doc.Operations {
 		if op.Method != http.MethodPost || op.Exclude {
 			continue
 		}
-		t := harvest.Spec{
+		t := Spec{
 			Name:         strings.TrimPrefix(op.Path, "/"),
 			Route:        "POST " + op.Path,
 			InputSchema:  permissiveSchema(),
-			SchemaSource: sourcePermissive,
+			SchemaSource: SourcePermissive,
 			Verdict:      detect.Replay,
 		}
 		fromOpenAPI(&t, op)

@@ -1,4 +1,4 @@
-package autoexpose
+package harvest
 
 import (
 	"maps"
@@ -7,7 +7,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/detect"
-	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 )
 
@@ -24,22 +23,23 @@ import (
 //  6. the defaults: the description "POST /<name>", a permissive object
 //     input schema, no output schema, no annotations.
 //
-// An output schema is advertised only when it describes an object, since
+// An output schema is Advertised only when it describes an object, since
 // structuredContent is always one: the output schema of a route that
-// answers a JSON array (an OpenAPI list operation's) is not advertised,
+// answers a JSON array (an OpenAPI list operation's) is not Advertised,
 // and its calls' results carry the array as text, without
 // structuredContent.
 
-// harvestRoute turns a tool route into a harvest.Spec (steps 2 to 6 above; toolset
-// applies step 1); gen is the generated facts of its handler, or nil.
-func harvestRoute(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document, gen *genHandler) harvest.Spec {
-	t := harvest.Spec{
+// Route turns a tool route into a Spec (steps 2 to 6 above; toolset
+// applies step 1); gens holds the generated facts of its handler.
+func Route(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document, gens *GenIndex) Spec {
+	gen := gens.of(rt, rt.Name)
+	t := Spec{
 		Name:         rt.Name,
 		Route:        rt.Method + " " + rt.Pattern,
 		Verdict:      rt.Verdict,
 		Reasons:      rt.Reasons,
 		InputSchema:  permissiveSchema(),
-		SchemaSource: sourcePermissive,
+		SchemaSource: SourcePermissive,
 		Detected:     rt,
 	}
 	op := operationOf(doc, rt)
@@ -47,38 +47,37 @@ func harvestRoute(rt *detect.Route, declared map[string]Declaration, doc *openap
 		fromOpenAPI(&t, op)
 	}
 	gen.fillTool(&t)
-	if tt, ok := rt.Endpoint.(typedTool); ok {
-		info := tt.typedInfo()
-		t.InputSchema, t.OutputSchema, t.SchemaSource = info.input, info.output, sourceTyped
-		if info.description != "" {
-			t.Description = info.description
+	if info := typedInfo(rt.Endpoint); info != nil {
+		t.InputSchema, t.OutputSchema, t.SchemaSource = info.Input, info.Output, SourceTyped
+		if info.Description != "" {
+			t.Description = info.Description
 		}
-		if info.annotations != nil {
-			t.Annotations = info.annotations
+		if info.Annotations != nil {
+			t.Annotations = info.Annotations
 		}
 	}
 	if d, ok := declared[rt.Name]; ok {
 		declare(&t, d)
 	}
 	finishTool(&t)
-	if op != nil && op.NoInput != "" && t.SchemaSource == sourcePermissive {
+	if op != nil && op.NoInput != "" && t.SchemaSource == SourcePermissive {
 		t.Note = "openapi: " + op.NoInput
 	}
 	return t
 }
 
-// catchAllTools returns the tools Config.CatchAll declares, each served by
+// CatchAll returns the tools Config.CatchAll declares, each served by
 // the catch-all route rt, sorted by name.
-func catchAllTools(rt *detect.Route, decls map[string]Declaration) []harvest.Spec {
-	var tools []harvest.Spec
+func CatchAll(rt *detect.Route, decls map[string]Declaration) []Spec {
+	var tools []Spec
 	for _, name := range slices.Sorted(maps.Keys(decls)) {
-		t := harvest.Spec{
+		t := Spec{
 			Name:         name,
 			Route:        rt.Method + " " + rt.Pattern,
 			Verdict:      rt.Verdict,
 			Reasons:      rt.Reasons,
 			InputSchema:  permissiveSchema(),
-			SchemaSource: sourcePermissive,
+			SchemaSource: SourcePermissive,
 			Detected:     rt,
 		}
 		declare(&t, decls[name])
@@ -89,12 +88,12 @@ func catchAllTools(rt *detect.Route, decls map[string]Declaration) []harvest.Spe
 }
 
 // declare sets what a declaration gives over t.
-func declare(t *harvest.Spec, d Declaration) {
+func declare(t *Spec, d Declaration) {
 	if d.Description != "" {
 		t.Description = d.Description
 	}
 	if d.Input != nil {
-		t.InputSchema, t.SchemaSource = d.Input, sourceDeclared
+		t.InputSchema, t.SchemaSource = d.Input, SourceDeclared
 	}
 	if d.Output != nil {
 		t.OutputSchema = d.Output
@@ -106,7 +105,7 @@ func declare(t *harvest.Spec, d Declaration) {
 
 // finishTool applies the defaults of what nothing gave, and makes a body
 // that is not an object the argument "body" (see bodyInput).
-func finishTool(t *harvest.Spec) {
+func finishTool(t *Spec) {
 	if t.InputSchema != nil && !objectBody(t.InputSchema) {
 		t.InputSchema, t.BodyArg = bodyInput(t.InputSchema), bodyArgument
 	}
@@ -118,26 +117,27 @@ func finishTool(t *harvest.Spec) {
 	}
 }
 
-// apply returns base with a's fields set over it.
-func (a Annotations) apply(base *mcp.ToolAnnotations) *mcp.ToolAnnotations {
+// Annotate returns base with the hints given set over it: a title that
+// is not empty, a hint that is not nil.
+func Annotate(base *mcp.ToolAnnotations, title string, readOnly, destructive, idempotent, openWorld *bool) *mcp.ToolAnnotations {
 	var out mcp.ToolAnnotations
 	if base != nil {
 		out = *base
 	}
-	if a.Title != "" {
-		out.Title = a.Title
+	if title != "" {
+		out.Title = title
 	}
-	if a.ReadOnly != nil {
-		out.ReadOnlyHint = *a.ReadOnly
+	if readOnly != nil {
+		out.ReadOnlyHint = *readOnly
 	}
-	if a.Destructive != nil {
-		out.DestructiveHint = a.Destructive
+	if destructive != nil {
+		out.DestructiveHint = destructive
 	}
-	if a.Idempotent != nil {
-		out.IdempotentHint = *a.Idempotent
+	if idempotent != nil {
+		out.IdempotentHint = *idempotent
 	}
-	if a.OpenWorld != nil {
-		out.OpenWorldHint = a.OpenWorld
+	if openWorld != nil {
+		out.OpenWorldHint = openWorld
 	}
 	return &out
 }

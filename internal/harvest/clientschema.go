@@ -1,4 +1,4 @@
-package autoexpose
+package harvest
 
 import (
 	"encoding/json"
@@ -23,9 +23,9 @@ import (
 // every validator takes and a model provider's strict mode asks for in
 // those very words.
 
-// advertised returns the JSON of schema s as a client is sent it; nil for
+// Advertised returns the JSON of schema s as a client is sent it; nil for
 // nil.
-func advertised(s *jsonschema.Schema) (json.RawMessage, error) {
+func Advertised(s *jsonschema.Schema) (json.RawMessage, error) {
 	if s == nil {
 		return nil, nil
 	}

@@ -1,4 +1,4 @@
-package autoexpose
+package harvest
 
 import (
 	"encoding/json"
@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/detect"
-	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 )
 
@@ -34,18 +33,14 @@ import (
 // parameters nor members of a body that the typed handler or the document
 // describes.
 
-// restOptions returns the detector's REST options for the config and the
-// OpenAPI document, or nil for the tool-route convention.
+// RESTOptions returns the detector's REST options for mcp.rest's methods
+// and names, Config.Declared and the OpenAPI document.
 //
 // gen holds the generated facts, which tell a browser's route (see
 // leftOff); nil for none.
-func restOptions(cfg *Config, doc *openapi.Document, gen *genIndex) *detect.RESTOptions {
-	r := cfg.MCP.REST
-	if r == nil {
-		return nil
-	}
-	o := &detect.RESTOptions{Methods: r.Methods, Names: make(map[string]string, len(r.Names))}
-	for k, v := range r.Names {
+func RESTOptions(methods []string, names map[string]string, declared map[string]Declaration, doc *openapi.Document, gen *GenIndex) *detect.RESTOptions {
+	o := &detect.RESTOptions{Methods: methods, Names: make(map[string]string, len(names))}
+	for k, v := range names {
 		// An http.ServeMux pattern's {$} is the end of its path (Wrap).
 		o.Names[strings.Replace(k, "{$}", "", 1)] = v
 	}
@@ -55,7 +50,7 @@ func restOptions(cfg *Config, doc *openapi.Document, gen *genIndex) *detect.REST
 		if op != nil {
 			id = op.ID
 		}
-		return id, leftOff(cfg, doc, op, rt, gen)
+		return id, leftOff(declared, doc, op, rt, gen)
 	}
 	return o
 }
@@ -66,7 +61,7 @@ func sendsBody(method string) bool {
 	return method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch
 }
 
-// harvestREST turns a tool route of the REST reading into a Tool: its
+// RESTRoute turns a tool route of the REST reading into a Tool: its
 // input schema as above, and the rest as harvest does for a tool route,
 // with the annotations the method implies last. A route without an
 // operation in the document takes its body and query parameters from the
@@ -74,7 +69,7 @@ func sendsBody(method string) bool {
 // are some. A tool whose arguments cannot be one object (a body member
 // named like a path parameter) gets the refusal, reported if the tool is
 // kept.
-func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document, gens *genIndex) harvest.Spec {
+func RESTRoute(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document, gens *GenIndex) Spec {
 	h := newRESTHarvest(rt, declared, doc, gens)
 	h.readBody()
 	h.readParams(gens)
@@ -89,14 +84,14 @@ func harvestREST(rt *detect.Route, declared map[string]Declaration, doc *openapi
 	return h.t
 }
 
-// A restHarvest is one REST route's tool as harvestREST builds it, step by
+// A restHarvest is one REST route's tool as RESTRoute builds it, step by
 // step: what each source says of the route, then the input they make.
 type restHarvest struct {
 	rt         *detect.Route
-	t          harvest.Spec
-	rest       *harvest.REST
+	t          Spec
+	rest       *REST
 	op         *openapi.Operation // the route's operation in the document, or nil
-	typed      *typedInfo         // the typed handler's, or nil
+	typed      *TypedInfo         // the typed handler's, or nil
 	gen        *genHandler        // the generated facts of the handler, or nil
 	genBody    *jsonschema.Schema // the body the handler decodes, as gen read it
 	genNote    string             // why that body has no schema
@@ -113,23 +108,21 @@ type restHarvest struct {
 
 // newRESTHarvest gathers what the document, the typed handler, the
 // generated facts and the declarations say of route rt.
-func newRESTHarvest(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document, gens *genIndex) *restHarvest {
+func newRESTHarvest(rt *detect.Route, declared map[string]Declaration, doc *openapi.Document, gens *GenIndex) *restHarvest {
 	h := &restHarvest{
 		rt: rt,
-		t: harvest.Spec{
+		t: Spec{
 			Name:     rt.Name,
 			Route:    rt.Method + " " + rt.Pattern,
 			Verdict:  rt.Verdict,
 			Reasons:  rt.Reasons,
 			Detected: rt,
 		},
-		rest: &harvest.REST{Method: rt.Method, Op: operationOf(doc, rt)},
+		rest: &REST{Method: rt.Method, Op: operationOf(doc, rt)},
 	}
 	h.t.REST = h.rest
 	h.op = h.rest.Op
-	if tt, ok := rt.Endpoint.(typedTool); ok {
-		h.typed = tt.typedInfo()
-	}
+	h.typed = typedInfo(rt.Endpoint)
 	h.gen = gens.of(rt, rt.Name)
 	if h.gen != nil {
 		h.genBody, h.genNote = h.gen.body()
@@ -164,30 +157,30 @@ func (h *restHarvest) chooseBody() {
 	t, op := &h.t, h.op
 	switch {
 	case h.typed != nil:
-		h.body, h.bodyFrom, t.SchemaSource = h.typed.input, "the typed handler's input", sourceTyped
+		h.body, h.bodyFrom, t.SchemaSource = h.typed.Input, "the typed handler's input", SourceTyped
 	case h.isDeclared && h.decl.Input != nil && !objectBody(h.decl.Input):
 		// A declaration of a body that is not an object is the body's
 		// schema, not the whole input.
-		h.body, h.bodyFrom, t.SchemaSource = h.decl.Input, "the declaration", sourceDeclared
+		h.body, h.bodyFrom, t.SchemaSource = h.decl.Input, "the declaration", SourceDeclared
 		h.decl.Input = nil
 	case op != nil && op.HasBody && op.Input != nil:
-		h.body, h.bodyFrom, t.SchemaSource = op.Input, "the OpenAPI request body", sourceOpenAPI
+		h.body, h.bodyFrom, t.SchemaSource = op.Input, "the OpenAPI request body", SourceOpenAPI
 	case op != nil && op.Body != nil: // not an object
-		h.body, h.bodyFrom, t.SchemaSource = op.Body, "the OpenAPI request body", sourceOpenAPI
+		h.body, h.bodyFrom, t.SchemaSource = op.Body, "the OpenAPI request body", SourceOpenAPI
 	case op != nil:
-		t.SchemaSource = sourceOpenAPI
+		t.SchemaSource = SourceOpenAPI
 	case h.genBody != nil:
-		h.body, h.bodyFrom, t.SchemaSource, t.Note = h.genBody, "the handler's body, as mcpdoor gen read it", sourceGenerated, h.genNote
+		h.body, h.bodyFrom, t.SchemaSource, t.Note = h.genBody, "the handler's body, as mcpdoor gen read it", SourceGenerated, h.genNote
 	case h.gen != nil:
-		t.SchemaSource, t.Note = sourceGenerated, h.genNote
+		t.SchemaSource, t.Note = SourceGenerated, h.genNote
 	default:
-		t.SchemaSource = sourcePermissive
+		t.SchemaSource = SourcePermissive
 	}
 }
 
 // readParams reads the path and query parameters, and the path parameters
 // the body's fields clash with.
-func (h *restHarvest) readParams(gens *genIndex) {
+func (h *restHarvest) readParams(gens *GenIndex) {
 	h.pathSchemas = make(map[string]*jsonschema.Schema, len(h.rt.Params))
 	for _, p := range h.rt.Params {
 		h.rest.Params = append(h.rest.Params, p.Name)
@@ -222,7 +215,7 @@ func (h *restHarvest) readParams(gens *genIndex) {
 func (h *restHarvest) declaredInput() {
 	rest := h.rest
 	input := rootClone(h.decl.Input)
-	h.t.SchemaSource = sourceDeclared
+	h.t.SchemaSource = SourceDeclared
 	for _, name := range rest.Params {
 		if _, ok := input.Properties[name]; !ok {
 			setProperty(input, name, h.pathSchemas[name])
@@ -293,7 +286,7 @@ func (h *restHarvest) assembledInput() {
 		input.PropertyOrder = append(order, input.PropertyOrder...)
 	}
 	if h.typed != nil && len(h.clashes) == 0 && plainObject(h.body) {
-		rest.BodySchema = h.typed.resolved
+		rest.BodySchema = h.typed.Resolved
 	}
 	h.t.InputSchema = input
 }
@@ -324,12 +317,12 @@ func (h *restHarvest) describe() {
 		t.OutputSchema = op.Output
 	}
 	if typed != nil {
-		t.OutputSchema = typed.output
-		if typed.description != "" {
-			t.Description = typed.description
+		t.OutputSchema = typed.Output
+		if typed.Description != "" {
+			t.Description = typed.Description
 		}
-		if typed.annotations != nil {
-			t.Annotations = typed.annotations
+		if typed.Annotations != nil {
+			t.Annotations = typed.Annotations
 		}
 	}
 	if gen != nil {
@@ -372,7 +365,7 @@ func hintAnnotations(h detect.Hints) *mcp.ToolAnnotations {
 // restArguments says, for the report, which argument goes where:
 // "id (path); limit, tag (query); text, tags (body)". "any" stands for the
 // members the schema does not name, when it takes them.
-func restArguments(rest *harvest.REST, input, body *jsonschema.Schema) string {
+func restArguments(rest *REST, input, body *jsonschema.Schema) string {
 	var parts []string
 	add := func(names []string, where string) {
 		if len(names) > 0 {
