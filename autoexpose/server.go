@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/internal/fastpath"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/sdkserver"
 	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 )
 
@@ -35,12 +36,16 @@ func (d *Door) newServer() *mcp.Server {
 	}
 	// Beneath the Door's middleware, the go-sdk's handling of each method
 	// (the tools' handlers included) recovers, so that a panic there is
-	// traced as the request's error (see recover.go).
-	s.AddReceivingMiddleware(d.recovering)
+	// traced as the request's error (see internal/sdkserver recover.go).
+	s.AddReceivingMiddleware(sdkserver.Recovering(d.log))
 	s.AddReceivingMiddleware(d.recovers(d.middleware))
 	s.AddReceivingMiddleware(d.recovers(d.tel.Middleware(d.served()))) // outside the middleware: its refusals are traced too
 	return s
 }
+
+// recovers is the middleware m under sdkserver.Recovering, as the Door
+// adds each of its own to the go-sdk server.
+func (d *Door) recovers(m mcp.Middleware) mcp.Middleware { return sdkserver.Recovers(d.log, m) }
 
 // served is what the go-sdk server's tracing needs of d.
 func (d *Door) served() telemetry.Served {
