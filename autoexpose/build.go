@@ -3,7 +3,6 @@ package autoexpose
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
+	"github.com/mcpdoor/mcpdoor/internal/call"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/edge"
@@ -47,7 +47,7 @@ type builder struct {
 	wrapping bool              // building for Wrap: no route table to read
 	// paths is what REST tools' path values are checked against when that
 	// is not the router the tools were read from (Wrap: the wrapped
-	// handler's own routes; see pathRouter).
+	// handler's own routes; see harvest.Wrapped.Paths).
 	paths  dispatch.Router
 	report []detector.Row
 	errs   []error
@@ -111,7 +111,7 @@ func (b *builder) inspect(r chi.Router, doc *openapi.Document) *detect.Report {
 	}
 	mode, _ := detect.ParseMode(string(m.Dispatch))
 	rep, err := detect.Inspect(r, &detect.Options{Mode: mode, Transparent: m.TransparentMiddleware, MCPPath: m.path(), Reserved: b.reserved,
-		REST: b.restOptions(doc, harvest.NewGenIndex(discardLog))})
+		REST: b.restOptions(doc, harvest.NewGenIndex(nil))})
 	if err != nil {
 		b.errs = append(b.errs, fmt.Errorf("mcpdoor: %w", err))
 		return &detect.Report{}
@@ -180,10 +180,6 @@ func (a Annotations) apply(base *mcp.ToolAnnotations) *mcp.ToolAnnotations {
 	return harvest.Annotate(base, a.Title, a.ReadOnly, a.Destructive, a.Idempotent, a.OpenWorld)
 }
 
-// discardLog is the logger of a harvest.GenIndex read twice at Install:
-// the one that harvests the tools logs what is wrong with a file.
-var discardLog = slog.New(slog.DiscardHandler)
-
 // loadOpenAPI reads Config.OpenAPI. It returns nil without one.
 func loadOpenAPI(cfg *Config) (*openapi.Document, error) {
 	if cfg.OpenAPI == nil {
@@ -227,26 +223,28 @@ func (b *builder) door(tools []harvest.Spec, target http.Handler, routes chi.Rou
 		b.log.Warn("mcpdoor: no tools to serve: " + b.noTools(routes))
 	}
 	d := b.newDoor(target)
-	tb := &toolBuilder{
-		maxBody:  m.maxBodyBytes(),
-		log:      b.log,
-		compiled: harvest.NewResolver(),
-		replayer: dispatch.NewReplay(target, m.maxBodyBytes()),
-		paths:    routes, // what a REST tool's path is checked against
-		routes:   routes,
+	tb := &toolset.Builder{
+		MaxBody:     m.maxBodyBytes(),
+		Log:         b.log,
+		Compiled:    harvest.NewResolver(),
+		Replayer:    dispatch.NewReplay(target, m.maxBodyBytes()),
+		Paths:       routes, // what a REST tool's path is checked against
+		Routes:      routes,
+		Fast:        func(s *jsonschema.Schema) bool { return !bindsHeaders(s) },
+		ImageBudget: call.ImageBudget(m.maxBodyBytes()),
 	}
 	if b.paths != nil {
-		tb.paths = b.paths
+		tb.Paths = b.paths
 	}
 	for _, tl := range tools {
-		t, err := tb.tool(tl)
+		t, err := tb.Tool(tl)
 		if err != nil {
 			b.errs = append(b.errs, err)
 			continue
 		}
 		d.tools[t.Name] = t
 		d.names = append(d.names, t.Name)
-		b.report = append(b.report, reportRow(t))
+		b.report = append(b.report, t.Row())
 	}
 	if len(b.errs) > 0 {
 		return nil, errors.Join(b.errs...)
@@ -258,7 +256,7 @@ func (b *builder) door(tools []harvest.Spec, target http.Handler, routes chi.Rou
 	slices.SortStableFunc(b.report, harvest.CompareRows)
 	d.report = b.report
 	d.server = d.newServer()
-	d.calls.server = d.server
+	d.calls.pipe.SetServer(d.server)
 	seedPath := ""
 	if b.contract != nil {
 		seedPath = rollout.SeedPath
@@ -282,21 +280,28 @@ func (b *builder) newDoor(target http.Handler) *Door {
 		bodies:   b.bodies,
 		extended: b.cfg.ExtendServer != nil,
 		calls: &calls{
-			log:          b.log,
-			contract:     b.contract,
-			sessions:     b.sessions,
-			localSID:     rand.Text(),
-			byMCPSession: newMCPSessionSIDs(m),
-			forward:      m.forwardHeaders(),
-			maxBody:      m.maxBodyBytes(),
-			limiter:      newRateLimiter(m.RateLimit),
-			timeout:      m.CallTimeout,
-			stateless:    !m.stateful() && !b.stdio,
-			slots:        newCallSlots(m.maxConcurrentCalls()),
-			states:       mcpcall.NewStates(b.sessions.Keys()),
+			contract:  b.contract,
+			sessions:  b.sessions,
+			maxBody:   m.maxBodyBytes(),
+			stateless: !m.stateful() && !b.stdio,
+			slots:     newCallSlots(m.maxConcurrentCalls()),
 		},
 	}
-	d.catalog = b.catalog(d.calls.limiter)
+	d.calls.pipe = call.New(call.Settings{
+		Log:       b.log,
+		Contract:  b.contract,
+		Sessions:  b.sessions,
+		Inflight:  &d.calls.inflight,
+		Forward:   m.forwardHeaders(),
+		MaxBody:   m.maxBodyBytes(),
+		RateLimit: call.RateLimit(m.RateLimit),
+		Timeout:   m.CallTimeout,
+		Stateful:  m.stateful(),
+		Exclusive: m.Exclusive,
+		States:    mcpcall.NewStates(b.sessions.Keys()),
+		Span:      spanOf,
+	})
+	d.catalog = b.catalog(d.calls.pipe)
 	d.front = d.newFront(target)
 	return d
 }
@@ -325,73 +330,13 @@ func failureCode(res *mcp.CallToolResult) string {
 	return envelope["error"].Code
 }
 
-// A toolBuilder makes the tools of one Door from their specs.
-type toolBuilder struct {
-	maxBody  int64 // mcp.max_body_bytes
-	log      *slog.Logger
-	compiled *harvest.Resolver   // the input schemas, each resolved once
-	replayer dispatch.Dispatcher // what a replayed tool dispatches through
-	paths    dispatch.Router     // what a REST tool's path is checked against
-	routes   chi.Routes          // where a direct tool's endpoint is found
-}
-
-// tool makes the tool of spec tl: its path and request line, its schemas
-// resolved and advertised, and its dispatcher; or the refusal that keeps
-// it from being served.
-func (tb *toolBuilder) tool(tl harvest.Spec) (*toolset.Tool, error) {
-	rt := tl.Detected
-	t := &toolset.Tool{Spec: tl, Path: "/" + tl.Name, Fast: !bindsHeaders(tl.InputSchema), ImageBudget: imageBudget(tb.maxBody)}
-	t.Request, t.SpanName = "POST "+t.Path, "tools/call "+t.Name
-	if rest := tl.REST; rest != nil {
-		t.Path, t.Request = rt.Pattern, rt.Method+" "+rt.Pattern
-		if len(rest.Params) > 0 {
-			var err error
-			if rest.Template, err = dispatch.NewTemplate(rt.Method, rt.Pattern, tb.paths); err != nil {
-				return nil, fmt.Errorf("mcpdoor: %s: tool %s: %w", t.Route, t.Name, err)
-			}
-		}
+// spanOf returns ctx, the context the call mc is dispatched in, with
+// its span (see telemetry.WithSpan); ctx itself when there is no MCP call.
+func spanOf(ctx context.Context, mc *mcpcall.Call) context.Context {
+	if mc == nil {
+		return ctx
 	}
-	tt, typed := rt.Endpoint.(harvest.Typed)
-	if typed {
-		info := tt.TypedInfo()
-		info.Configure(tb.maxBody, tb.log)
-		tb.compiled.Know(info.Input, info.Resolved)
-	}
-	var err error
-	if t.Resolved, err = tb.compiled.Of(t.InputSchema); err != nil {
-		return nil, fmt.Errorf("mcpdoor: %s: tool %s: input schema: %w", t.Route, t.Name, err)
-	}
-	if t.Input, err = harvest.Advertised(t.InputSchema); err == nil {
-		t.Output, err = harvest.Advertised(t.OutputSchema)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("mcpdoor: %s: tool %s: schema: %w", t.Route, t.Name, err)
-	}
-	switch {
-	case tl.REST != nil && tl.REST.Split:
-		t.Checked = tl.REST.BodySchema
-	case typed && tt.TypedInfo().Resolved == t.Resolved:
-		t.Checked = t.Resolved
-	}
-	if rt.Verdict == detect.Direct {
-		t.Dispatcher = dispatch.NewDirect(rt.Endpoint, rt.Pattern, tb.routes, tb.maxBody)
-	} else {
-		t.Dispatcher = tb.replayer
-	}
-	return t, nil
-}
-
-// reportRow is the startup report's row of tool t.
-func reportRow(t *toolset.Tool) detector.Row {
-	reasons := t.Reasons
-	if t.Note != "" {
-		reasons = append(slices.Clip(reasons), t.Note)
-	}
-	row := detector.Row{Tool: t.Name, Route: t.Route, Verdict: t.Verdict.String(), Reason: strings.Join(reasons, "; "), Schema: t.SchemaSource}
-	if t.REST != nil {
-		row.Arguments = t.REST.Arguments
-	}
-	return row
+	return telemetry.WithSpan(ctx, mc.Traced)
 }
 
 // noTools says why a Door has no tool to serve, and what to do about it.

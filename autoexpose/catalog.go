@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/mcpdoor/mcpdoor/internal/call"
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/toolset"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -129,7 +131,7 @@ func catalogURI(name string) string {
 
 // catalog returns the catalog of the Door the builder makes, without its
 // tools, or nil unless mcp.catalog is set.
-func (b *builder) catalog(limiter *rateLimiter) *catalogDoc {
+func (b *builder) catalog(calls *call.Pipeline) *catalogDoc {
 	m := &b.cfg.MCP
 	if !m.Catalog {
 		return nil
@@ -157,10 +159,10 @@ func (b *builder) catalog(limiter *rateLimiter) *catalogDoc {
 	}
 	c.Limits.MaxBodyBytes = m.maxBodyBytes()
 	c.Limits.CallTimeoutMs = m.CallTimeout.Milliseconds()
-	if limiter != nil {
-		c.Limits.RateLimit.PerSession = float64(limiter.limit)
-		c.Limits.RateLimit.Burst = limiter.burst
-		c.Limits.RateLimit.By = limiter.by
+	if rl, ok := calls.Limiter(); ok {
+		c.Limits.RateLimit.PerSession = rl.PerSession
+		c.Limits.RateLimit.Burst = rl.Burst
+		c.Limits.RateLimit.By = rl.By
 	}
 	return c
 }
@@ -192,7 +194,7 @@ func (d *Door) addCatalog(s *mcp.Server) {
 // token that was sent but does not verify, the error that refuses it (see
 // Door.visible).
 func (d *Door) catalogFor(req mcp.Request) (*catalogDoc, *jsonrpc.Error) {
-	visible, refused := d.visible(headerOf(req))
+	visible, refused := d.visible(mcpcall.Header(req))
 	if refused != nil {
 		return nil, refused
 	}

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
+	"github.com/mcpdoor/mcpdoor/internal/call"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/header"
@@ -346,7 +347,7 @@ type RateLimit struct {
 const (
 	// RateBySession: one bucket per session (the one each call runs in,
 	// see Sessions): the default.
-	RateBySession = "session"
+	RateBySession = call.BySession
 	// RateByClient: one bucket per client address, the IP of the MCP
 	// request's RemoteAddr (an IPv6 address's /64, which one host often
 	// holds whole). Behind a proxy, that is the proxy's address, shared by
@@ -354,9 +355,9 @@ const (
 	// rewrites RemoteAddr (chi's RealIP) makes it what the
 	// X-Forwarded-For or X-Real-IP header says, which a client can forge
 	// unless the proxy sets it. Calls over stdio share one bucket.
-	RateByClient = "client"
+	RateByClient = call.ByClient
 	// RateByServer: one bucket for every call the server serves.
-	RateByServer = "server"
+	RateByServer = call.ByServer
 )
 
 // Dispatch is how tool calls reach their routes (mcp.dispatch).

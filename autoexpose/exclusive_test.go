@@ -74,10 +74,10 @@ func TestIdentity(t *testing.T) {
 		{"token", tok, nil, "rollout-a", true},
 		{"token and cookie", tok, cookie, "rollout-a", true},
 		{"cookie", "", cookie, "cookie-session", false},
-		{"neither", "", nil, door.calls.localSID, false},
+		{"neither", "", nil, door.calls.pipe.LocalSID(), false},
 		{"invalid token", "garbage", nil, "", false},
 		{"invalid token and cookie", "garbage", cookie, "", false},
-		{"forged cookie", "", &http.Cookie{Name: cookie.Name, Value: "forged"}, door.calls.localSID, false},
+		{"forged cookie", "", &http.Cookie{Name: cookie.Name, Value: "forged"}, door.calls.pipe.LocalSID(), false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			req := httptest.NewRequest("POST", "/mcp", nil)

@@ -98,5 +98,5 @@ func callKey(req mcp.Request) string {
 	if ss := req.GetSession(); ss != nil && ss.ID() != "" {
 		return "session " + ss.ID()
 	}
-	return "request " + headerOf(req).Get(edge.RequestRefHeader)
+	return "request " + mcpcall.Header(req).Get(edge.RequestRefHeader)
 }

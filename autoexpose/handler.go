@@ -138,7 +138,7 @@ func (h *typedHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request
 	}
 	// A tool call's arguments were checked against this schema already,
 	// by the MCP door.
-	if !alreadyChecked(r.Context(), h.info.Resolved, body) {
+	if !argcheck.AlreadyChecked(r.Context(), h.info.Resolved, body) {
 		var v any
 		if err := json.Unmarshal(body, &v); err != nil {
 			if !json.Valid(body) {
@@ -147,17 +147,17 @@ func (h *typedHandler[In, Out]) ServeHTTP(w http.ResponseWriter, r *http.Request
 			}
 			// Valid JSON that does not decode (a number out of range) fails
 			// as arguments do on the MCP door.
-			writeJSON(w, http.StatusUnprocessableEntity, notJSON(err).body())
+			writeJSON(w, http.StatusUnprocessableEntity, argcheck.NotJSON(err).Body())
 			return
 		}
-		if ae := checkValue(h.info.Resolved, v); ae != nil {
-			writeJSON(w, http.StatusUnprocessableEntity, ae.body())
+		if ae := h.info.Resolved.Check(v); ae != nil {
+			writeJSON(w, http.StatusUnprocessableEntity, ae.Body())
 			return
 		}
 	}
 	var in In
 	if err := json.Unmarshal(body, &in); err != nil {
-		writeJSON(w, http.StatusUnprocessableEntity, (&argError{Detail: err.Error()}).body())
+		writeJSON(w, http.StatusUnprocessableEntity, (&argcheck.Failure{Detail: err.Error()}).Body())
 		return
 	}
 	out, err := h.fn(r.Context(), r, in)

@@ -26,6 +26,12 @@ func callDoor(tb testing.TB, tokenless bool, m MCPConfig) (*Door, *toolset.Tool)
 	return d, d.tools["get_weather"]
 }
 
+// parisCall is a tools/call of callDoor's get_weather for Paris, with no
+// request Extra (as over stdio).
+func parisCall() *mcp.CallToolRequest {
+	return &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris"}`)}}
+}
+
 // TestCallLimitsOrder: a call over the rate limit is refused before its
 // arguments are looked at, the size of the arguments before the schema.
 func TestCallLimitsOrder(t *testing.T) {
@@ -35,7 +41,7 @@ func TestCallLimitsOrder(t *testing.T) {
 	if got := text(d.calls.callResult(context.Background(), tl, big)); got != "Arguments to POST /get_weather are 111 bytes, over the 64-byte limit (mcp.max_body_bytes)." {
 		t.Errorf("first call: %s", got)
 	}
-	if got := text(d.calls.callResult(context.Background(), tl, callWith(nil))); !strings.HasPrefix(got, "Rate limit exceeded for this session; retry in ") {
+	if got := text(d.calls.callResult(context.Background(), tl, parisCall())); !strings.HasPrefix(got, "Rate limit exceeded for this session; retry in ") {
 		t.Errorf("second call: %s", got)
 	}
 }
@@ -55,7 +61,7 @@ func BenchmarkCall(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			d, tl := callDoor(b, true, tc.m)
-			req := callWith(nil)
+			req := parisCall()
 			ctx := context.Background()
 			if res := d.calls.callResult(ctx, tl, req); res.IsError {
 				b.Fatalf("call: %v", res.Content[0])

@@ -98,7 +98,7 @@ func TestRESTPagesLeftOff(t *testing.T) {
 
 	var logs bytes.Buffer
 	door.log = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: dropTime}))
-	door.calls.log = door.log
+	door.calls.pipe.Log = door.log
 	for range 2 {
 		callResult(t, door, "report", `{}`, "")
 	}

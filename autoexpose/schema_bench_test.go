@@ -38,7 +38,7 @@ func BenchmarkValidateArgs(b *testing.B) {
 			want := c.name == "valid"
 			b.ReportAllocs()
 			for b.Loop() {
-				if ae := validateArgs(rs, args); (ae == nil) != want {
+				if ae := rs.Validate(args); (ae == nil) != want {
 					b.Fatal(ae)
 				}
 			}

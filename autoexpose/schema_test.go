@@ -38,11 +38,11 @@ func TestArgumentError(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.args, func(t *testing.T) {
-			ae := validateArgs(rs, []byte(c.args))
+			ae := rs.Validate([]byte(c.args))
 			if ae == nil {
 				t.Fatalf("%s passed", c.args)
 			}
-			if got := string(ae.body()); got != c.want {
+			if got := string(ae.Body()); got != c.want {
 				t.Errorf("got  %s\nwant %s", got, c.want)
 			}
 		})
@@ -78,11 +78,11 @@ func TestArgumentErrorStructured(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.args, func(t *testing.T) {
-			ae := validateArgs(rs, []byte(c.args))
+			ae := rs.Validate([]byte(c.args))
 			if ae == nil {
 				t.Fatalf("%s passed", c.args)
 			}
-			if got := string(ae.body()); got != c.want {
+			if got := string(ae.Body()); got != c.want {
 				t.Errorf("got  %s\nwant %s", got, c.want)
 			}
 		})

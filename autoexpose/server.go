@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/fastpath"
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/sdkserver"
 	"github.com/mcpdoor/mcpdoor/internal/telemetry"
@@ -107,11 +108,11 @@ func (d *Door) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		case "tools/call":
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
 				if _, known := d.tools[p.Name]; !known {
-					return nil, d.unknownTool(p.Name, headerOf(req))
+					return nil, d.unknownTool(p.Name, mcpcall.Header(req))
 				}
 			}
 		case "tools/list":
-			visible, refused := d.visible(headerOf(req))
+			visible, refused := d.visible(mcpcall.Header(req))
 			if refused != nil {
 				return nil, refused
 			}

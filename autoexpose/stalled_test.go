@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -37,6 +38,9 @@ type stalling struct {
 
 // stallingServer serves h on a real listener until the test ends, or
 // Close.
+// discardLog is a logger that logs nothing.
+var discardLog = slog.New(slog.DiscardHandler)
+
 func stallingServer(tb testing.TB, h http.Handler) *stalling {
 	tb.Helper()
 	s := &stalling{tb: tb, waiting: make(map[string]chan struct{})}

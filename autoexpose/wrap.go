@@ -133,8 +133,12 @@ func wrap(h http.Handler, cfg *Config) (*Door, error) {
 	if cfg.MCP.REST != nil {
 		// The routes mcp.rest.names and the document name are the harvest,
 		// a router of their own.
-		harvested, routes := b.wrapREST(h, doc, replayReasons)
-		return b.wrapDoor(h, cfg, b.toolset(harvested, disp, doc), routes)
+		w := harvest.WrapREST(h, doc, &harvest.WrapOptions{
+			Methods: cfg.MCP.REST.Methods, Names: cfg.MCP.REST.Names, Declared: declarations(cfg.Declared),
+			MCPPath: cfg.MCP.path(), Reserved: b.reserved, Reasons: replayReasons, Log: b.log,
+		})
+		b.report, b.errs, b.paths = append(b.report, w.Report...), append(b.errs, w.Errs...), w.Paths
+		return b.wrapDoor(h, cfg, b.toolset(w.Tools, disp, doc), w.Router)
 	}
 	// The document's POST operations are the harvest: each served by h at
 	// its path.

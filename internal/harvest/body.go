@@ -11,7 +11,7 @@ import (
 // one: a bulk route decodes a JSON array. When the typed handler's input,
 // the OpenAPI request body or the declaration is not an object's schema,
 // the tool takes the body as its one argument "body" (beside a REST tool's
-// path and query parameters), Advertised with the body's own schema, and
+// path and query parameters), advertised with the body's own schema, and
 // a call sends that argument's value, as the client wrote it, as the
 // route's body.
 

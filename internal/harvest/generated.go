@@ -89,8 +89,12 @@ type GenIndex struct {
 }
 
 // NewGenIndex indexes the generated files recorded so far, and warns of
-// those it cannot read.
+// those it cannot read; with a nil log it warns of nothing, for an index
+// read twice at Install (the one that harvests the tools warns).
 func NewGenIndex(log *slog.Logger) *GenIndex {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	genRegistry.Lock()
 	pkgs := slices.Clone(genRegistry.pkgs)
 	genRegistry.Unlock()

@@ -23,9 +23,9 @@ import (
 //  6. the defaults: the description "POST /<name>", a permissive object
 //     input schema, no output schema, no annotations.
 //
-// An output schema is Advertised only when it describes an object, since
+// An output schema is advertised only when it describes an object, since
 // structuredContent is always one: the output schema of a route that
-// answers a JSON array (an OpenAPI list operation's) is not Advertised,
+// answers a JSON array (an OpenAPI list operation's) is not advertised,
 // and its calls' results carry the array as text, without
 // structuredContent.
 

@@ -44,6 +44,7 @@ var layers = []struct {
 	}},
 	{"the harvest: a server's routes as tool specs", []string{"internal/harvest"}},
 	{"the tool set: the tools a door serves, a failed call's result", []string{"internal/toolset"}},
+	{"the tools/call pipeline", []string{"internal/call"}},
 	{"transports: the fast path, the go-sdk server's machinery", []string{"internal/fastpath", "internal/sdkserver"}},
 	{"the door", []string{"autoexpose"}},
 	{"on top of the door: its test kit, the generator's command", []string{

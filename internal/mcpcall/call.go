@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -102,6 +103,14 @@ func With(ctx context.Context, c *Call) context.Context {
 func From(ctx context.Context) *Call {
 	c, _ := ctx.Value(callKey{}).(*Call)
 	return c
+}
+
+// Header returns the HTTP header an MCP request came with, or nil (stdio).
+func Header(req mcp.Request) http.Header {
+	if extra := req.GetExtra(); extra != nil {
+		return extra.Header
+	}
+	return nil
 }
 
 // Progress sends the client of the call in ctx a notifications/progress

@@ -22,7 +22,7 @@ import (
 // JSON-RPC internal error (-32603) of that one request, the details go to
 // the log (ERROR), and the server goes on serving. The one goroutine the
 // Door starts of its own, besides, recovers alike (see internal/telemetry's
-// session watch and calls.serveWithin).
+// session watch and internal/call's serveWithin).
 
 // Recovering returns a receiving middleware that turns a panic in next
 // into the request's internal error, logged to log (or to the rollout's

@@ -27,7 +27,7 @@ type Tool struct {
 	Input, Output json.RawMessage
 	// Checked is the schema the route's typed handler checks its body
 	// against, when the door's own check of the arguments covers it (see
-	// autoexpose/dispatch.go's withChecked); nil when it does not.
+	// argcheck.WithChecked); nil when it does not.
 	Checked    *argcheck.Schema
 	Dispatcher dispatch.Dispatcher
 	// Fast reports whether the fast path may serve the tool's calls: not
@@ -35,7 +35,7 @@ type Tool struct {
 	// which the go-sdk checks.
 	Fast bool
 	// ImageBudget is the bytes of pixels an image the route answers may
-	// decode to (see autoexpose/image.go's imageBudget).
+	// decode to (see call.ImageBudget).
 	ImageBudget int64
 	// PageWarned is set once the route's answer of a page is warned of.
 	PageWarned atomic.Bool

@@ -1,4 +1,4 @@
-package autoexpose
+package call
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/internal/argcheck"
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
-	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 	"github.com/mcpdoor/mcpdoor/internal/toolset"
 )
 
@@ -29,13 +29,13 @@ import (
 // under), the MCP call mc (for Progress, Log, Elicit and Sample) and the
 // call's span (internal/telemetry), and it ends when the client cancels the call or goes away, or the door
 // closes.
-func (c *calls) dispatch(ctx context.Context, t *toolset.Tool, who caller, req *mcp.CallToolRequest, mc *mcpcall.Call, in input) *dispatch.Response {
+func (p *Pipeline) dispatch(ctx context.Context, t *toolset.Tool, who caller, req *mcp.CallToolRequest, mc *mcpcall.Call, in input) *dispatch.Response {
 	rc := in.call
 	if rc == nil {
 		rc = &dispatch.Call{Path: t.Path}
 	}
 	// The dispatcher adds Content-Type application/json to a body.
-	rc.Body, rc.Header, rc.Host = in.body, forward(headerOf(req), c.forward), "localhost"
+	rc.Body, rc.Header, rc.Host = in.body, forward(mcpcall.Header(req), p.Forward), "localhost"
 	if who.req != nil {
 		rc.Host, rc.RemoteAddr, rc.TLS = who.req.Host, who.req.RemoteAddr, who.req.TLS
 		// The fast path calls with the request's own context, which has all
@@ -59,18 +59,16 @@ func (c *calls) dispatch(ctx context.Context, t *toolset.Tool, who caller, req *
 	if who.req != nil {
 		from = who.req.Context()
 	}
-	ctx = c.sessions.ForCall(ctx, from, who.sid, who.token)
+	ctx = p.Sessions.ForCall(ctx, from, who.sid, who.token)
 	ctx = mcpcall.With(ctx, mc)
-	if mc != nil {
-		ctx = telemetry.WithSpan(ctx, mc.Traced)
-	}
+	ctx = p.Span(ctx, mc)
 	if t.Checked != nil {
-		ctx = withChecked(ctx, t.Checked, in.body)
+		ctx = argcheck.WithChecked(ctx, t.Checked, in.body)
 	}
-	if c.timeout <= 0 {
-		return c.serve(ctx, t, rc)
+	if p.Timeout <= 0 {
+		return p.serve(ctx, t, rc)
 	}
-	return c.serveWithin(ctx, t, rc)
+	return p.serveWithin(ctx, t, rc)
 }
 
 // serveWithin serves rc within mcp.call_timeout. It returns nil when the
@@ -82,8 +80,8 @@ func (c *calls) dispatch(ctx context.Context, t *toolset.Tool, who caller, req *
 // nothing reads what it writes (its recorder belongs to that goroutine
 // alone, so there is no race between its late writes and the result), and a
 // late panic is still logged.
-func (c *calls) serveWithin(ctx context.Context, t *toolset.Tool, rc *dispatch.Call) *dispatch.Response {
-	deadline := time.Now().Add(c.timeout)
+func (p *Pipeline) serveWithin(ctx context.Context, t *toolset.Tool, rc *dispatch.Call) *dispatch.Response {
+	deadline := time.Now().Add(p.Timeout)
 	ctx, cancel := context.WithDeadlineCause(ctx, deadline, errCallTimeout)
 	defer cancel()
 	type outcome struct {
@@ -92,7 +90,7 @@ func (c *calls) serveWithin(ctx context.Context, t *toolset.Tool, rc *dispatch.C
 	}
 	done := make(chan outcome, 1) // the goroutine never blocks on it
 	go func() {
-		resp := c.serve(ctx, t, rc)
+		resp := p.serve(ctx, t, rc)
 		done <- outcome{resp, context.Cause(ctx) == errCallTimeout}
 	}()
 	select {
@@ -123,7 +121,7 @@ func (c *calls) serveWithin(ctx context.Context, t *toolset.Tool, rc *dispatch.C
 		case <-timer.C:
 		}
 	}
-	rollout.Logger(ctx, c.log).Warn("mcpdoor: tool call timed out; its handler may still be running", "tool", t.Name, "route", t.Route, "timeout", c.timeout)
+	rollout.Logger(ctx, p.Log).Warn("mcpdoor: tool call timed out; its handler may still be running", "tool", t.Name, "route", t.Route, "timeout", p.Timeout)
 	return nil
 }
 
@@ -134,28 +132,28 @@ var errCallTimeout = errors.New("mcpdoor: mcp.call_timeout reached")
 // serve runs one dispatch and logs a handler's panic, or one of the
 // dispatch's own: serveWithin runs it on a goroutine of its own, which
 // nothing else recovers.
-func (c *calls) serve(ctx context.Context, t *toolset.Tool, rc *dispatch.Call) (resp *dispatch.Response) {
+func (p *Pipeline) serve(ctx context.Context, t *toolset.Tool, rc *dispatch.Call) (resp *dispatch.Response) {
 	defer func() {
 		if v := recover(); v != nil {
 			resp = dispatch.Panicked(v)
 		}
 		if resp.Panic != nil {
-			rollout.Logger(ctx, c.log).Error("mcpdoor: handler panicked", "tool", t.Name, "route", t.Route, "panic", resp.Panic, "stack", string(resp.Stack))
+			rollout.Logger(ctx, p.Log).Error("mcpdoor: handler panicked", "tool", t.Name, "route", t.Route, "panic", resp.Panic, "stack", string(resp.Stack))
 		}
 	}()
 	return t.Dispatcher.Dispatch(ctx, rc)
 }
 
 // timedOut is the isError result of a call that hit mcp.call_timeout.
-func (c *calls) timedOut(t *toolset.Tool) *mcp.CallToolResult {
+func (p *Pipeline) timedOut(t *toolset.Tool) *mcp.CallToolResult {
 	effect := toolset.EffectUnknown
 	if t.ReadOnly() {
 		effect = toolset.EffectNotApplied
 	}
-	return t.Fail(fmt.Sprintf("%s timed out after %s.", t.Request, c.timeout),
+	return t.Fail(fmt.Sprintf("%s timed out after %s.", t.Request, p.Timeout),
 		toolset.ErrorInfo{
 			Code:    toolset.CodeTimeout,
-			Message: fmt.Sprintf("the handler did not answer within %s (mcp.call_timeout); it may still be running", c.timeout),
+			Message: fmt.Sprintf("the handler did not answer within %s (mcp.call_timeout); it may still be running", p.Timeout),
 			Status:  http.StatusGatewayTimeout,
 			Effect:  effect,
 		})
@@ -174,12 +172,4 @@ func forward(from http.Header, names []string) http.Header {
 		}
 	}
 	return h
-}
-
-// headerOf returns the HTTP header a request came with, or nil (stdio).
-func headerOf(req mcp.Request) http.Header {
-	if extra := req.GetExtra(); extra != nil {
-		return extra.Header
-	}
-	return nil
 }

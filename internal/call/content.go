@@ -1,4 +1,4 @@
-package autoexpose
+package call
 
 import (
 	"bytes"
@@ -15,26 +15,7 @@ import (
 )
 
 // ContentMediaType is the media type of a route response that spells out
-// its MCP tool result, for a handler whose answer is more than one block:
-//
-//	w.Header().Set("Content-Type", autoexpose.ContentMediaType)
-//	json.NewEncoder(w).Encode(map[string]any{
-//		"content": []mcp.Content{
-//			&mcp.TextContent{Text: "The chart:"},
-//			&mcp.ImageContent{MIMEType: "image/png", Data: png},
-//		},
-//		"structuredContent": summary, // optional
-//	})
-//
-// The body is a JSON object with "content", an array of MCP content blocks
-// (text, image, audio, resource, resource_link), and optionally
-// "structuredContent", a JSON object. A 2xx response of this type becomes
-// exactly that result, block for block, once every block is checked: an
-// image's or audio's data (and an embedded resource's blob of an image or
-// audio type) must be what its mimeType says, a resource's uri must be an
-// absolute URI. A response that breaks the convention is an isError result
-// with code bad_response that says what is wrong. The HTTP door answers the
-// JSON itself, unchanged.
+// its MCP tool result (autoexpose.ContentMediaType documents it).
 const ContentMediaType = "application/vnd.mcpdoor.content+json"
 
 // contentResult maps a response in the content convention (see

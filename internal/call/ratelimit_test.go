@@ -1,4 +1,4 @@
-package autoexpose
+package call
 
 import (
 	"fmt"
@@ -185,7 +185,7 @@ func TestRateLimitClientKey(t *testing.T) {
 	if got := clientKey(nil); got != "stdio" {
 		t.Errorf("clientKey(nil) = %q", got)
 	}
-	l := newRateLimiter(RateLimit{PerSession: 1, By: RateByServer})
+	l := newRateLimiter(RateLimit{PerSession: 1, By: ByServer})
 	if a, b := l.key(caller{sid: "a"}), l.key(caller{sid: "b"}); a != b {
 		t.Errorf("by server: keys %q and %q differ", a, b)
 	}

@@ -1,4 +1,4 @@
-package autoexpose
+package call
 
 import (
 	"crypto/rand"
@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/edge"
+	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/toolset"
 )
@@ -47,29 +48,29 @@ type caller struct {
 // request came under, a tool the token does not list). A call runs for the
 // rollout its token was minted for, else for the one its request's prefix
 // names.
-func (c *calls) admit(t *toolset.Tool, req *mcp.CallToolRequest) (caller, *mcp.CallToolResult) {
-	header := headerOf(req)
-	httpReq := c.inflight.Lookup(header)
+func (p *Pipeline) admit(t *toolset.Tool, req *mcp.CallToolRequest) (caller, *mcp.CallToolResult) {
+	header := mcpcall.Header(req)
+	httpReq := p.Inflight.Lookup(header)
 	if httpReq == nil && header.Get(edge.RequestRefHeader) != "" {
-		c.log.Warn("mcpdoor: tool call not run: its HTTP request ended before the call could start (the client closed the connection)", "tool", t.Name)
+		p.Log.Warn("mcpdoor: tool call not run: its HTTP request ended before the call could start (the client closed the connection)", "tool", t.Name)
 		return caller{}, requestEnded(t)
 	}
 	who := caller{req: httpReq}
 	if httpReq != nil {
 		who.rollout = rollout.ID(httpReq)
 	}
-	if c.contract != nil {
-		p, err := c.contract.Admit(header, t.Name, who.rollout)
+	if p.Contract != nil {
+		pass, err := p.Contract.Admit(header, t.Name, who.rollout)
 		if err != nil {
-			return caller{}, c.refused(t, err)
+			return caller{}, p.refused(t, err)
 		}
-		who.sid, who.token = p.SID, p.SID != ""
-		if p.Rollout != "" {
-			who.rollout = p.Rollout
+		who.sid, who.token = pass.SID, pass.SID != ""
+		if pass.Rollout != "" {
+			who.rollout = pass.Rollout
 		}
 	}
 	if who.sid == "" {
-		who.sid = c.tokenlessSession(req.Session, httpReq)
+		who.sid = p.tokenlessSession(req.Session, httpReq)
 	}
 	return who, nil
 }
@@ -78,10 +79,10 @@ func (c *calls) admit(t *toolset.Tool, req *mcp.CallToolRequest) (caller, *mcp.C
 // with err: the text and code of its *rollout.Refusal. Any other error (the
 // contract returns none today) is a 500 whose details go to the log only:
 // the call was not run.
-func (c *calls) refused(t *toolset.Tool, err error) *mcp.CallToolResult {
+func (p *Pipeline) refused(t *toolset.Tool, err error) *mcp.CallToolResult {
 	var r *rollout.Refusal
 	if !errors.As(err, &r) {
-		c.log.Error("mcpdoor: tool call not run: checking its session token failed", "tool", t.Name, "err", err)
+		p.Log.Error("mcpdoor: tool call not run: checking its session token failed", "tool", t.Name, "err", err)
 		return t.Fail("The tool call's session token could not be checked, so the call was not run.",
 			toolset.ErrorInfo{Code: toolset.StatusCode(http.StatusInternalServerError), Message: "checking the session token failed", Status: http.StatusInternalServerError, Effect: toolset.EffectNotApplied})
 	}
@@ -103,51 +104,55 @@ func requestEnded(t *toolset.Tool) *mcp.CallToolResult {
 
 // tokenlessSession returns the session of a tokenless call that came in MCP
 // session ss with HTTP request httpReq.
-func (c *calls) tokenlessSession(ss *mcp.ServerSession, httpReq *http.Request) string {
+func (p *Pipeline) tokenlessSession(ss *mcp.ServerSession, httpReq *http.Request) string {
 	if httpReq == nil {
-		return c.localSID
+		return p.localSID
 	}
-	if c.byMCPSession == nil || ss == nil || ss.ID() == "" {
-		if cookieSID, err := c.sessions.LiveCookie(httpReq); err == nil {
+	if p.byMCPSession == nil || ss == nil || ss.ID() == "" {
+		if cookieSID, err := p.Sessions.LiveCookie(httpReq); err == nil {
 			return cookieSID
 		}
-		return c.localSID
+		return p.localSID
 	}
 	// The cookie counts on the MCP session's first call only.
-	return c.byMCPSession.sid(ss.ID(), func() string {
-		cookieSID, err := c.sessions.LiveCookie(httpReq)
+	return p.byMCPSession.sid(ss.ID(), func() string {
+		cookieSID, err := p.Sessions.LiveCookie(httpReq)
 		switch {
 		case err == nil:
 			return cookieSID
-		case c.byMCPSession.exclusive:
-			return c.localSID
+		case p.byMCPSession.exclusive:
+			return p.localSID
 		default:
 			return rand.Text()
 		}
-	}, c.liveSessions)
+	}, p.LiveSessions)
 }
 
-// identity returns who a request that may open an MCP session comes from,
+// Identity returns who a request that may open an MCP session comes from,
 // for the exclusive slot: the session its valid token names (token is
 // true), else the session its valid cookie names, else the door's one local
 // session (every client with neither is the same local user). A request
 // whose token does not verify is nobody (""), and takes nothing over.
-func (c *calls) identity(r *http.Request) (who string, token bool) {
-	if c.contract != nil {
-		if sid, ok := c.contract.Session(r.Header); ok {
+func (p *Pipeline) Identity(r *http.Request) (who string, token bool) {
+	if p.Contract != nil {
+		if sid, ok := p.Contract.Session(r.Header); ok {
 			return sid, sid != ""
 		}
 	}
-	if sid, err := c.sessions.LiveCookie(r); err == nil {
+	if sid, err := p.Sessions.LiveCookie(r); err == nil {
 		return sid, false
 	}
-	return c.localSID, false
+	return p.localSID, false
 }
 
-// liveSessions returns the ids of the live MCP sessions.
-func (c *calls) liveSessions() map[string]bool {
+// LocalSID is the session of tokenless calls that name no other: over
+// stdio, and on a door whose client sends no session cookie.
+func (p *Pipeline) LocalSID() string { return p.localSID }
+
+// LiveSessions returns the ids of the live MCP sessions.
+func (p *Pipeline) LiveSessions() map[string]bool {
 	live := make(map[string]bool)
-	for ss := range c.server.Sessions() {
+	for ss := range p.server.Sessions() {
 		live[ss.ID()] = true
 	}
 	return live
@@ -171,11 +176,11 @@ const minPrune = 64
 
 // newMCPSessionSIDs returns the memory a door with m's session policy
 // needs: nil for a stateless door.
-func newMCPSessionSIDs(m *MCPConfig) *mcpSessionSIDs {
-	if !m.stateful() {
+func newMCPSessionSIDs(stateful, exclusive bool) *mcpSessionSIDs {
+	if !stateful {
 		return nil
 	}
-	return &mcpSessionSIDs{exclusive: m.Exclusive, sids: make(map[string]string), pruneAt: minPrune}
+	return &mcpSessionSIDs{exclusive: exclusive, sids: make(map[string]string), pruneAt: minPrune}
 }
 
 // sid returns the session of MCP session id: the one recorded, or else

@@ -1,4 +1,4 @@
-package autoexpose
+package call
 
 import (
 	"bytes"
@@ -32,9 +32,9 @@ const imageBudgetFactor = 16
 // that a large mcp.max_body_bytes does not let one image take gigabytes.
 const maxImagePixels = 64 << 20
 
-// imageBudget returns the bytes of pixels mcpdoor decodes to check one
+// ImageBudget returns the bytes of pixels mcpdoor decodes to check one
 // image under mcp.max_body_bytes maxBody.
-func imageBudget(maxBody int64) int64 { return imageBudgetFactor * maxBody }
+func ImageBudget(maxBody int64) int64 { return imageBudgetFactor * maxBody }
 
 // imageFormats maps an image MIME type to the name image.Decode gives its
 // format.

@@ -1,7 +1,8 @@
-package autoexpose
+package harvest
 
 import (
 	"fmt"
+	"log/slog"
 	"maps"
 	"net/http"
 	"net/url"
@@ -13,21 +14,59 @@ import (
 	"github.com/mcpdoor/mcpdoor/detector"
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
-	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/pattern"
 )
 
-// wrapREST returns the REST tools of a wrapped handler h, which has no
+// WrapOptions are what the config says of a wrapped handler's REST
+// tools.
+type WrapOptions struct {
+	// Methods and Names are mcp.rest's.
+	Methods  []string
+	Names    map[string]string
+	Declared map[string]Declaration // Config.Declared
+	// MCPPath and Reserved are as the detector takes them.
+	MCPPath  string
+	Reserved []string
+	// Reasons say how each call reaches its route: replayed through the
+	// wrapped handler.
+	Reasons []string
+	Log     *slog.Logger
+}
+
+// A Wrapped is the harvest of a wrapped handler's REST tools (see
+// WrapREST).
+type Wrapped struct {
+	Tools []Spec
+	// Router holds the tools' routes, which the detector reads for their
+	// names, parameters and hints.
+	Router chi.Router
+	// Paths is what the tools' templates check a path against (see
+	// pathRouter); nil for the declared routes alone.
+	Paths dispatch.Router
+	// Report has a row for each route that is no tool; Errs, the
+	// refusals.
+	Report []detector.Row
+	Errs   []error
+}
+
+// WrapREST returns the REST tools of a wrapped handler h, which has no
 // route table to read: the routes mcp.rest.names names and the OpenAPI
 // document's operations, each served by h and replayed through it; and
 // those routes as a chi router of their own, which the detector reads for
 // the tools' names, parameters and hints. When h is an *http.ServeMux or a
 // chi router, each route mcp.rest.names names must be one it serves, and
 // the tools' templates check each path against h itself (see pathRouter).
-func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []string) ([]harvest.Spec, chi.Router) {
+func WrapREST(h http.Handler, doc *openapi.Document, o *WrapOptions) *Wrapped {
+	w := &Wrapped{}
+	w.Tools, w.Router = w.harvest(h, doc, o)
+	return w
+}
+
+// harvest is WrapREST's harvest, adding to w's report and refusals.
+func (w *Wrapped) harvest(h http.Handler, doc *openapi.Document, o *WrapOptions) ([]Spec, chi.Router) {
 	routes := map[string]bool{} // "METHOD pattern" → whether r has the route
-	for key := range b.cfg.MCP.REST.Names {
+	for key := range o.Names {
 		method, p, _ := pattern.SplitKey(key)
 		routes[method+" "+p] = true
 	}
@@ -51,13 +90,13 @@ func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []stri
 			p = served
 		}
 		if err := muxRoute(r, method, p, h); err != nil {
-			b.errs = append(b.errs, err)
+			w.Errs = append(w.Errs, err)
 			routes[route] = false
 		}
 	}
-	opts := b.restOptions(doc, harvest.NewGenIndex(discardLog).Wrapping(h))
+	opts := RESTOptions(o.Methods, o.Names, o.Declared, doc, NewGenIndex(nil).Wrapping(h))
 	mux, isMux := h.(*http.ServeMux)
-	for _, key := range slices.Sorted(maps.Keys(b.cfg.MCP.REST.Names)) {
+	for _, key := range slices.Sorted(maps.Keys(o.Names)) {
 		// A refused route's name is not a second mistake.
 		if method, p, _ := pattern.SplitKey(key); !routes[method+" "+p] {
 			delete(opts.Names, strings.Replace(key, "{$}", "", 1))
@@ -71,32 +110,31 @@ func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []stri
 			err = chiServes(own, key)
 		}
 		if err != nil {
-			b.errs = append(b.errs, err)
+			w.Errs = append(w.Errs, err)
 		}
 	}
-	rep, err := detect.Inspect(r, &detect.Options{MCPPath: b.cfg.MCP.path(), Reserved: b.reserved, REST: opts})
+	rep, err := detect.Inspect(r, &detect.Options{MCPPath: o.MCPPath, Reserved: o.Reserved, REST: opts})
 	if err != nil {
-		b.errs = append(b.errs, fmt.Errorf("mcpdoor: %w", err))
+		w.Errs = append(w.Errs, fmt.Errorf("mcpdoor: %w", err))
 		return nil, r
 	}
-	b.errs = append(b.errs, rep.Problems...)
-	gen := harvest.NewGenIndex(b.log).Wrapping(h)
-	defer gen.WarnStale(b.log)
-	declared := declarations(b.cfg.Declared)
-	var tools []harvest.Spec
+	w.Errs = append(w.Errs, rep.Problems...)
+	gen := NewGenIndex(o.Log).Wrapping(h)
+	defer gen.WarnStale(o.Log)
+	var tools []Spec
 	for i := range rep.Routes {
 		rt := &rep.Routes[i]
 		if rt.Kind != detect.Tool {
-			b.report = append(b.report, detector.Row{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")})
+			w.Report = append(w.Report, detector.Row{Route: rt.Method + " " + rt.Pattern, Verdict: rt.Kind.String(), Reason: strings.Join(rt.Reasons, "; ")})
 			continue
 		}
 		rt.Endpoint = h
 		if rt.Verdict != detect.Refused {
-			rt.Verdict, rt.Reasons = detect.Replay, reasons
+			rt.Verdict, rt.Reasons = detect.Replay, o.Reasons
 		}
-		tools = append(tools, harvest.RESTRoute(rt, declared, doc, gen))
+		tools = append(tools, RESTRoute(rt, o.Declared, doc, gen))
 	}
-	b.paths = b.pathRouter(h, tools)
+	w.Paths = pathRouter(h, tools, o.Log)
 	return tools, r
 }
 
@@ -107,7 +145,7 @@ func (b *builder) wrapREST(h http.Handler, doc *openapi.Document, reasons []stri
 // route table when it is an *http.ServeMux. Any other handler has no route
 // table to ask; its tools' paths are checked against the declared routes
 // alone (nil), and a warning names the tools that have path parameters.
-func (b *builder) pathRouter(h http.Handler, tools []harvest.Spec) dispatch.Router {
+func pathRouter(h http.Handler, tools []Spec, log *slog.Logger) dispatch.Router {
 	switch h := h.(type) {
 	case *http.ServeMux:
 		return muxRouter{h}
@@ -122,7 +160,7 @@ func (b *builder) pathRouter(h http.Handler, tools []harvest.Spec) dispatch.Rout
 	}
 	if len(named) > 0 {
 		slices.Sort(named)
-		b.log.Warn("mcpdoor: the wrapped handler is neither an *http.ServeMux nor a chi router, so a path value cannot be checked to reach its tool's route and no other; a value may reach a route the wrapped handler serves beside it",
+		log.Warn("mcpdoor: the wrapped handler is neither an *http.ServeMux nor a chi router, so a path value cannot be checked to reach its tool's route and no other; a value may reach a route the wrapped handler serves beside it",
 			"tools", strings.Join(named, ", "),
 			"fix", "wrap the *http.ServeMux or chi router itself, or name every route it serves beside those tools in mcp.rest.names, with mcp.exclude to keep it off MCP, so that the check knows it")
 	}

@@ -1,4 +1,4 @@
-package autoexpose
+package call
 
 import (
 	"cmp"
@@ -19,20 +19,20 @@ import (
 // rateLimit returns the isError result refusing a call from who over
 // mcp.rate_limit, or nil when the call may go on. Only MCP calls count;
 // the HTTP door is not limited.
-func (c *calls) rateLimit(t *toolset.Tool, who caller) *mcp.CallToolResult {
-	if c.limiter == nil {
+func (p *Pipeline) rateLimit(t *toolset.Tool, who caller) *mcp.CallToolResult {
+	if p.limiter == nil {
 		return nil
 	}
-	ok, wait := c.limiter.allow(c.limiter.key(who))
+	ok, wait := p.limiter.allow(p.limiter.key(who))
 	if ok {
 		return nil
 	}
 	wait = retryHint(wait)
 	whose, message := "this session", "the session has made more calls than mcp.rate_limit allows"
-	switch c.limiter.by {
-	case RateByClient:
+	switch p.limiter.by {
+	case ByClient:
 		whose, message = "this client address", "calls from this client address exceed mcp.rate_limit (by: client)"
-	case RateByServer:
+	case ByServer:
 		whose, message = "this server", "the server's calls exceed mcp.rate_limit (by: server)"
 	}
 	return t.Fail(fmt.Sprintf("Rate limit exceeded for %s; retry in %s.", whose, wait),
@@ -48,9 +48,9 @@ func (c *calls) rateLimit(t *toolset.Tool, who caller) *mcp.CallToolResult {
 // key returns the bucket a call from who takes from (see RateLimit.By).
 func (l *rateLimiter) key(who caller) string {
 	switch l.by {
-	case RateByServer:
+	case ByServer:
 		return ""
-	case RateByClient:
+	case ByClient:
 		return clientKey(who.req)
 	}
 	return who.sid
@@ -79,6 +79,22 @@ func clientKey(r *http.Request) string {
 	return addr.String()
 }
 
+// RateLimit is a door's mcp.rate_limit: PerSession calls a second, in
+// bursts of Burst (0: PerSession rounded up), to each bucket that By names;
+// off when PerSession is 0.
+type RateLimit struct {
+	PerSession float64
+	Burst      int
+	By         string // BySession (""), ByClient or ByServer
+}
+
+// What a rate limit's buckets are counted by (RateLimit.By).
+const (
+	BySession = "session" // the session each call runs in
+	ByClient  = "client"  // the client address of the call's HTTP request
+	ByServer  = "server"  // one bucket for every call
+)
+
 // maxBuckets bounds the rate limiter's memory: the number of sessions (or
 // client addresses) it remembers. Beyond it, those closest to a full bucket
 // are forgotten first (they start again with a full burst).
@@ -96,7 +112,7 @@ const maxBuckets = 1 << 16
 type rateLimiter struct {
 	limit rate.Limit
 	burst int
-	by    string        // RateBySession, RateByClient or RateByServer
+	by    string        // BySession, ByClient or ByServer
 	every time.Duration // how often to sweep: the time a bucket takes to refill
 	now   func() time.Time
 
@@ -118,7 +134,7 @@ func newRateLimiter(rl RateLimit) *rateLimiter {
 	return &rateLimiter{
 		limit:   rate.Limit(rl.PerSession),
 		burst:   burst,
-		by:      cmp.Or(rl.By, RateBySession),
+		by:      cmp.Or(rl.By, BySession),
 		every:   max(time.Duration(refill*float64(time.Second)), time.Second),
 		now:     time.Now,
 		buckets: make(map[string]*rate.Limiter),
@@ -193,4 +209,14 @@ func retryHint(d time.Duration) time.Duration {
 		unit = time.Second
 	}
 	return (d + unit - 1) / unit * unit
+}
+
+// Limiter returns the rate limit the pipeline's calls are held to, its
+// burst and buckets filled in; false when mcp.rate_limit is off.
+func (p *Pipeline) Limiter() (RateLimit, bool) {
+	l := p.limiter
+	if l == nil {
+		return RateLimit{}, false
+	}
+	return RateLimit{PerSession: float64(l.limit), Burst: l.burst, By: l.by}, true
 }

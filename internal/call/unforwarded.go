@@ -1,4 +1,4 @@
-package autoexpose
+package call
 
 import (
 	"net/http"
@@ -36,13 +36,13 @@ const maxNamedHeaders = 8
 // the door did not forward to the route and that may be a route's: not
 // the transport's (transportHeaders, Mcp-*, Sec-*, X-Forwarded-*), nor
 // the session token's.
-func (c *calls) unforwarded(from http.Header) []string {
+func (p *Pipeline) unforwarded(from http.Header) []string {
 	var names []string
 	for name := range from {
 		canon := http.CanonicalHeaderKey(name)
 		switch {
 		case transportHeaders[canon], strings.HasPrefix(canon, "Mcp-"), strings.HasPrefix(canon, "Sec-Ch-"), strings.HasPrefix(canon, "X-Forwarded-"),
-			canon == edge.RequestRefHeader, slices.Contains(c.forward, canon), c.contract != nil && strings.EqualFold(canon, c.contract.TokenHeader()):
+			canon == edge.RequestRefHeader, slices.Contains(p.Forward, canon), p.Contract != nil && strings.EqualFold(canon, p.Contract.TokenHeader()):
 		default:
 			names = append(names, canon)
 		}

@@ -1,4 +1,4 @@
-package autoexpose
+package call
 
 import (
 	"bytes"
@@ -238,7 +238,7 @@ func restResult(t *toolset.Tool, resp *dispatch.Response) *mcp.CallToolResult {
 		plain := *resp
 		plain.Header = resp.Header.Clone()
 		plain.Header.Del("Location")
-		res := toolResult(t, &plain)
+		res := Result(t, &plain)
 		res.Content = append(res.Content, &mcp.TextContent{Text: "Location: " + loc})
 		return res
 	}

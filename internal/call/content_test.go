@@ -1,4 +1,4 @@
-package autoexpose
+package call
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ import (
 //     the types a tool result may hold.
 func FuzzContent(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
-		res, err := parseContent(body, imageBudget(defaultMaxBodyBytes))
+		res, err := parseContent(body, ImageBudget(4<<20)) // the default mcp.max_body_bytes
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatalf("%q: refused without a reason", body)
