@@ -1,11 +1,15 @@
 package autoexpose
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 
@@ -19,11 +23,13 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/detect"
 	"github.com/mcpdoor/mcpdoor/internal/dispatch"
 	"github.com/mcpdoor/mcpdoor/internal/edge"
+	"github.com/mcpdoor/mcpdoor/internal/fastpath"
 	"github.com/mcpdoor/mcpdoor/internal/harvest"
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/openapi"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
 	"github.com/mcpdoor/mcpdoor/internal/sessions"
+	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 	"github.com/mcpdoor/mcpdoor/internal/toolset"
 )
 
@@ -270,7 +276,7 @@ func (b *builder) newDoor(target http.Handler) *Door {
 		life:     edge.NewLifecycle(),
 		misroute: edge.NewMisroute(b.log, m.path(), b.sessions, b.contract),
 		serves:   target,
-		tel:      newTelemetry(b.cfg, b.stdio),
+		tel:      b.newTelemetry(),
 		bodies:   b.bodies,
 		extended: b.cfg.ExtendServer != nil,
 		calls: &calls{
@@ -293,11 +299,44 @@ func (b *builder) newDoor(target http.Handler) *Door {
 		Stateful:  m.stateful(),
 		Exclusive: m.Exclusive,
 		States:    mcpcall.NewStates(b.sessions.Keys()),
-		Span:      withSpan,
+		Span:      spanOf,
 	})
 	d.catalog = b.catalog(d.calls.pipe)
 	d.front = d.newFront(target)
 	return d
+}
+
+// newTelemetry returns what the Door traces and measures with.
+func (b *builder) newTelemetry() *telemetry.Telemetry {
+	return telemetry.New(telemetry.Options{
+		TracerProvider: b.cfg.TracerProvider,
+		MeterProvider:  b.cfg.MeterProvider,
+		Propagators:    b.cfg.Propagators,
+		Log:            b.log,
+		Version:        version(),
+		Stdio:          b.stdio,
+		FailureCode:    failureCode,
+	})
+}
+
+// failureCode is the code of the door's error envelope (see
+// toolset.ErrorInfo) an isError result carries, for its span's
+// error.type; "" for none.
+func failureCode(res *mcp.CallToolResult) string {
+	envelope, _ := res.StructuredContent.(map[string]toolset.ErrorInfo)
+	if envelope == nil {
+		envelope, _ = res.Meta[toolset.ErrorMetaKey].(map[string]toolset.ErrorInfo)
+	}
+	return envelope["error"].Code
+}
+
+// spanOf returns ctx, the context the call mc is dispatched in, with
+// its span (see telemetry.WithSpan); ctx itself when there is no MCP call.
+func spanOf(ctx context.Context, mc *mcpcall.Call) context.Context {
+	if mc == nil {
+		return ctx
+	}
+	return telemetry.WithSpan(ctx, mc.Traced)
 }
 
 // noTools says why a Door has no tool to serve, and what to do about it.
@@ -432,4 +471,46 @@ func degrade(cfg *Config, err error) bool {
 	}
 	cfg.logger().Error("mcpdoor: serving HTTP only (mcp.degrade: http-only), no MCP endpoint", "err", err)
 	return true
+}
+
+// withFastPath serves next behind the fast path, when the endpoint has one:
+// a stateless endpoint, unless mcp.disable_fast_path or Config.ExtendServer
+// (what that adds must see every call). The go-sdk's
+// MCPGODEBUG settings change its answers; with any set, every request goes
+// to the go-sdk. So it does in a binary built with a go-sdk the fast path
+// was not verified against (see fastpath.Fenced), which the Door logs.
+func (d *Door) withFastPath(m *MCPConfig, next http.Handler) http.Handler {
+	if m.stateful() || m.DisableFastPath || d.extended || os.Getenv("MCPGODEBUG") != "" || fastpath.Fenced(d.log) {
+		return next
+	}
+	return fastpath.New(fastpath.Options{
+		Tools:      d.fastTools(),
+		Log:        d.log,
+		Telemetry:  d.tel,
+		Impl:       d.impl,
+		ServerInfo: d.serverInfo,
+		Served:     &d.fastCalls,
+	}, next)
+}
+
+// fastTools are the tools the fast path may serve, each calling through
+// the Door's pipeline.
+func (d *Door) fastTools() map[string]*fastpath.Tool {
+	fast := make(map[string]*fastpath.Tool, len(d.tools))
+	for name, t := range d.tools {
+		if t.Fast {
+			fast[name] = &fastpath.Tool{Name: t.Name, SpanName: t.SpanName, Call: func(ctx context.Context, req *mcp.CallToolRequest, mc *mcpcall.Call) (*mcp.CallToolResult, error) {
+				return d.calls.call(ctx, t, req, mc)
+			}}
+		}
+	}
+	return fast
+}
+
+// bindsHeaders reports whether an input schema binds an argument to an
+// HTTP header (x-mcp-header, anywhere in it), which the go-sdk checks
+// against the request's headers under 2026-07-28.
+func bindsHeaders(s *jsonschema.Schema) bool {
+	b, err := json.Marshal(s)
+	return err != nil || bytes.Contains(b, []byte(`x-mcp-header`))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
 	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 	"github.com/mcpdoor/mcpdoor/internal/toolset"
 )
 
@@ -35,7 +36,7 @@ type Door struct {
 	// io.modelcontextprotocol/serverInfo, encoded.
 	serverInfo []byte
 	calls      *calls
-	tel        *telemetry
+	tel        *telemetry.Telemetry
 	bodies     *bodies.Policy  // how request bodies are read (see edge.ReadBodies)
 	handler    http.Handler    // the MCP endpoint; nil for a Door that serves no MCP
 	life       *edge.Lifecycle // nil for a Door that serves no MCP

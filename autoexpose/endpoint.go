@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/mcpdoor/mcpdoor/internal/edge"
+	"github.com/mcpdoor/mcpdoor/internal/sdkserver"
 )
 
 // The session policies (see MCPConfig.Stateful and Exclusive):
@@ -74,11 +75,11 @@ func (d *Door) endpoint(m *MCPConfig) http.Handler {
 
 		// Tracing: the JSON-RPC id, for the request's span; refuses
 		// nothing.
-		d.calls.inflight.NoteID(d.tel.off),
+		d.calls.inflight.NoteID(d.tel.Off),
 
 		// Dispatch.
-		// A JSON-RPC batch over mcp.max_batch: 413 (fanout.go).
-		func(next http.Handler) http.Handler { return limitBatch(m.maxBatch(), next) },
+		// A JSON-RPC batch over mcp.max_batch: 413 (internal/sdkserver).
+		func(next http.Handler) http.Handler { return sdkserver.LimitBatch(m.maxBatch(), next) },
 	).Handler(
 		// The go-sdk's Streamable HTTP handler (server.go), whose tool calls
 		// wait for one of their session's mcp.max_concurrent_calls slots

@@ -2,17 +2,13 @@ package autoexpose
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/edge"
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/toolset"
-	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
 // One POST may fan out into many tool calls: under protocol 2025-03-26 its
@@ -22,7 +18,7 @@ import (
 // all of them at the same time; a stateful session's concurrent POSTs do
 // the same. Two bounds keep that in proportion:
 //
-//   - limitBatch refuses a batch of more than mcp.max_batch messages before
+//   - sdkserver.LimitBatch refuses a batch of more than mcp.max_batch messages before
 //     the go-sdk decodes it, so one request makes at most that many
 //     goroutines;
 //   - callSlots lets at most mcp.max_concurrent_calls tool calls of one MCP
@@ -33,48 +29,6 @@ import (
 //     waiting call costs only the goroutine the go-sdk has already made.
 //     A waiting call ends with its request's context (the client cancels or
 //     goes away, or the Door closes).
-
-// limitBatch answers a POST whose body is a JSON-RPC batch of more than max
-// messages with HTTP 413 and a JSON-RPC error (-32600) that names
-// mcp.max_batch; any other request goes to next with its body as it came.
-// It looks at the body edge.ReadBodies has read.
-func limitBatch(max int, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.Body == nil {
-			next.ServeHTTP(w, r)
-			return
-		}
-		if n := batchSize(edge.HeldBody(r)); n > max {
-			wire.WriteError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.CodeInvalidRequest,
-				fmt.Sprintf("mcpdoor: a JSON-RPC batch of %d messages is over the limit of %d (mcp.max_batch); send at most %d messages in one request", n, max, max))
-
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// batchSize returns the number of values in the JSON array that body is,
-// counted as far as the array reads (the go-sdk refuses a malformed one),
-// or 0 when body is not an array.
-func batchSize(body []byte) int {
-	i := wire.SkipSpace(body, 0)
-	if i >= len(body) || body[i] != '[' {
-		return 0
-	}
-	n := 0
-	for i = wire.SkipSpace(body, i+1); i < len(body) && body[i] != ']'; {
-		end := wire.SkipValue(body, i)
-		if end <= i {
-			break
-		}
-		n++
-		if i = wire.SkipSpace(body, end); i < len(body) && body[i] == ',' {
-			i = wire.SkipSpace(body, i+1)
-		}
-	}
-	return n
-}
 
 // callSlots bounds the tool calls that run at once, by the MCP session (or
 // HTTP request) they came in. It is safe for concurrent use, and holds

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpdoor/mcpdoor/internal/fastpath"
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 )
 
@@ -20,7 +21,7 @@ import (
 // byte of the input: the protocol version (each the fast path serves, none,
 // an unknown one), then Accept, Mcp-Method and Mcp-Name as a client sends
 // them or not. The byte's next bit picks the door (see fuzzREST).
-var fuzzVersions = append([]string{"", "1999-01-01"}, fastVersions...)
+var fuzzVersions = append([]string{"", "1999-01-01"}, fastpath.Versions...)
 
 func fuzzHeader(variant uint8) http.Header {
 	v := fuzzVersions[int(variant)%len(fuzzVersions)]
@@ -85,7 +86,7 @@ func FuzzFastPath(f *testing.F) {
 		h.ServeHTTP(w, req)
 		return w
 	}
-	for _, v := range fastVersions {
+	for _, v := range fastpath.Versions {
 		f.Add(uint8(0), []byte(callBody(v, "1", "echo", `{"text":"hi"}`, "")))
 		f.Add(uint8(0), []byte(callBody(v, `"x"`, "raw", `{"a": [1, 2.5e3, null, true]}`, `"progressToken":3`)))
 		f.Add(uint8(0), []byte(callBody(v, "2", "report", `{}`, `"progressToken":"p"`)))

@@ -1,13 +1,10 @@
 package autoexpose
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -22,6 +19,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/internal/fastpath"
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/store"
 )
@@ -331,7 +329,7 @@ func callBody(v, id, tool, args, meta string) string {
 
 // goldenVersions are the protocol versions of the golden tests: every one
 // the fast path serves.
-var goldenVersions = fastVersions
+var goldenVersions = fastpath.Versions
 
 // TestFastPathGolden: tool calls of every kind, under every protocol
 // version the fast path serves, answered alike by the fast path and the
@@ -378,7 +376,7 @@ func TestFastPathGolden(t *testing.T) {
 
 // TestFastPathGoldenSuccess pins the fast path's answer to a small echo
 // call, the bytes a client reads: one JSON body, since the call streams
-// nothing (answer.go).
+// nothing (internal/fastpath/answer.go).
 func TestFastPathGoldenSuccess(t *testing.T) {
 	p := newGoldenPair(t, "", false)
 	for v, want := range map[string]string{
@@ -396,7 +394,7 @@ func TestFastPathGoldenSuccess(t *testing.T) {
 }
 
 // TestFastPathGoldenFraming: over HTTP/1.1 the fast path lets net/http
-// frame its response (see chunkedWithoutFlush); over HTTP/2, and behind a
+// frame its response (see fastpath.ChunkedWithoutFlush); over HTTP/2, and behind a
 // middleware that wraps the response writer, it flushes each event as the
 // go-sdk does. Every way, the client gets the go-sdk's answer.
 func TestFastPathGoldenFraming(t *testing.T) {
@@ -657,56 +655,3 @@ func httptestRequest(url string, rq goldenRequest) *http.Request {
 	req.Header = rq.header.Clone()
 	return req
 }
-
-// TestChunkedWithoutFlush: the fast path recognises net/http's own HTTP/1.1
-// writer, where it answers in one write (should net/http change its
-// writer's methods, the fast path would flush as the go-sdk does: the same
-// answer, in two), and nothing else: not a wrapper, even chi's, which
-// passes every write on, not an HTTP/1.0 response, not a writer that has
-// net/http's methods outside a net/http server.
-func TestChunkedWithoutFlush(t *testing.T) {
-	type verdict struct {
-		name string
-		got  bool
-	}
-	got := make(chan verdict, 3)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got <- verdict{"net/http's own writer, " + r.Proto, chunkedWithoutFlush(w, r)}
-		got <- verdict{"a wrapper", chunkedWithoutFlush(struct{ http.ResponseWriter }{w}, r)}
-		got <- verdict{"chi's WrapResponseWriter", chunkedWithoutFlush(middleware.NewWrapResponseWriter(w, r.ProtoMajor), r)}
-	}))
-	defer srv.Close()
-	for _, proto := range []string{"HTTP/1.1", "HTTP/1.0"} {
-		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(conn, "GET / %s\r\nHost: x\r\nConnection: close\r\n\r\n", proto)
-		io.Copy(io.Discard, conn)
-		conn.Close()
-		for range 3 {
-			v := <-got
-			if want := v.name == "net/http's own writer, HTTP/1.1"; v.got != want {
-				t.Errorf("%s (%s): chunkedWithoutFlush = %v, want %v", v.name, proto, v.got, want)
-			}
-		}
-	}
-	if chunkedWithoutFlush(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/mcp", nil)) {
-		t.Error("a recorder is taken for net/http's writer")
-	}
-	// A writer with every method of net/http's, outside a net/http server.
-	if chunkedWithoutFlush(lookalike{httptest.NewRecorder()}, httptest.NewRequest(http.MethodPost, "/mcp", nil)) {
-		t.Error("a writer outside a net/http server is taken for net/http's")
-	}
-}
-
-// A lookalike has the methods of net/http's own writer.
-type lookalike struct{ *httptest.ResponseRecorder }
-
-func (lookalike) Hijack() (net.Conn, *bufio.ReadWriter, error) { return nil, nil, http.ErrNotSupported }
-func (lookalike) FlushError() error                            { return nil }
-func (lookalike) SetReadDeadline(time.Time) error              { return nil }
-func (lookalike) SetWriteDeadline(time.Time) error             { return nil }
-func (lookalike) EnableFullDuplex() error                      { return nil }
-
-var _ serverWriter = lookalike{}

@@ -11,12 +11,13 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5/middleware"
+	"github.com/mcpdoor/mcpdoor/internal/fastpath"
 )
 
 // BenchmarkEndpointWire serves small echo calls over a loopback listener
 // (a net/http server, HTTP/1.1, one kept-alive connection), so that the
 // response goes through net/http's own writer, where the fast path answers
-// in one write (see chunkedWithoutFlush): writes/op counts the server's
+// in one write (see fastpath.ChunkedWithoutFlush): writes/op counts the server's
 // writes to the connection. writer=wrapped hands the endpoint chi's
 // wrapper of that writer (as chi's middleware.Logger does), where the fast
 // path flushes as the go-sdk does, in two writes: the difference is what
@@ -96,7 +97,7 @@ func (c *countingConn) Write(p []byte) (int, error) {
 // TestFastPathOneWrite: through net/http's own writer, the fast path's
 // answer to a small call leaves the server in one write to the connection
 // (the go-sdk's flush after its event makes it two): what makes the fast
-// path's small calls cheap (see chunkedWithoutFlush).
+// path's small calls cheap (see fastpath.ChunkedWithoutFlush).
 func TestFastPathOneWrite(t *testing.T) {
 	r, d := echoRouter(t, "")
 	srv := httptest.NewUnstartedServer(r)
@@ -153,10 +154,10 @@ func BenchmarkChunkedWithoutFlush(b *testing.B) {
 	}()
 	<-got
 	defer close(release)
-	if !chunkedWithoutFlush(seen.w, seen.req) {
+	if !fastpath.ChunkedWithoutFlush(seen.w, seen.req) {
 		b.Fatal("net/http's own writer is not recognised")
 	}
 	for b.Loop() {
-		chunkedWithoutFlush(seen.w, seen.req)
+		fastpath.ChunkedWithoutFlush(seen.w, seen.req)
 	}
 }

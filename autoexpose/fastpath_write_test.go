@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/mcpdoor/mcpdoor/internal/fastpath"
 )
 
 // errBroken is what a brokenWriter's writes fail with.
@@ -137,7 +138,7 @@ func TestJSONAnswersWriteError(t *testing.T) {
 				_, writeErr = io.WriteString(w, c.event)
 			})
 			var log syncBuffer
-			h := jsonAnswers(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{ReplaceAttr: dropTime})), sdk)
+			h := fastpath.JSONAnswers(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{ReplaceAttr: dropTime})), sdk)
 			req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 			req.Header = callHeader("2025-11-25", "")
 			h.ServeHTTP(&brokenWriter{header: http.Header{}}, req)

@@ -13,20 +13,20 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/mcpdoor/mcpdoor/internal/fastpath"
 	"github.com/mcpdoor/mcpdoor/internal/longtest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The fence's tests observe who served a call from a tool's handler: the
 // fast path runs the handler on the request's goroutine, under
-// (*fastPath).serve, and the go-sdk on a goroutine of its own. The handler
+// (*fastpath.Path).serve, and the go-sdk on a goroutine of its own. The handler
 // answers its text and whether that frame is on its stack; testdata/fence
 // is a program with the same handler, which TestFenceOffPath builds.
 
@@ -41,7 +41,7 @@ func fenceEcho(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{
 		"text":      in.Text,
-		"fast_path": bytes.Contains(stack, []byte("autoexpose.(*fastPath).serve(")),
+		"fast_path": bytes.Contains(stack, []byte("fastpath.(*Path).serve(")),
 	})
 }
 
@@ -133,11 +133,11 @@ func TestFenceOffPath(t *testing.T) {
 	tmp := t.TempDir()
 
 	// The go-sdk this module requires, copied out of the module cache.
-	list := exec.Command(goCmd, "list", "-m", "-f", "{{.Version}} {{.Dir}}", sdkModulePath)
+	list := exec.Command(goCmd, "list", "-m", "-f", "{{.Version}} {{.Dir}}", fastpath.SDKModulePath)
 	list.Dir = root
 	out, err := list.Output()
 	if err != nil {
-		t.Fatalf("go list -m %s: %v", sdkModulePath, err)
+		t.Fatalf("go list -m %s: %v", fastpath.SDKModulePath, err)
 	}
 	sdkVersion, sdkDir, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
 	sdkCopy := filepath.Join(tmp, "go-sdk")
@@ -151,7 +151,7 @@ func TestFenceOffPath(t *testing.T) {
 	goMod := "module example.com/fence\n\ngo " + goDirective(t, filepath.Join(root, "go.mod")) + "\n\n" +
 		"require github.com/mcpdoor/mcpdoor v0.0.0\n\n" +
 		"replace github.com/mcpdoor/mcpdoor => " + root + "\n\n" +
-		"replace " + sdkModulePath + " => " + sdkCopy + "\n"
+		"replace " + fastpath.SDKModulePath + " => " + sdkCopy + "\n"
 	copyFile(t, filepath.Join(root, "go.sum"), filepath.Join(prog, "go.sum"))
 	copyFile(t, filepath.Join("testdata", "fence", "main.go"), filepath.Join(prog, "main.go"))
 	if err := os.WriteFile(filepath.Join(prog, "go.mod"), []byte(goMod), 0o644); err != nil {
@@ -201,7 +201,7 @@ func TestFenceOffPath(t *testing.T) {
 	}
 	for _, a := range callEcho(t, url, 2) {
 		if a.FastPath {
-			t.Errorf("the fast path served a call (the handler ran under (*fastPath).serve), with go-sdk %s => %s: the go-sdk must serve it", sdkVersion, sdkCopy)
+			t.Errorf("the fast path served a call (the handler ran under (*fastpath.Path).serve), with go-sdk %s => %s: the go-sdk must serve it", sdkVersion, sdkCopy)
 		}
 	}
 
@@ -292,71 +292,14 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-// TestReadFence: the fast path runs with a verified go-sdk, unreplaced, as
-// the build info records it or, in a go test binary, which records no
-// dependencies, as the go-sdk's source path in the module cache says; with
-// anything else it stays off, and the fence says what it found and why.
-func TestReadFence(t *testing.T) {
-	const cached = "/home/u/go/pkg/mod/" + sdkModulePath + "@%s/mcp/streamable.go"
-	v := verifiedSDKs[0]
-	sdk := func(version string, replace *debug.Module) *debug.BuildInfo {
-		return &debug.BuildInfo{Path: "example.com/server", Main: debug.Module{Path: "example.com/server", Version: "(devel)"},
-			Deps: []*debug.Module{{Path: "github.com/go-chi/chi/v5", Version: "v5.5.0"}, {Path: sdkModulePath, Version: version, Replace: replace}}}
-	}
-	testBinary := &debug.BuildInfo{Path: "example.com/server.test", Main: debug.Module{Path: "example.com/server", Version: "(devel)"}}
-	cases := []struct {
-		name     string
-		bi       *debug.BuildInfo
-		ok       bool
-		file     string
-		found    string
-		why      string // a part of why; "" for none
-		fastPath bool
-	}{
-		{"verified", sdk(v, nil), true, "", v, "", true},
-		{"verified, whatever the source path", sdk(v, nil), true, "/src/go-sdk/mcp/streamable.go", v, "", true},
-		{"newer", sdk("v9.0.0", nil), true, "", "v9.0.0", "was not verified against go-sdk v9.0.0", false},
-		{"pseudo-version", sdk("v1.8.1-0.20260101000000-abcdefabcdef", nil), true, "", "v1.8.1-0.20260101000000-abcdefabcdef", "not verified", false},
-		{"replaced by a directory", sdk(v, &debug.Module{Path: "../go-sdk", Version: "(devel)"}), true, "", v + " => ../go-sdk", "is replaced", false},
-		{"replaced by a fork", sdk(v, &debug.Module{Path: "example.com/fork", Version: v}), true, "", v + " => example.com/fork " + v, "is replaced", false},
-		{"replaced by another version", sdk(v, &debug.Module{Path: sdkModulePath, Version: "v1.7.0"}), true, "", v + " => " + sdkModulePath + " v1.7.0", "is replaced", false},
-		{"a workspace module", sdk("(devel)", nil), true, "", "(devel)", "not verified", false},
-		{"the go-sdk's own module", &debug.BuildInfo{Main: debug.Module{Path: sdkModulePath, Version: "(devel)"}}, true, "", "(devel)", "not verified", false},
-		{"no build info", nil, false, "", "unknown", "no build info", false},
-		{"test binary, from the cache", testBinary, true, strings.Replace(cached, "%s", v, 1), v, "", true},
-		{"test binary, -trimpath", testBinary, true, sdkModulePath + "@" + v + "/mcp/streamable.go", v, "", true},
-		{"test binary, another version", testBinary, true, strings.Replace(cached, "%s", "v1.7.0", 1), "v1.7.0", "not verified", false},
-		{"test binary, a replacement directory", testBinary, true, "/src/go-sdk/mcp/streamable.go", "unknown", "not the module cache's copy", false},
-		{"test binary, vendored", testBinary, true, "/src/server/vendor/" + sdkModulePath + "/mcp/streamable.go", "unknown", "not the module cache's copy", false},
-		{"test binary, a module path that ends in the go-sdk's", testBinary, true, "/home/u/go/pkg/mod/example.com/x" + sdkModulePath + "@" + v + "/mcp/streamable.go", "unknown", "any code", false},
-		{"test binary, no source path", testBinary, true, "", "unknown", "any code", false},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			f := readFence(c.bi, c.ok, c.file)
-			if f.found != c.found || (f.why == "") != c.fastPath || !strings.Contains(f.why, c.why) {
-				t.Errorf("readFence = {found %q, why %q}, want found %q, fast path on %v, why containing %q", f.found, f.why, c.found, c.fastPath, c.why)
-			}
-		})
-	}
-}
-
-// TestFenceRunning: this test binary's own fence lets the fast path run,
-// as every test of the fast path needs: go.mod requires a verified go-sdk.
-func TestFenceRunning(t *testing.T) {
-	if f := fastPathFence(); f.why != "" {
-		t.Fatalf("the fast path is off in this test binary: go-sdk %s: %s (source %s)", f.found, f.why, sdkSourceFile())
-	}
-}
-
 // TestFenceLog: behind a fence that keeps the fast path off, Install logs
 // why once, at INFO, and the go-sdk serves every call; where the fast path
 // is off anyway (mcp.disable_fast_path, mcp.stateful), nothing is logged.
 func TestFenceLog(t *testing.T) {
-	saved := fastPathFence
-	t.Cleanup(func() { fastPathFence = saved })
-	fastPathFence = func() fence {
-		return fence{found: "v9.0.0", why: "the fast path was not verified against go-sdk v9.0.0"}
+	saved := fastpath.TheFence
+	t.Cleanup(func() { fastpath.TheFence = saved })
+	fastpath.TheFence = func() fastpath.Fence {
+		return fastpath.Fence{Found: "v9.0.0", Why: "the fast path was not verified against go-sdk v9.0.0"}
 	}
 	for _, tc := range []struct {
 		block string

@@ -12,8 +12,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpdoor/mcpdoor/internal/fastpath"
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
 	"github.com/mcpdoor/mcpdoor/internal/rollout"
+	"github.com/mcpdoor/mcpdoor/internal/sdkserver"
+	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 )
 
 // newServer builds the go-sdk server: one low-level tool per exposed tool,
@@ -34,11 +37,28 @@ func (d *Door) newServer() *mcp.Server {
 	}
 	// Beneath the Door's middleware, the go-sdk's handling of each method
 	// (the tools' handlers included) recovers, so that a panic there is
-	// traced as the request's error (see recover.go).
-	s.AddReceivingMiddleware(d.recovering)
+	// traced as the request's error (see internal/sdkserver recover.go).
+	s.AddReceivingMiddleware(sdkserver.Recovering(d.log))
 	s.AddReceivingMiddleware(d.recovers(d.middleware))
-	s.AddReceivingMiddleware(d.recovers(d.traced)) // outside the middleware: its refusals are traced too
+	s.AddReceivingMiddleware(d.recovers(d.tel.Middleware(d.served()))) // outside the middleware: its refusals are traced too
 	return s
+}
+
+// recovers is the middleware m under sdkserver.Recovering, as the Door
+// adds each of its own to the go-sdk server.
+func (d *Door) recovers(m mcp.Middleware) mcp.Middleware { return sdkserver.Recovers(d.log, m) }
+
+// served is what the go-sdk server's tracing needs of d.
+func (d *Door) served() telemetry.Served {
+	return telemetry.Served{
+		Known: func(tool string) bool {
+			_, ok := d.tools[tool]
+			return ok
+		},
+		Request:  d.calls.inflight.Lookup,
+		ID:       d.calls.inflight.ID,
+		Stateful: !d.calls.stateless,
+	}
 }
 
 // transport serves the Streamable HTTP transport: stateless, or with
@@ -53,7 +73,7 @@ func (d *Door) transport(m *MCPConfig) http.Handler {
 	if m.stateful() {
 		opts.SessionTimeout = m.idleTimeout()
 	}
-	return jsonAnswers(d.log, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.server }, opts))
+	return fastpath.JSONAnswers(d.log, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.server }, opts))
 }
 
 // middleware answers a call to an unknown tool with the JSON-RPC error the

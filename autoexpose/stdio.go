@@ -8,7 +8,8 @@ import (
 	"os"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpdoor/mcpdoor/internal/stdio"
 )
 
 // ServeStdio serves r's tools over MCP on the process's standard input and
@@ -49,7 +50,7 @@ func ServeStdio(ctx context.Context, r chi.Router, cfg Config) error {
 		return err
 	}
 	d.extend(&cfg)
-	out, restore, err := redirectStdout()
+	out, restore, err := stdio.RedirectStdout()
 	if err != nil {
 		return fmt.Errorf("mcpdoor: ServeStdio: %w", err)
 	}
@@ -60,34 +61,10 @@ func ServeStdio(ctx context.Context, r chi.Router, cfg Config) error {
 
 // serveIO serves the Door's tools over one newline-delimited JSON-RPC
 // stream until in ends (nil), or ctx does (its error). A Door serves one
-// stream: the middleware below stays on its go-sdk server, and would end
-// the calls of a second stream with the first one's ctx.
+// stream (see stdio.Serve).
 func (d *Door) serveIO(ctx context.Context, in io.ReadCloser, out io.Writer) error {
 	if d.streamed.Swap(true) {
 		return errors.New("mcpdoor: stdio: this Door has served a stream already; serve each stream with a Door of its own (ServeStdio makes one per call)")
 	}
-	// The go-sdk waits for the calls in flight when the session closes;
-	// ending their contexts with ctx lets the handlers that honour it return.
-	d.server.AddReceivingMiddleware(d.recovers(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(callCtx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			callCtx, cancel := context.WithCancel(callCtx)
-			defer cancel()
-			defer context.AfterFunc(ctx, cancel)()
-			return next(callCtx, method, req)
-		}
-	}))
-	err := d.server.Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{out}})
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
-		return fmt.Errorf("mcpdoor: stdio: %w", err)
-	}
-	return nil
+	return stdio.Serve(ctx, d.server, in, out, d.recovers)
 }
-
-// nopWriteCloser keeps the stream's file open when the session closes:
-// restore still needs it.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/mcpdoor/mcpdoor/internal/cputime"
+	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 )
 
 // BenchmarkCallCPU serves small echo calls through the router, in process,
@@ -52,8 +53,8 @@ func BenchmarkCallCPU(b *testing.B) {
 // request while they are off (OpenTelemetry's globals unset): the work a
 // call does for its span and duration, alone, in CPU time (cpu-ns/op).
 func BenchmarkTelemetryOff(b *testing.B) {
-	t := newTelemetry(&Config{}, false)
-	if !t.off() {
+	t := telemetry.New(telemetry.Options{})
+	if !t.Off() {
 		b.Skip("OpenTelemetry's globals are set")
 	}
 	header := propagation.HeaderCarrier(echoCalls["2025-11-25"].header)
@@ -62,9 +63,9 @@ func BenchmarkTelemetryOff(b *testing.B) {
 	start, _ := cputime.Now()
 	id := []byte("2")
 	for b.Loop() {
-		ctx, op := t.start(ctx, "tools/call echo", "tools/call", "echo", nil, header, nil)
-		op.describe(id, "", "2025-11-25")
-		t.end(ctx, &op, "", "")
+		ctx, op := t.Start(ctx, "tools/call echo", "tools/call", "echo", nil, header, nil)
+		op.Describe(id, "", "2025-11-25")
+		t.End(ctx, &op, "", "")
 	}
 	end, _ := cputime.Now()
 	b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")

@@ -27,7 +27,7 @@ import (
 // session (in place of any the MCP request's context held), the caller's
 // rollout id (its token's, else that of the /ng-rollout/ prefix it came
 // under), the MCP call mc (for Progress, Log, Elicit and Sample) and the
-// call's span (telemetry.go), and it ends when the client cancels the call or goes away, or the door
+// call's span (internal/telemetry), and it ends when the client cancels the call or goes away, or the door
 // closes.
 func (p *Pipeline) dispatch(ctx context.Context, t *toolset.Tool, who caller, req *mcp.CallToolRequest, mc *mcpcall.Call, in input) *dispatch.Response {
 	rc := in.call

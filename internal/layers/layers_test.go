@@ -29,12 +29,12 @@ var layers = []struct {
 	{"leaves: one concept each, no mcpdoor import", []string{
 		"internal/argcheck", "internal/bodies", "internal/canonical", "internal/cputime", "internal/exposed",
 		"internal/genfacts", "internal/header", "internal/httpwrite", "internal/keyring", "internal/longtest", "internal/openapi",
-		"internal/pattern", "internal/sessionkey", "internal/store", "internal/table",
+		"internal/pattern", "internal/recovery", "internal/sessionkey", "internal/stdio", "internal/store", "internal/table",
 		"internal/typeschema", "internal/wire",
 	}},
 	{"concepts: detection, dispatch, tokens, sessions, the verify wrapper", []string{
 		"internal/detect", "internal/dispatch", "internal/gen", "internal/mcpcall", "internal/sessions",
-		"token", "verifywrap",
+		"internal/telemetry", "token", "verifywrap",
 	}},
 	{"faces of the concepts, and the rollout contract", []string{
 		"internal/rollout", "replay", "session",
@@ -45,6 +45,7 @@ var layers = []struct {
 	{"the harvest: a server's routes as tool specs", []string{"internal/harvest"}},
 	{"the tool set: the tools a door serves, a failed call's result", []string{"internal/toolset"}},
 	{"the tools/call pipeline", []string{"internal/call"}},
+	{"transports: the fast path, the go-sdk server's machinery", []string{"internal/fastpath", "internal/sdkserver"}},
 	{"the door", []string{"autoexpose"}},
 	{"on top of the door: its test kit, the generator's command", []string{
 		"autoexpose/autoexposetest", "cmd/mcpdoor",

@@ -35,7 +35,7 @@ func main() {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{
 			"text":      in.Text,
-			"fast_path": bytes.Contains(stack, []byte("autoexpose.(*fastPath).serve(")),
+			"fast_path": bytes.Contains(stack, []byte("fastpath.(*Path).serve(")),
 		})
 	})
 	cfg, err := autoexpose.ParseConfig([]byte("name: fence\nexpose_tools_over_mcp: true\n"))

@@ -1,4 +1,9 @@
-package autoexpose
+// Package fastpath is the door's fast path (see [Path]): a single
+// tools/call on a stateless endpoint served without the go-sdk's session,
+// connection and goroutine, to the byte what the go-sdk writes for it;
+// and the decision both HTTP paths share of answering a POST as JSON or
+// as an event stream ([JSONAnswers]).
+package fastpath
 
 import (
 	"bytes"
@@ -6,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 )
 
 // An answer to a POST that streams nothing — its first message is the
@@ -23,15 +29,15 @@ import (
 // reaches the client before that decision, and a streamed answer is
 // delayed by nothing: its first message is written as soon as it is.
 // A batch (a JSON array body) keeps its stream, since its first response
-// need not be its last. The fast path (fastpath.go) decides the same way.
+// need not be its last. The fast path decides the same way.
 
-// jsonAnswers serves next, the go-sdk's Streamable HTTP handler, writing
+// JSONAnswers serves next, the go-sdk's Streamable HTTP handler, writing
 // its answer to a POST that streams nothing as JSON (see above). A write
 // of the JSON body that fails, after the go-sdk has returned, is logged to
 // log: the go-sdk sees the errors of the writes it makes.
-func jsonAnswers(log *slog.Logger, next http.Handler) http.Handler {
+func JSONAnswers(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || !accepts(r.Header.Values("Accept")) {
+		if r.Method != http.MethodPost || !Accepts(r.Header.Values("Accept")) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -182,17 +188,50 @@ func (a *answerWriter) finish() error {
 		return a.pass()
 	}
 	a.passing = true
-	jsonAnswerHeader(a.w.Header())
+	JSONAnswerHeader(a.w.Header())
 	_, err := a.w.Write(a.held[len(eventPrefix) : len(a.held)-len(eventSuffix)])
 	return err
 }
 
-// jsonAnswerHeader sets the headers of an answer that streams nothing, written
+// JSONAnswerHeader sets the headers of an answer that streams nothing, written
 // as its JSON body: those the go-sdk's JSON mode sets. The door's answers
 // through the go-sdk (finish) and the fast path's (fastStream.answer) both
 // take them from here.
-func jsonAnswerHeader(h http.Header) {
+func JSONAnswerHeader(h http.Header) {
 	h.Set("Cache-Control", "no-cache, no-transform")
 	h.Set("Content-Type", "application/json")
 	h.Del("Connection")
+}
+
+// Accepts reports whether an Accept header takes both JSON and an event
+// stream, read as the go-sdk reads it.
+func Accepts(values []string) bool {
+	var jsonOK, streamOK bool
+	for _, value := range values {
+		for rest, more := value, true; more; {
+			var token string
+			token, rest, more = strings.Cut(rest, ",")
+			base, _, _ := strings.Cut(strings.TrimSpace(token), ";")
+			switch lower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	return jsonOK && streamOK
+}
+
+// lower is strings.ToLower, without its allocation for a string of ASCII
+// letters that is already lower case.
+func lower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
 }

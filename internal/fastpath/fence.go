@@ -1,6 +1,7 @@
-package autoexpose
+package fastpath
 
 import (
+	"log/slog"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -13,7 +14,7 @@ import (
 )
 
 // The fast path writes what the go-sdk would write for a tools/call (see
-// fastPath): the headers it accepts, its id echo, its nesting limit, its
+// Path): the headers it accepts, its id echo, its nesting limit, its
 // _meta fields, its result encoding and its SSE framing. That holds for
 // the go-sdk versions it was checked against, and nothing keeps it true of
 // another: Go's module resolution can select a newer go-sdk for a user's
@@ -41,19 +42,19 @@ import (
 // golden tests fail at once: the fence keeps the fast path off.)
 var verifiedSDKs = []string{"v1.8.0"}
 
-// sdkModulePath is the go-sdk's module path.
-const sdkModulePath = "github.com/modelcontextprotocol/go-sdk"
+// SDKModulePath is the go-sdk's module path.
+const SDKModulePath = "github.com/modelcontextprotocol/go-sdk"
 
-// A fence is what a binary says of the go-sdk it was built with, and
+// A Fence is what a binary says of the go-sdk it was built with, and
 // whether the fast path may run with it.
-type fence struct {
-	found string // the go-sdk's version, as the build records it
-	why   string // why the fast path stays off; "" when it may run
+type Fence struct {
+	Found string // the go-sdk's version, as the build records it
+	Why   string // why the fast path stays off; "" when it may run
 }
 
-// fastPathFence is the running binary's fence, read once: the binary does
-// not change. A variable, so that a test can try another.
-var fastPathFence = sync.OnceValue(func() fence {
+// TheFence is the running binary's fence, read once: the binary does not
+// change. A variable, so that a test can try another.
+var TheFence = sync.OnceValue(func() Fence {
 	bi, ok := debug.ReadBuildInfo()
 	return readFence(bi, ok, sdkSourceFile())
 })
@@ -70,12 +71,12 @@ var fastPathFence = sync.OnceValue(func() fence {
 // without the cache's directory under -trimpath), which the go command
 // checks against go.sum. Any other source — a replacement, a workspace
 // module, a vendor directory — could be any code.
-func readFence(bi *debug.BuildInfo, ok bool, sdkFile string) fence {
+func readFence(bi *debug.BuildInfo, ok bool, sdkFile string) Fence {
 	if !ok {
-		return fence{found: "unknown", why: "the binary has no build info (it was built without module support), so the go-sdk's version is unknown"}
+		return Fence{Found: "unknown", Why: "the binary has no build info (it was built without module support), so the go-sdk's version is unknown"}
 	}
 	for _, m := range append([]*debug.Module{&bi.Main}, bi.Deps...) {
-		if m.Path != sdkModulePath {
+		if m.Path != SDKModulePath {
 			continue
 		}
 		if r := m.Replace; r != nil {
@@ -83,29 +84,29 @@ func readFence(bi *debug.BuildInfo, ok bool, sdkFile string) fence {
 			if r.Version != "" && r.Version != "(devel)" { // a directory's is (devel)
 				found += " " + r.Version
 			}
-			return fence{found: found, why: "the go-sdk module is replaced, and a replacement can be any code"}
+			return Fence{Found: found, Why: "the go-sdk module is replaced, and a replacement can be any code"}
 		}
 		return versionFence(m.Version)
 	}
 	if v, ok := cachedVersion(sdkFile); ok {
 		return versionFence(v)
 	}
-	return fence{found: "unknown", why: "the build records no go-sdk version: a go test binary records no module versions, and its go-sdk source " +
+	return Fence{Found: "unknown", Why: "the build records no go-sdk version: a go test binary records no module versions, and its go-sdk source " +
 		"is not the module cache's copy of a version (" + sdkFile + "), so it could be any code"}
 }
 
 // versionFence is the fence of go-sdk version v, unreplaced.
-func versionFence(v string) fence {
+func versionFence(v string) Fence {
 	if slices.Contains(verifiedSDKs, v) {
-		return fence{found: v}
+		return Fence{Found: v}
 	}
-	return fence{found: v, why: "the fast path was not verified against go-sdk " + v}
+	return Fence{Found: v, Why: "the fast path was not verified against go-sdk " + v}
 }
 
 // cachedVersion returns the go-sdk version whose module cache copy holds
 // source file file, and ok false for a file elsewhere.
 func cachedVersion(file string) (version string, ok bool) {
-	const dir = sdkModulePath + "@"
+	const dir = SDKModulePath + "@"
 	file = filepath.ToSlash(file)
 	i := strings.Index(file, dir)
 	if i < 0 || i > 0 && file[i-1] != '/' {
@@ -126,18 +127,18 @@ func sdkSourceFile() string {
 	return ""
 }
 
-// fenced reports whether the fast path must stay off in this binary, and
-// when so logs why on the Door's logger: once, as Install makes the Door.
-func (d *Door) fenced() bool {
-	f := fastPathFence()
-	if f.why == "" {
+// Fenced reports whether the fast path must stay off in this binary, and
+// when so logs why on log: the door asks once, as Install makes it.
+func Fenced(log *slog.Logger) bool {
+	f := TheFence()
+	if f.Why == "" {
 		return false
 	}
-	d.log.Info("mcpdoor: fast path off: tool calls go through the go-sdk, which serves them correctly but slower",
-		"go_sdk", f.found,
+	log.Info("mcpdoor: fast path off: tool calls go through the go-sdk, which serves them correctly but slower",
+		"go_sdk", f.Found,
 		"verified", strings.Join(verifiedSDKs, ", "),
-		"why", f.why,
-		"fix", "build with a verified go-sdk, unreplaced (go get "+sdkModulePath+"@"+verifiedSDKs[len(verifiedSDKs)-1]+
+		"why", f.Why,
+		"fix", "build with a verified go-sdk, unreplaced (go get "+SDKModulePath+"@"+verifiedSDKs[len(verifiedSDKs)-1]+
 			"), or set mcp.disable_fast_path: true to keep every call on the go-sdk without this line")
 	return true
 }

@@ -1,4 +1,4 @@
-package autoexpose
+package telemetry
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package autoexpose
+package stdio
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package autoexpose
+package fastpath
 
 import (
 	"go/ast"
@@ -12,11 +12,12 @@ import (
 )
 
 // TestFastPathPublicAPI: the fast path reads the response writer through
-// net/http's public API only. No file of it imports reflect or unsafe, and
-// no file of the package names net/http's package path at run time (as a
-// check of a value's type by its package would): a writer told by a name
-// net/http does not export would go unrecognised, or be mistaken, the day
-// net/http renames it.
+// net/http's public API only. No file of it imports reflect or unsafe
+// (but fence.go, which reads where the go-sdk's source lies from a func
+// of it), and no file of the package names net/http's package path at run
+// time (as a check of a value's type by its package would): a writer told
+// by a name net/http does not export would go unrecognised, or be
+// mistaken, the day net/http renames it.
 func TestFastPathPublicAPI(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
@@ -31,7 +32,7 @@ func TestFastPathPublicAPI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.HasPrefix(name, "fastpath") {
+		if name != "fence.go" {
 			for _, imp := range f.Imports {
 				if path, _ := strconv.Unquote(imp.Path.Value); path == "reflect" || path == "unsafe" {
 					t.Errorf("%s imports %s: the fast path must read the response writer through net/http's public API", name, path)

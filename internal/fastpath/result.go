@@ -1,4 +1,4 @@
-package autoexpose
+package fastpath
 
 import (
 	"encoding/json"
@@ -18,12 +18,12 @@ import (
 // structured content straight to the response, where CallToolResult's
 // MarshalJSON would copy a large result several times over; any other
 // result goes through MarshalJSON itself.
-func (d *Door) writeResult(w *sseWriter, res *mcp.CallToolResult, modern bool) {
+func (f *Path) writeResult(w *sseWriter, res *mcp.CallToolResult, modern bool) {
 	if text, structured, ok := plainResult(res); ok {
 		w.string("{")
 		if modern {
 			w.string(`"_meta":`)
-			w.bytes(d.serverInfo)
+			w.bytes(f.o.ServerInfo)
 			w.string(",")
 		}
 		w.string(`"content":[{"type":"text","text":`)
@@ -66,7 +66,7 @@ func (d *Door) writeResult(w *sseWriter, res *mcp.CallToolResult, modern bool) {
 			meta = make(map[string]any, 1)
 		}
 		if _, ok := meta[mcp.MetaKeyServerInfo]; !ok {
-			meta[mcp.MetaKeyServerInfo] = d.impl
+			meta[mcp.MetaKeyServerInfo] = f.o.Impl
 		}
 		res.SetMeta(meta)
 	}

@@ -1,4 +1,4 @@
-package autoexpose
+package fastpath
 
 import (
 	"bytes"
@@ -6,16 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
-	"os"
 	"slices"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpdoor/mcpdoor/internal/bodies"
+	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/propagation"
@@ -27,7 +27,7 @@ import (
 // carrying one tools/call request for a tool the door serves — itself,
 // where the go-sdk would build a session, a JSON-RPC connection and a
 // goroutine for the request and decode its message many times over. It
-// runs the same call as the go-sdk path (calls.call: admission, rate limit,
+// runs the same call as the go-sdk path (Tool.Call: admission, rate limit,
 // arguments, dispatch, result) and writes exactly the bytes the go-sdk
 // writes for it: the same status, headers and SSE events, notifications
 // (Progress, Log) included, and under 2026-07-28 the input requests of a
@@ -38,32 +38,53 @@ import (
 // a request that passes every check as the go-sdk would; any other request
 // (initialize, server/discover, tools/list, batches, notifications, an
 // unknown tool, anything malformed or unusual) goes to the go-sdk,
-// unchanged. mcp.disable_fast_path turns it off, and so does a go-sdk it
-// was not verified against (fence.go).
-type fastPath struct {
-	d    *Door
+// unchanged. The door leaves it out under mcp.disable_fast_path, and so
+// it does with a go-sdk it was not verified against (see Fenced).
+type Path struct {
+	o    Options
 	next http.Handler // the go-sdk's Streamable HTTP handler
 }
 
-// fastVersions are the protocol versions the fast path serves: those a
-// stateless go-sdk endpoint answers a tools/call under, all alike but for
-// what 2026-07-28 adds to a result.
-var fastVersions = []string{"2025-03-26", "2025-06-18", "2025-11-25", mcpcall.ProtocolVersion2026}
-
-// withFastPath serves next behind the fast path, when the endpoint has one:
-// a stateless endpoint, unless mcp.disable_fast_path or Config.ExtendServer
-// (what that adds must see every call). The go-sdk's
-// MCPGODEBUG settings change its answers; with any set, every request goes
-// to the go-sdk. So it does in a binary built with a go-sdk the fast path
-// was not verified against (see fence.go), which the Door logs.
-func (d *Door) withFastPath(m *MCPConfig, next http.Handler) http.Handler {
-	if m.stateful() || m.DisableFastPath || d.extended || os.Getenv("MCPGODEBUG") != "" || d.fenced() {
-		return next
-	}
-	return &fastPath{d: d, next: next}
+// Options are what a Path serves with.
+type Options struct {
+	// Tools are the tools the fast path may serve, by name.
+	Tools map[string]*Tool
+	Log   *slog.Logger
+	// Telemetry traces and measures each call the fast path serves.
+	Telemetry *telemetry.Telemetry
+	// Impl is how the door's go-sdk server names itself; ServerInfo is the
+	// _meta of a 2026-07-28 result: Impl under
+	// io.modelcontextprotocol/serverInfo, encoded.
+	Impl       *mcp.Implementation
+	ServerInfo []byte
+	// Served counts the calls the fast path serves.
+	Served *atomic.Uint64
 }
 
-func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// A Tool is a tool the fast path serves: its name, its calls' span's name
+// ("tools/call <name>"), and Call, which runs a call through the door's
+// pipeline (the same as the go-sdk's calls), with mc in the handler's
+// context.
+type Tool struct {
+	Name     string
+	SpanName string
+	Call     func(ctx context.Context, req *mcp.CallToolRequest, mc *mcpcall.Call) (*mcp.CallToolResult, error)
+}
+
+// New returns the fast path in front of next, the go-sdk's Streamable
+// HTTP handler, which serves every request the fast path does not.
+func New(o Options, next http.Handler) *Path {
+	return &Path{o: o, next: next}
+}
+
+// Versions are the protocol versions the fast path serves: those a
+// stateless go-sdk endpoint answers a tools/call under, all alike but for
+// what 2026-07-28 adds to a result.
+var Versions = []string{"2025-03-26", "2025-06-18", "2025-11-25", mcpcall.ProtocolVersion2026}
+
+// ServeHTTP serves a request the fast path takes, and hands any other to
+// the go-sdk.
+func (f *Path) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	version, ok := f.takes(r)
 	if !ok {
 		f.next.ServeHTTP(w, r)
@@ -74,24 +95,24 @@ func (f *fastPath) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.next.ServeHTTP(w, r)
 		return
 	}
-	c, ok := f.d.readCall(body, version, r.Header)
+	c, ok := f.readCall(body, version, r.Header)
 	if !ok {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		f.next.ServeHTTP(w, r)
 		return
 	}
-	f.d.fastCalls.Add(1)
+	f.o.Served.Add(1)
 	f.serve(w, r, c)
 }
 
 // takes returns the protocol version of a request the fast path may serve,
 // judging by its method and headers; ok is false for any other.
-func (f *fastPath) takes(r *http.Request) (version string, ok bool) {
+func (f *Path) takes(r *http.Request) (version string, ok bool) {
 	if r.Method != http.MethodPost || r.ContentLength <= 0 {
 		return "", false
 	}
 	version = r.Header.Get("Mcp-Protocol-Version")
-	if !slices.Contains(fastVersions, version) || len(r.Header.Values("Last-Event-ID")) > 0 {
+	if !slices.Contains(Versions, version) || len(r.Header.Values("Last-Event-ID")) > 0 {
 		return "", false
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
@@ -99,52 +120,19 @@ func (f *fastPath) takes(r *http.Request) (version string, ok bool) {
 			return "", false
 		}
 	}
-	return version, accepts(r.Header.Values("Accept"))
-}
-
-// accepts reports whether an Accept header takes both JSON and an event
-// stream, read as the go-sdk reads it.
-func accepts(values []string) bool {
-	var jsonOK, streamOK bool
-	for _, value := range values {
-		for rest, more := value, true; more; {
-			var token string
-			token, rest, more = strings.Cut(rest, ",")
-			base, _, _ := strings.Cut(strings.TrimSpace(token), ";")
-			switch lower(strings.TrimSpace(base)) {
-			case "application/json", "application/*":
-				jsonOK = true
-			case "text/event-stream", "text/*":
-				streamOK = true
-			case "*/*":
-				jsonOK, streamOK = true, true
-			}
-		}
-	}
-	return jsonOK && streamOK
-}
-
-// lower is strings.ToLower, without its allocation for a string of ASCII
-// letters that is already lower case.
-func lower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
-			return strings.ToLower(s)
-		}
-	}
-	return s
+	return version, Accepts(r.Header.Values("Accept"))
 }
 
 // serve serves call c of request r: the call's notifications and its
 // result, each an SSE event, or, when the call sends no notification, its
 // result alone as one JSON body, as the door answers through the go-sdk
-// (answer.go).
-func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
+// (see JSONAnswers).
+func (f *Path) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 	// A write that fails ends the request: the call's context, so that its
 	// handler stops, and everything the stream would write after it.
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	s := &fastStream{w: w, oneWrite: chunkedWithoutFlush(w, r), cancel: cancel}
+	s := &fastStream{w: w, oneWrite: ChunkedWithoutFlush(w, r), cancel: cancel}
 	if c.version >= mcpcall.ProtocolVersion2026 {
 		s.level = c.level
 	} else {
@@ -154,8 +142,8 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 		Params: &mcp.CallToolParamsRaw{Name: c.tool.Name, Arguments: c.args, InputResponses: c.answers, RequestState: c.state},
 		Extra:  &mcp.RequestExtra{Header: r.Header},
 	}
-	traced, op := f.d.tel.start(r.Context(), c.tool.SpanName, "tools/call", c.tool.Name, c.trace.carrier(), propagation.HeaderCarrier(r.Header), nil)
-	op.describe(c.id, "", c.version)
+	traced, op := f.o.Telemetry.Start(r.Context(), c.tool.SpanName, "tools/call", c.tool.Name, c.trace.Carrier(), propagation.HeaderCarrier(r.Header), nil)
+	op.Describe(c.id, "", c.version)
 	mc := &mcpcall.Call{
 		Req:           req,
 		To:            s,
@@ -166,22 +154,22 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 		Traced:        traced,
 		RPCID:         c.id,
 	}
-	res, err := f.d.calls.call(ctx, c.tool, req, mc)
+	res, err := c.tool.Call(ctx, req, mc)
 	var errType, message string
 	if err != nil {
 		s.respondError(ctx, c, err)
-		errType, message = rpcFailure(&op, err)
+		errType, message = telemetry.RPCFailure(&op, err)
 	} else {
-		s.respond(ctx, f.d, c, res)
-		errType, message = toolFailure(res)
+		s.respond(ctx, f, c, res)
+		errType, message = f.o.Telemetry.ToolFailure(res)
 	}
 	if err := s.writeErr(); err != nil {
-		f.d.log.Warn("mcpdoor: fast path: writing the answer failed, which ended the request", "tool", c.tool.Name, "err", err)
+		f.o.Log.Warn("mcpdoor: fast path: writing the answer failed, which ended the request", "tool", c.tool.Name, "err", err)
 	}
-	f.d.tel.end(traced, &op, errType, message)
+	f.o.Telemetry.End(traced, &op, errType, message)
 }
 
-// chunkedWithoutFlush reports whether the response is net/http's own, to an
+// ChunkedWithoutFlush reports whether the response is net/http's own, to an
 // HTTP/1.1 request: there, asking for chunked framing with the
 // Transfer-Encoding header gets the same response on the wire as the
 // go-sdk's flush after its last event — net/http sends its own
@@ -202,7 +190,7 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, c *fastCall) {
 // response back (http.TimeoutHandler does, and the go-sdk's answer then
 // goes out with a Content-Length, which the header would change to
 // chunked), and nothing public tells those apart.
-func chunkedWithoutFlush(w http.ResponseWriter, r *http.Request) bool {
+func ChunkedWithoutFlush(w http.ResponseWriter, r *http.Request) bool {
 	if r.ProtoMajor != 1 || r.ProtoMinor < 1 {
 		return false
 	}
@@ -235,7 +223,7 @@ type fastStream struct {
 	w http.ResponseWriter
 	//lint:ignore SA1019 see mcpcall.LogLevels
 	level mcp.LoggingLevel // the least severe level Log sends; "" for none
-	// oneWrite: the response's framing is set (see chunkedWithoutFlush),
+	// oneWrite: the response's framing is set (see ChunkedWithoutFlush),
 	// and its last event needs no flush.
 	oneWrite bool
 	cancel   context.CancelFunc // ends the call's context
@@ -323,8 +311,8 @@ func (s *fastStream) notify(method string, params any) error {
 
 // respond writes the JSON-RPC response to call c with result res (see
 // answer).
-func (s *fastStream) respond(ctx context.Context, d *Door, c *fastCall, res *mcp.CallToolResult) {
-	s.answer(ctx, 0, func(w *sseWriter) { d.writeResponse(w, c, res) })
+func (s *fastStream) respond(ctx context.Context, f *Path, c *fastCall, res *mcp.CallToolResult) {
+	s.answer(ctx, 0, func(w *sseWriter) { f.writeResponse(w, c, res) })
 }
 
 // respondError writes the JSON-RPC error err (a *jsonrpc.Error, see
@@ -368,7 +356,7 @@ func (s *fastStream) respondError(ctx context.Context, c *fastCall, err error) {
 // answer writes the call's last message, its JSON-RPC response or error,
 // which body writes: after the call's notifications, as the last event of
 // their stream; else as the answer's JSON body, unflushed, as the door
-// answers through the go-sdk (answer.go decides the same for the go-sdk's
+// answers through the go-sdk (JSONAnswers decides the same for the go-sdk's
 // answers), with status when it is not 0 (an error of a code with an HTTP
 // status of its own). Such an error after the call's notifications is
 // written as the go-sdk writes it, after the events as it stands,
@@ -394,7 +382,7 @@ func (s *fastStream) answer(ctx context.Context, status int, body func(*sseWrite
 		body(w)
 		w.send()
 	case !s.started:
-		jsonAnswerHeader(s.w.Header())
+		JSONAnswerHeader(s.w.Header())
 		if status != 0 {
 			s.w.Header().Set("Connection", "keep-alive") // as the go-sdk sets it for an error of its own status
 			s.w.WriteHeader(status)
@@ -415,11 +403,11 @@ func (s *fastStream) answer(ctx context.Context, status int, body func(*sseWrite
 }
 
 // writeResponse writes the JSON-RPC response to call c with result res.
-func (d *Door) writeResponse(w *sseWriter, c *fastCall, res *mcp.CallToolResult) {
+func (f *Path) writeResponse(w *sseWriter, c *fastCall, res *mcp.CallToolResult) {
 	w.string(`{"jsonrpc":"2.0","id":`)
 	w.bytes(c.id)
 	w.string(`,"result":`)
-	d.writeResult(w, res, c.version >= mcpcall.ProtocolVersion2026)
+	f.writeResult(w, res, c.version >= mcpcall.ProtocolVersion2026)
 	w.string("}")
 }
 
@@ -473,7 +461,7 @@ func (w *sseWriter) bytes(b []byte) {
 }
 
 // Write writes p, less the newline that ends it when it is the output of a
-// json.Encoder, to which the writer hands itself (see Door.writeResult).
+// json.Encoder, to which the writer hands itself (see Path.writeResult).
 func (w *sseWriter) Write(p []byte) (int, error) {
 	w.bytes(bytes.TrimSuffix(p, []byte("\n")))
 	return len(p), nil
@@ -502,12 +490,4 @@ func (w *sseWriter) flush() {
 	if err := http.NewResponseController(w.w).Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		w.err = err
 	}
-}
-
-// bindsHeaders reports whether an input schema binds an argument to an
-// HTTP header (x-mcp-header, anywhere in it), which the go-sdk checks
-// against the request's headers under 2026-07-28.
-func bindsHeaders(s *jsonschema.Schema) bool {
-	b, err := json.Marshal(s)
-	return err != nil || bytes.Contains(b, []byte(`x-mcp-header`))
 }

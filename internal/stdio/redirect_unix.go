@@ -1,6 +1,6 @@
 //go:build linux || darwin || dragonfly || freebsd || netbsd || openbsd
 
-package autoexpose
+package stdio
 
 import (
 	"fmt"
@@ -8,10 +8,10 @@ import (
 	"syscall"
 )
 
-// redirectStdout points file descriptor 1 at standard error and returns a
+// RedirectStdout points file descriptor 1 at standard error and returns a
 // file on the original standard output, for the MCP stream alone; restore
 // points descriptor 1 back and closes that file.
-func redirectStdout() (out *os.File, restore func(), err error) {
+func RedirectStdout() (out *os.File, restore func(), err error) {
 	// Hold ForkLock so that no child started meanwhile inherits the copy
 	// before it is marked close-on-exec.
 	syscall.ForkLock.RLock()

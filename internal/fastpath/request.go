@@ -1,4 +1,4 @@
-package autoexpose
+package fastpath
 
 import (
 	"bytes"
@@ -11,15 +11,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpdoor/mcpdoor/internal/mcpcall"
-	"github.com/mcpdoor/mcpdoor/internal/toolset"
+	"github.com/mcpdoor/mcpdoor/internal/telemetry"
 	"github.com/mcpdoor/mcpdoor/internal/wire"
 )
 
-// A fastCall is a tools/call request the fast path serves (fastpath.go):
+// A fastCall is a tools/call request the fast path serves:
 // what it read of the request's body.
 type fastCall struct {
 	id       []byte           // the request's id, as sent; the go-sdk writes it back the same
-	tool     *toolset.Tool    // the tool called
+	tool     *Tool            // the tool called
 	args     json.RawMessage  // its arguments, as sent
 	progress any              // _meta.progressToken as the go-sdk decodes it (a string or a float64), or nil
 	level    mcp.LoggingLevel //lint:ignore SA1019 see mcpcall.LogLevels
@@ -31,8 +31,8 @@ type fastCall struct {
 	answers mcp.InputResponseMap
 	state   string
 	// trace is the W3C trace context and baggage of _meta (see
-	// traceKeys), for the call's span.
-	trace traceMeta
+	// telemetry.TraceKeys), for the call's span.
+	trace telemetry.TraceMeta
 }
 
 // readCall reads body as the one tools/call request of an HTTP request
@@ -51,7 +51,7 @@ type fastCall struct {
 // Mcp-Name headers must name the method and the tool. Anything else —
 // unusual spellings included — is left to the go-sdk, which answers it with
 // whatever error it has for it.
-func (d *Door) readCall(body []byte, version string, h http.Header) (*fastCall, bool) {
+func (f *Path) readCall(body []byte, version string, h http.Header) (*fastCall, bool) {
 	if !utf8.Valid(body) || !json.Valid(body) || !withinDepth(body) {
 		return nil, false
 	}
@@ -78,7 +78,7 @@ func (d *Door) readCall(body []byte, version string, h http.Header) (*fastCall, 
 		}
 	})
 
-	if !ok || seen != [4]bool{true, true, true, true} || !d.readParams(c, params, h) {
+	if !ok || seen != [4]bool{true, true, true, true} || !f.readParams(c, params, h) {
 		return nil, false
 	}
 	return c, true
@@ -103,7 +103,7 @@ var requestKeys = [...]string{"jsonrpc", "id", "method", "params"}
 // readParams reads a tools/call request's params into c: name, arguments
 // and _meta; under 2026-07-28, also the answers to the questions of an
 // earlier round (inputResponses, requestState; see internal/mcpcall input.go).
-func (d *Door) readParams(c *fastCall, params []byte, h http.Header) bool {
+func (f *Path) readParams(c *fastCall, params []byte, h http.Header) bool {
 	modern := c.version >= mcpcall.ProtocolVersion2026
 	var seen [5]bool // the keys of paramKeys
 	var meta []byte
@@ -118,8 +118,8 @@ func (d *Door) readParams(c *fastCall, params []byte, h http.Header) bool {
 			if !plainString(val) {
 				return false
 			}
-			c.tool = d.tools[string(val[1:len(val)-1])]
-			return c.tool != nil && c.tool.Fast
+			c.tool = f.o.Tools[string(val[1:len(val)-1])]
+			return c.tool != nil
 		case 1:
 			c.args = val
 			return true
@@ -208,10 +208,10 @@ var metaKeys = [...]string{
 	mcp.MetaKeyClientCapabilities,
 	mcp.MetaKeyClientInfo,
 	mcp.MetaKeyLogLevel, //lint:ignore SA1019 see mcpcall.LogLevels
-	traceKeys[0], traceKeys[1], traceKeys[2],
+	telemetry.TraceKeys[0], telemetry.TraceKeys[1], telemetry.TraceKeys[2],
 }
 
-// firstTraceKey is the index in metaKeys of the first of traceKeys.
+// firstTraceKey is the index in metaKeys of the first of telemetry.TraceKeys.
 const firstTraceKey = 5
 
 // clientCapabilities is the shape the go-sdk reads a request's client
